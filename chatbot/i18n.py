@@ -1,0 +1,138 @@
+"""Gettext through Babel with no global locale: one `Translator` per locale, passed explicitly.
+
+Catalogues live in `locales/<lang>/LC_MESSAGES/messages.po`; the languages are whatever folders
+hold one, so a new language needs no code change. The .po files are compiled in memory the
+first time a locale is asked for (no .mo files on disk). English is the source language: the
+msgids are English and a locale without a catalogue falls back to them. Placeholders are
+`str.format` fields (`{name}`), never %-format.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cache
+from gettext import NullTranslations
+from io import BytesIO
+from pathlib import Path
+
+from babel import Locale, UnknownLocaleError, negotiate_locale
+from babel.lists import format_list
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from babel.support import Translations
+
+DOMAIN = "messages"
+SOURCE_LOCALE = "en"
+LOCALES_ENV = "EGOBOT_LOCALES"
+
+
+def N_(s: str) -> str:
+    """Mark a string for extraction; it is translated later, where the locale is known."""
+    return s
+
+
+def locales_dir() -> Path:
+    """The catalogue folder: $EGOBOT_LOCALES if set, else `locales/` at the repository root."""
+    override = os.environ.get(LOCALES_ENV)
+    if override:
+        return Path(override).resolve()
+    return Path(__file__).resolve().parent.parent / "locales"
+
+
+def available_locales(directory: Path | None = None) -> tuple[str, ...]:
+    """The languages with a catalogue (plus the English source), sorted, "en" first."""
+    return _discover(directory.resolve() if directory else locales_dir())
+
+
+@cache
+def _discover(directory: Path) -> tuple[str, ...]:
+    found = {po.parent.parent.name for po in directory.glob(f"*/LC_MESSAGES/{DOMAIN}.po")}
+    found.discard(SOURCE_LOCALE)
+    return (SOURCE_LOCALE, *sorted(found))
+
+
+def negotiate(code: str | None, directory: Path | None = None) -> str:
+    """A supported locale for a platform language code ("th", "en-US", "pt-br", None)."""
+    if not code or not code.strip():
+        return SOURCE_LOCALE
+    by_tag = {loc.replace("_", "-").lower(): loc for loc in available_locales(directory)}
+    wanted = code.strip().replace("_", "-").lower()
+    match = negotiate_locale([wanted], list(by_tag), sep="-")
+    if match is None:
+        base = wanted.split("-", 1)[0]
+        match = next((tag for tag in by_tag if tag.split("-", 1)[0] == base), None)
+    return by_tag.get(match.lower(), SOURCE_LOCALE) if match else SOURCE_LOCALE
+
+
+@dataclass(frozen=True)
+class Translator:
+    """Everything a message needs in one locale: translations, plurals, numbers, lists."""
+
+    locale: str
+    catalogue: NullTranslations = field(repr=False, compare=False)
+
+    def gettext(self, msgid: str) -> str:
+        """The translation of `msgid` (the msgid itself when untranslated)."""
+        return self.catalogue.gettext(msgid)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        """The plural form of a message for the count `n`, by the locale's plural rule."""
+        return self.catalogue.ngettext(singular, plural, n)
+
+    def pgettext(self, context: str, msgid: str) -> str:
+        """The translation of `msgid` in a context (for words that differ by use)."""
+        return self.catalogue.pgettext(context, msgid)
+
+    def t(self, msgid: str, **kw: object) -> str:
+        """Translate, then fill the `{name}` fields."""
+        return self.gettext(msgid).format(**kw)
+
+    def nt(self, singular: str, plural: str, n: int, **kw: object) -> str:
+        """Translate the plural form for `n`, then fill `{n}` and the other `{name}` fields."""
+        return self.ngettext(singular, plural, n).format(n=n, **kw)
+
+    def number(self, n: int | float | Decimal) -> str:
+        """A number written the locale's way ("1,234" / "1 234")."""
+        return format_decimal(n, locale=_babel_locale(self.locale))
+
+    def list(self, items: Iterable[str]) -> str:
+        """Items joined the locale's way ("A, B and C" / "A、B、C")."""
+        return format_list(list(items), locale=_babel_locale(self.locale))
+
+
+def translator(locale: str, directory: Path | None = None) -> Translator:
+    """The translator for a locale; an unknown locale gets English."""
+    return _translator(locale, directory.resolve() if directory else locales_dir())
+
+
+@cache
+def _translator(locale: str, directory: Path) -> Translator:
+    if locale not in _discover(directory):
+        locale = SOURCE_LOCALE
+    po = directory / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
+    if not po.is_file():
+        return Translator(locale, NullTranslations())
+    return Translator(locale, _compile(po, locale))
+
+
+def _compile(po: Path, locale: str) -> Translations:
+    """Compile a .po file in memory (fuzzy entries left out, as msgfmt does)."""
+    with po.open("rb") as fp:
+        catalog = read_po(fp, locale=locale, domain=DOMAIN)
+    mo = BytesIO()
+    write_mo(mo, catalog)
+    mo.seek(0)
+    return Translations(fp=mo, domain=DOMAIN)
+
+
+@cache
+def _babel_locale(code: str) -> Locale:
+    """Babel's locale data for a catalogue folder name; English if Babel does not know it."""
+    try:
+        return Locale.parse(code)
+    except (UnknownLocaleError, ValueError):
+        return Locale.parse(SOURCE_LOCALE)

@@ -1,0 +1,74 @@
+"""The session store port: versioned JSON documents per key, compare-and-set writes.
+
+Keys are plain strings chosen by the caller (e.g. "game:tg:-100123"). Every write names the
+version it expects; a write whose expectation is stale raises `Conflict` and changes nothing.
+Versions start at 1 for a new document; 0 as the expected version means "must not exist".
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+
+class Conflict(Exception):
+    """The stored version is not the one the writer expected (someone else wrote first)."""
+
+
+@dataclass(frozen=True)
+class Doc:
+    """A stored document and its version."""
+
+    version: int
+    data: bytes
+
+
+class Store(ABC):
+    """Where sessions, settings and deadlines live. Implementations: memory.py, redis.py."""
+
+    @abstractmethod
+    async def load(self, key: str) -> Doc | None:
+        """The document at `key`, or None (one round trip)."""
+
+    @abstractmethod
+    async def save(self, key: str, data: bytes, expected: int, ttl: int | None) -> int:
+        """Write `data` if the stored version equals `expected` (0: key absent); returns the new
+        version (expected + 1) and sets the key's time to live in seconds (None: no expiry).
+        One round trip. Raises Conflict otherwise."""
+
+    @abstractmethod
+    async def delete(self, key: str, expected: int) -> None:
+        """Remove `key` if its version equals `expected`; raises Conflict otherwise."""
+
+    @abstractmethod
+    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
+        """Prepend `entry` to a capped list (the newest `keep` entries stay)."""
+
+    @abstractmethod
+    async def history(self, key: str, limit: int) -> list[bytes]:
+        """The newest `limit` entries of a capped list, newest first."""
+
+    @abstractmethod
+    async def get_setting(self, key: str, field: str) -> str | None:
+        """One field of a settings hash (per-chat or per-user settings, e.g. language)."""
+
+    @abstractmethod
+    async def set_setting(self, key: str, field: str, value: str) -> None: ...
+
+    @abstractmethod
+    async def first_time(self, key: str, ttl: int) -> bool:
+        """True the first time `key` is seen within `ttl` seconds (dedupes retried updates)."""
+
+    @abstractmethod
+    async def set_deadline(self, member: str, at: float) -> None:
+        """Schedule `member` (e.g. a chat's game key) at unix time `at`, replacing any earlier."""
+
+    @abstractmethod
+    async def clear_deadline(self, member: str) -> None: ...
+
+    @abstractmethod
+    async def due(self, now: float, limit: int) -> list[str]:
+        """Members whose deadline is at or before `now` (they stay until cleared or reset)."""
+
+    @abstractmethod
+    async def close(self) -> None: ...

@@ -1,0 +1,98 @@
+"""An in-process `Store` for the console and quick local runs (no REDIS_URL)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from chatbot.store.base import Conflict, Doc, Store
+
+
+class MemoryStore(Store):
+    """Dicts behaving like `RedisStore`; `clock` (seconds, monotonic) drives the TTLs."""
+
+    # No method awaits, so each call is atomic on the event loop and needs no lock. Expired
+    # documents read as absent and are dropped when next touched.
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._docs: dict[str, tuple[Doc, float | None]] = {}
+        self._seen: dict[str, float] = {}
+        self._lists: dict[str, list[bytes]] = {}
+        self._settings: dict[str, dict[str, str]] = {}
+        self._deadlines: dict[str, float] = {}
+
+    def _live(self, key: str) -> Doc | None:
+        """The unexpired document at `key`, dropping it if it has expired."""
+        entry = self._docs.get(key)
+        if entry is None:
+            return None
+        doc, expires = entry
+        if expires is not None and expires <= self._clock():
+            del self._docs[key]
+            return None
+        return doc
+
+    def _check(self, key: str, expected: int) -> None:
+        """Raise Conflict unless the version at `key` (0 if absent) is `expected`."""
+        doc = self._live(key)
+        if (doc.version if doc else 0) != expected:
+            raise Conflict(key)
+
+    async def load(self, key: str) -> Doc | None:
+        """The document at `key`, or None."""
+        return self._live(key)
+
+    async def save(self, key: str, data: bytes, expected: int, ttl: int | None) -> int:
+        """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)."""
+        self._check(key, expected)
+        expires = None if ttl is None else self._clock() + ttl
+        self._docs[key] = (Doc(expected + 1, data), expires)
+        return expected + 1
+
+    async def delete(self, key: str, expected: int) -> None:
+        """Remove `key` if its version is `expected` (0: absent, nothing to do)."""
+        self._check(key, expected)
+        self._docs.pop(key, None)
+
+    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
+        """Prepend `entry`, keeping the newest `keep` (>= 1) entries."""
+        if keep < 1:
+            raise ValueError(f"keep must be >= 1, not {keep}")
+        self._lists[key] = [entry, *self._lists.get(key, [])[: keep - 1]]
+
+    async def history(self, key: str, limit: int) -> list[bytes]:
+        """The newest `limit` entries, newest first."""
+        return self._lists.get(key, [])[: max(limit, 0)]
+
+    async def get_setting(self, key: str, field: str) -> str | None:
+        """One field of the settings hash `key`."""
+        return self._settings.get(key, {}).get(field)
+
+    async def set_setting(self, key: str, field: str, value: str) -> None:
+        """Set one field of the settings hash `key` (never expires)."""
+        self._settings.setdefault(key, {})[field] = value
+
+    async def first_time(self, key: str, ttl: int) -> bool:
+        """True unless `key` was marked within the last `ttl` seconds; marks it if so."""
+        now = self._clock()
+        if self._seen.get(key, now) > now:
+            return False
+        self._seen[key] = now + ttl
+        return True
+
+    async def set_deadline(self, member: str, at: float) -> None:
+        """Schedule `member` at unix time `at`, replacing any earlier deadline."""
+        self._deadlines[member] = at
+
+    async def clear_deadline(self, member: str) -> None:
+        """Unschedule `member` (no error if absent)."""
+        self._deadlines.pop(member, None)
+
+    async def due(self, now: float, limit: int) -> list[str]:
+        """Members due at or before `now`, earliest first (ties by name), at most `limit`."""
+        ready = sorted((at, member) for member, at in self._deadlines.items() if at <= now)
+        return [member for _, member in ready[: max(limit, 0)]]
+
+    async def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,132 @@
+"""The Redis `Store`: one round trip per load and per compare-and-set write."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import redis.asyncio as redis
+
+from chatbot.store.base import Conflict, Doc, Store
+
+# A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
+# scripts read only the version prefix (GETRANGE) and compare it, as a decimal string, with the
+# expected version; check and write are atomic on the server. Sets `version` ("0": absent).
+_CURRENT = """
+local head = redis.call('GETRANGE', KEYS[1], 0, 20)
+local version = '0'
+if head ~= '' then version = string.sub(head, 1, string.find(head, ':', 1, true) - 1) end
+"""
+
+# ARGV: expected version, full new value b"<expected+1>:<data>", ttl seconds or "" (persist).
+_SAVE = (
+    _CURRENT
+    + """
+if version ~= ARGV[1] then return 0 end
+if ARGV[3] == '' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+end
+return 1
+"""
+)
+
+# ARGV: expected version.
+_DELETE = (
+    _CURRENT
+    + """
+if version ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+"""
+)
+
+
+class RedisStore(Store):
+    """A `Store` on a redis-py asyncio client (decode_responses must be off); keys get `prefix`."""
+
+    def __init__(self, client: redis.Redis, prefix: str = "egobot:") -> None:
+        self._r = client
+        self._prefix = prefix
+        self._save = client.register_script(_SAVE)
+        self._delete = client.register_script(_DELETE)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = "egobot:") -> RedisStore:
+        """A store on a new client for `url` (e.g. "redis://localhost:6379/0")."""
+        return cls(redis.Redis.from_url(url), prefix)
+
+    def _k(self, key: str) -> str:
+        return self._prefix + key
+
+    async def load(self, key: str) -> Doc | None:
+        """The document at `key`, or None (one GET)."""
+        raw = cast(bytes | None, await self._r.get(self._k(key)))
+        if raw is None:
+            return None
+        version, _, data = raw.partition(b":")
+        return Doc(int(version), data)
+
+    async def save(self, key: str, data: bytes, expected: int, ttl: int | None) -> int:
+        """Compare-and-set `key` in one EVALSHA; (re)sets its TTL (None: persist)."""
+        new = expected + 1
+        value = b"%d:%b" % (new, data)
+        args = (expected, value, b"" if ttl is None else ttl)
+        if not await self._save(keys=[self._k(key)], args=args):
+            raise Conflict(key)
+        return new
+
+    async def delete(self, key: str, expected: int) -> None:
+        """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA."""
+        if not await self._delete(keys=[self._k(key)], args=[expected]):
+            raise Conflict(key)
+
+    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
+        """LPUSH then LTRIM to the newest `keep` (>= 1) entries, pipelined."""
+        if keep < 1:
+            raise ValueError(f"keep must be >= 1, not {keep}")
+        async with self._r.pipeline(transaction=False) as pipe:
+            pipe.lpush(self._k(key), entry)
+            pipe.ltrim(self._k(key), 0, keep - 1)
+            await pipe.execute()
+
+    async def history(self, key: str, limit: int) -> list[bytes]:
+        """The newest `limit` entries, newest first (LRANGE)."""
+        if limit < 1:
+            return []
+        return cast(list[bytes], await self._r.lrange(self._k(key), 0, limit - 1))
+
+    async def get_setting(self, key: str, field: str) -> str | None:
+        """One field of the settings hash `key` (HGET)."""
+        value = cast(bytes | None, await self._r.hget(self._k(key), field))
+        return None if value is None else value.decode()
+
+    async def set_setting(self, key: str, field: str, value: str) -> None:
+        """Set one field of the settings hash `key` (HSET, never expires)."""
+        await self._r.hset(self._k(key), field, value)
+
+    async def first_time(self, key: str, ttl: int) -> bool:
+        """SET NX EX: True only for the first caller within `ttl` seconds."""
+        return bool(await self._r.set(self._k(key), b"1", nx=True, ex=ttl))
+
+    async def set_deadline(self, member: str, at: float) -> None:
+        """ZADD to the "deadlines" sorted set, replacing any earlier deadline."""
+        await self._r.zadd(self._k("deadlines"), {member: at})
+
+    async def clear_deadline(self, member: str) -> None:
+        """ZREM from the "deadlines" sorted set."""
+        await self._r.zrem(self._k("deadlines"), member)
+
+    async def due(self, now: float, limit: int) -> list[str]:
+        """Members due at or before `now`, earliest first (ties by name), at most `limit`."""
+        if limit < 1:
+            return []
+        members = cast(
+            list[bytes],
+            await self._r.zrangebyscore(self._k("deadlines"), "-inf", now, start=0, num=limit),
+        )
+        return [member.decode() for member in members]
+
+    async def close(self) -> None:
+        """Close the client and its connections."""
+        await self._r.aclose()

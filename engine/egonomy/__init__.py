@@ -1,0 +1,56 @@
+"""Egonomy (2-4 players): the game object that meets engine.core.Game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core import GameSpec, Placing
+from engine.egonomy import rules
+from engine.egonomy.events import Event
+from engine.egonomy.rules import Action, State
+from engine.egonomy.view import View, view
+
+
+class Egonomy:
+    """Egonomy's rules behind the common game contract."""
+
+    spec: GameSpec = rules.SPEC
+
+    def new_game(
+        self, players: int, options: Mapping[str, bool], seed: int
+    ) -> tuple[State, list[Event]]:
+        return rules.new_game(players, options, seed)
+
+    def to_move(self, state: State) -> tuple[int, ...]:
+        return () if state.over else (state.turn,)
+
+    def legal_actions(self, state: State, player: int) -> list[Action]:
+        return rules.legal_actions(state, player)
+
+    def apply(self, state: State, player: int, action: Action) -> tuple[State, list[Event]]:
+        return rules.apply(state, player, action)
+
+    def view(self, state: State, player: int | None) -> View:
+        return view(state, player)
+
+    def is_over(self, state: State) -> bool:
+        return state.over
+
+    def result(self, state: State) -> tuple[Placing, ...]:
+        return rules.result(state)
+
+    def encode_action(self, action: Action) -> str:
+        return rules.encode_action(action)
+
+    def decode_action(self, code: str) -> Action:
+        return rules.decode_action(code)
+
+    def dump(self, state: State) -> Any:
+        return rules.dump(state)
+
+    def load(self, data: Any) -> State:
+        return rules.load(data)
+
+
+GAME = Egonomy()

@@ -1,0 +1,270 @@
+"""Behaviour of both Store implementations, plus Redis-only TTL, concurrency and round trips."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+
+import pytest
+import redis.asyncio as aioredis
+from redis.asyncio.connection import Connection
+
+from chatbot.store.base import Conflict, Store
+from chatbot.store.memory import MemoryStore
+from chatbot.store.redis import RedisStore
+
+DATA = b'{"k": "v:w"}\x00\xff'
+
+
+@pytest.fixture(params=["memory_store", "redis_store"])
+def store(request: pytest.FixtureRequest) -> Store:
+    """Each behavioural test runs once per implementation."""
+    result: Store = request.getfixturevalue(request.param)
+    return result
+
+
+class FakeClock:
+    """A settable monotonic clock for MemoryStore."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_load_missing_is_none(store: Store) -> None:
+    assert await store.load("nope") is None
+
+
+async def test_save_creates_version_one_and_counts_up(store: Store) -> None:
+    assert await store.save("g", DATA, 0, None) == 1
+    doc = await store.load("g")
+    assert doc is not None
+    assert (doc.version, doc.data) == (1, DATA)
+    assert await store.save("g", b"two", 1, 60) == 2
+    doc = await store.load("g")
+    assert doc is not None
+    assert (doc.version, doc.data) == (2, b"two")
+
+
+async def test_empty_data_round_trips(store: Store) -> None:
+    await store.save("g", b"", 0, None)
+    doc = await store.load("g")
+    assert doc is not None
+    assert (doc.version, doc.data) == (1, b"")
+
+
+@pytest.mark.parametrize("stale", [0, 1, 3])
+async def test_stale_save_conflicts_and_changes_nothing(store: Store, stale: int) -> None:
+    await store.save("g", b"one", 0, None)
+    await store.save("g", DATA, 1, None)
+    with pytest.raises(Conflict):
+        await store.save("g", b"lost", stale, None)
+    doc = await store.load("g")
+    assert doc is not None
+    assert (doc.version, doc.data) == (2, DATA)
+
+
+async def test_save_expecting_a_missing_document_conflicts(store: Store) -> None:
+    with pytest.raises(Conflict):
+        await store.save("g", DATA, 1, None)
+    assert await store.load("g") is None
+
+
+async def test_delete(store: Store) -> None:
+    await store.save("g", DATA, 0, None)
+    await store.save("g", DATA, 1, None)
+    with pytest.raises(Conflict):
+        await store.delete("g", 1)
+    with pytest.raises(Conflict):
+        await store.delete("g", 0)
+    assert await store.load("g") is not None
+    await store.delete("g", 2)
+    assert await store.load("g") is None
+    await store.delete("g", 0)
+    with pytest.raises(Conflict):
+        await store.delete("g", 2)
+    assert await store.save("g", b"again", 0, None) == 1
+
+
+async def test_history_is_capped_newest_first(store: Store) -> None:
+    assert await store.history("h", 10) == []
+    for i in range(5):
+        await store.push_history("h", b"e%d" % i, 3)
+    assert await store.history("h", 10) == [b"e4", b"e3", b"e2"]
+    assert await store.history("h", 2) == [b"e4", b"e3"]
+    assert await store.history("h", 0) == []
+    with pytest.raises(ValueError):
+        await store.push_history("h", b"x", 0)
+
+
+async def test_settings_round_trip(store: Store) -> None:
+    assert await store.get_setting("chat:1", "lang") is None
+    await store.set_setting("chat:1", "lang", "th")
+    await store.set_setting("chat:1", "name", "ไทย 日本")
+    await store.set_setting("chat:1", "lang", "ja")
+    assert await store.get_setting("chat:1", "lang") == "ja"
+    assert await store.get_setting("chat:1", "name") == "ไทย 日本"
+    assert await store.get_setting("chat:2", "lang") is None
+
+
+async def test_first_time(store: Store) -> None:
+    assert await store.first_time("update:1", 60) is True
+    assert await store.first_time("update:1", 60) is False
+    assert await store.first_time("update:2", 60) is True
+
+
+async def test_deadlines(store: Store) -> None:
+    assert await store.due(1e12, 10) == []
+    await store.set_deadline("a", 100.0)
+    await store.set_deadline("b", 50.5)
+    await store.set_deadline("c", 200.0)
+    await store.set_deadline("d", 100.0)
+    assert await store.due(150.0, 10) == ["b", "a", "d"]
+    assert await store.due(150.0, 10) == ["b", "a", "d"]  # due members stay until cleared
+    assert await store.due(150.0, 1) == ["b"]
+    assert await store.due(50.5, 10) == ["b"]
+    assert await store.due(50.4, 10) == []
+    assert await store.due(150.0, 0) == []
+    await store.set_deadline("a", 300.0)
+    await store.clear_deadline("b")
+    await store.clear_deadline("never-set")
+    assert await store.due(150.0, 10) == ["d"]
+    assert await store.due(1000.0, 10) == ["d", "c", "a"]
+
+
+async def test_memory_ttl_set_refreshed_and_removed() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    await store.save("g", DATA, 0, 10)
+    clock.now += 9
+    assert await store.load("g") is not None
+    await store.save("g", DATA, 1, 10)
+    clock.now += 9
+    assert await store.load("g") is not None
+    clock.now += 1
+    assert await store.load("g") is None
+    with pytest.raises(Conflict):
+        await store.save("g", DATA, 2, 10)
+    assert await store.save("g", DATA, 0, 10) == 1
+    await store.save("g", DATA, 1, None)
+    clock.now += 1e9
+    doc = await store.load("g")
+    assert doc is not None
+    assert doc.version == 2
+
+
+async def test_memory_first_time_expires() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    assert await store.first_time("u", 5)
+    clock.now += 4.9
+    assert not await store.first_time("u", 5)
+    clock.now += 0.1
+    assert await store.first_time("u", 5)
+
+
+async def test_redis_ttl_set_refreshed_and_removed(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    key = redis_prefix + "g"
+    await redis_store.save("g", DATA, 0, 100)
+    assert 99_000 < await redis_client.pttl(key) <= 100_000
+    await redis_client.pexpire(key, 5_000)  # as if 95 s had passed
+    await redis_store.save("g", DATA, 1, 100)
+    assert 99_000 < await redis_client.pttl(key) <= 100_000
+    await redis_store.save("g", DATA, 2, None)
+    assert await redis_client.pttl(key) == -1
+    await redis_store.save("g", DATA, 3, 100)
+    await redis_client.pexpire(key, 1)
+    await asyncio.sleep(0.05)
+    assert await redis_store.load("g") is None
+    with pytest.raises(Conflict):
+        await redis_store.delete("g", 4)
+
+
+async def test_redis_keys_are_prefixed(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str, redis_url: str
+) -> None:
+    await redis_store.save("g", DATA, 0, None)
+    await redis_store.push_history("h", b"e", 5)
+    await redis_store.set_setting("s", "lang", "en")
+    assert await redis_store.first_time("u", 60)
+    await redis_store.set_deadline("g", 1.0)
+    keys = sorted(await redis_client.keys(redis_prefix + "*"))
+    assert keys == [(redis_prefix + k).encode() for k in ["deadlines", "g", "h", "s", "u"]]
+    assert 0 < await redis_client.ttl(redis_prefix + "u") <= 60
+    other = RedisStore.from_url(redis_url, redis_prefix + "other:")
+    try:
+        assert await other.load("g") is None
+        assert await other.due(10.0, 10) == []
+    finally:
+        await other.close()
+
+
+async def test_redis_concurrent_increments_are_exact(
+    redis_store: RedisStore, redis_url: str, redis_prefix: str
+) -> None:
+    tasks_count, rounds = 50, 4
+    second = RedisStore.from_url(redis_url, redis_prefix)  # another process's connection pool
+    versions: list[int] = []
+    conflicts = 0
+
+    async def increment(store: Store) -> int:
+        """Load, add one, save; retry from the load on Conflict. Returns the saved version."""
+        nonlocal conflicts
+        while True:
+            doc = await store.load("counter")
+            count = json.loads(doc.data)["n"] if doc else 0
+            data = json.dumps({"n": count + 1}).encode()
+            try:
+                return await store.save("counter", data, doc.version if doc else 0, 600)
+            except Conflict:
+                conflicts += 1
+
+    async def worker(store: Store) -> None:
+        for _ in range(rounds):
+            versions.append(await increment(store))
+
+    try:
+        await asyncio.gather(
+            *(worker(redis_store if i % 2 else second) for i in range(tasks_count))
+        )
+    finally:
+        await second.close()
+    doc = await redis_store.load("counter")
+    assert doc is not None
+    assert json.loads(doc.data) == {"n": tasks_count * rounds}
+    assert doc.version == tasks_count * rounds
+    assert sorted(versions) == list(range(1, tasks_count * rounds + 1))
+    assert conflicts > 0  # the tasks really raced
+
+
+async def test_redis_load_and_save_are_one_round_trip(
+    redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await redis_store.save("g", DATA, 0, 60)  # connects and loads the Lua script
+    await redis_store.delete("g", 1)
+    sent: list[bytes] = []
+    original = Connection.send_packed_command
+
+    async def counting(
+        self: Connection, command: bytes | str | Iterable[bytes], check_health: bool = True
+    ) -> None:
+        assert not isinstance(command, str)
+        sent.append(command if isinstance(command, bytes) else b"".join(command))
+        await original(self, command, check_health)
+
+    monkeypatch.setattr(Connection, "send_packed_command", counting)
+    await redis_store.save("g", DATA, 0, 60)
+    assert len(sent) == 1 and b"EVALSHA" in sent[0]
+    await redis_store.load("g")
+    assert len(sent) == 2 and b"GET" in sent[1]
+    with pytest.raises(Conflict):
+        await redis_store.save("g", DATA, 0, 60)
+    await redis_store.delete("g", 1)
+    assert len(sent) == 4 and b"EVALSHA" in sent[3]
+    await redis_store.push_history("h", b"e", 3)
+    assert len(sent) == 5 and b"LPUSH" in sent[4] and b"LTRIM" in sent[4]

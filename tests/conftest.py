@@ -1,0 +1,88 @@
+"""Shared fixtures. Store fixtures: a real redis-server per session, stores per test."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis
+import redis.asyncio as aioredis
+
+from chatbot.store.memory import MemoryStore
+from chatbot.store.redis import RedisStore
+
+
+def _free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throwaway redis-server on a free local port, for the whole session."""
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.fail("redis-server is not on PATH; install it (apt-get install redis-server)")
+    port = _free_port()
+    workdir = tmp_path_factory.mktemp("redis")
+    log_path = workdir / "redis.log"
+    args = [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly"]
+    args += ["no", "--daemonize", "no", "--dir", str(workdir), "--logfile", str(log_path)]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.2)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log = log_path.read_text() if log_path.exists() else ""
+                    pytest.fail(f"redis-server on port {port} did not answer PING:\n{log}")
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        client.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def redis_prefix() -> str:
+    """A key prefix no other test uses."""
+    return f"test:{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """A raw asyncio client on the test server, for inspecting what a store wrote."""
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def redis_store(redis_url: str, redis_prefix: str) -> AsyncIterator[RedisStore]:
+    """A RedisStore on the test server under this test's own prefix."""
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def memory_store() -> MemoryStore:
+    """A fresh in-process store."""
+    return MemoryStore()
