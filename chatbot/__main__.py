@@ -1,9 +1,13 @@
-"""Command line: `python -m chatbot` (console game), `python -m chatbot telegram`."""
+"""Command line: `python -m chatbot` runs the Telegram bot when TELEGRAM_TOKEN is set, else a
+terminal game against computer players; `console` and `telegram` choose explicitly."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+
+from chatbot.settings import Settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,20 +18,38 @@ def main(argv: list[str] | None = None) -> int:
     console.add_argument("--players", type=int, default=3)
     console.add_argument("--flip", action="store_true", help="flip-table mode")
     console.add_argument("--seed", type=int, default=None)
-    console.add_argument("--computers-only", action="store_true", help="watch computers play")
+    console.add_argument("--lang", default=None, help="th, ja or en")
+    console.add_argument("--watch", action="store_true", help="computers only: watch a game")
+    sub.add_parser("telegram", help="run the Telegram bot (long polling; needs TELEGRAM_TOKEN)")
     args = parser.parse_args(argv)
-    if args.command in (None, "console"):
-        from chatbot.console.play import play
+    settings = Settings.from_env()
+    command = args.command or ("telegram" if settings.telegram_token else "console")
+    if command == "telegram":
+        return run_telegram(settings)
+    from chatbot.console.play import play
 
-        return play(
-            getattr(args, "game", "egonomy"),
-            getattr(args, "players", 3),
-            getattr(args, "flip", False),
-            getattr(args, "seed", None),
-            getattr(args, "computers_only", False),
-        )
-    parser.error(f"unknown command {args.command}")
-    return 2
+    return play(
+        game=getattr(args, "game", "egonomy"),
+        players=getattr(args, "players", 3),
+        flip=getattr(args, "flip", False),
+        seed=getattr(args, "seed", None),
+        watch=getattr(args, "watch", False),
+        lang=getattr(args, "lang", None),
+    )
+
+
+def run_telegram(settings: Settings) -> int:
+    from chatbot.store.memory import MemoryStore
+    from chatbot.store.redis import RedisStore
+    from chatbot.telegram.bot import TelegramBot
+
+    if not settings.telegram_token:
+        print("TELEGRAM_TOKEN is not set", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    store = RedisStore.from_url(settings.redis_url) if settings.redis_url else MemoryStore()
+    TelegramBot(settings, store).run_polling()
+    return 0
 
 
 if __name__ == "__main__":

@@ -109,6 +109,11 @@ def translator(locale: str, directory: Path | None = None) -> Translator:
     return _translator(locale, directory.resolve() if directory else locales_dir())
 
 
+def translators(directory: Path | None = None) -> tuple[Translator, ...]:
+    """A translator for every available locale: call at start-up to compile them all once."""
+    return tuple(translator(locale, directory) for locale in available_locales(directory))
+
+
 @cache
 def _translator(locale: str, directory: Path) -> Translator:
     if locale not in _discover(directory):

@@ -7,6 +7,7 @@ state lives in the game state, so a game is reproducible from (options, seed, ac
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -76,6 +77,7 @@ class Game(Protocol[S, A]):
     """The shape of every game. `player` is a seat index 0..n-1."""
 
     spec: GameSpec
+    event_types: Mapping[str, type]  # event class name -> class, for `load_event`
 
     def new_game(self, players: int, options: Mapping[str, bool], seed: int) -> tuple[S, list[Any]]:
         """A new game and the events of its start (e.g. who begins)."""
@@ -171,3 +173,14 @@ class Player(Protocol[A_contra]):
     name: str
 
     def choose(self, view: Any, legal: Sequence[A_contra], rng: Rng) -> A_contra: ...
+
+
+def dump_event(event: Any) -> list[Any]:
+    """An event dataclass as JSON data: [type name, fields]."""
+    return [type(event).__name__, dataclasses.asdict(event)]
+
+
+def load_event(types: Mapping[str, type], data: list[Any]) -> Any:
+    """The event dumped by `dump_event` (lists stand where tuples were)."""
+    name, fields = data
+    return types[name](**fields)

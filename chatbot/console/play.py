@@ -1,47 +1,155 @@
-"""A terminal game of Egonomy against computer players (the no-token default)."""
+"""The terminal adapter: a game against computer players, through the same chat core.
+
+The terminal is one group chat plus your private chat; buttons are numbered choices.
+"""
 
 from __future__ import annotations
 
-import random
+import asyncio
+import html
+import re
+from collections.abc import Callable
 
-from engine.core import Rng
-from engine.egonomy import GAME
-from engine.egonomy.cards import TOPIC_LETTERS, label
-from engine.egonomy.players import GreedyPlayer
-from engine.egonomy.rules import Action
+from chatbot.core import buttons as b
+from chatbot.core.model import Incoming, Message, User
+from chatbot.core.service import GameService
+from chatbot.settings import Settings
+from chatbot.store.memory import MemoryStore
+
+GROUP, YOU = "con:table", "con:you"
+_TAGS = re.compile(r"<[^>]+>")
 
 
-def _describe(action: Action) -> str:
-    cards = " ".join(label(c) for c in action.cards)
-    table = "" if action.table < 0 else f" table {TOPIC_LETTERS[action.table]}"
-    names = {"b": "babble", "c": "cut off", "a": "argue", "l": "listen", "g": "let go", "f": "flip"}
-    return f"{names[action.kind]} {cards}{table}".replace("  ", " ")
+def plain(text: str) -> str:
+    """Message HTML as terminal text."""
+    return html.unescape(_TAGS.sub("", text))
 
 
-def play(game: str, players: int, flip: bool, seed: int | None, watch: bool) -> int:
-    seed = random.randrange(1 << 30) if seed is None else seed
-    state, _ = GAME.new_game(players, {"flip": flip}, seed)
-    bot, rng = GreedyPlayer(), Rng(seed)
-    human = None if watch else 0
-    while not state.over:
-        p = state.turn
-        legal = GAME.legal_actions(state, p)
-        view = GAME.view(state, p)
-        if p == human:
-            print("tables:", [" ".join(label(c) for c in t) or "-" for t in state.tables])
-            print("your hand:", " ".join(label(c) for c in view.hand))
-            for i, a in enumerate(legal):
-                print(f"  {i}: {_describe(a)}")
-            choice = input("> ").strip()
-            if not choice.isdigit() or int(choice) >= len(legal):
-                print("pick a number from the list")
-                continue
-            action = legal[int(choice)]
-        else:
-            action = bot.choose(view, legal, rng)
-        state, events = GAME.apply(state, p, action)
-        print(f"player {p}: {_describe(action)}")
-        for e in events:
-            print("  ", e)
-    print("final:", GAME.result(state))
+class Console:
+    """Plays one game: prints messages, reads numbered choices."""
+
+    def __init__(
+        self,
+        ask: Callable[[str], str] = input,
+        show: Callable[[str], None] = print,
+        lang: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9)
+        seeds = (lambda: seed) if seed is not None else None
+        self.service = (
+            GameService(MemoryStore(), settings, seeds=seeds)
+            if seeds
+            else GameService(MemoryStore(), settings)
+        )
+        self.ask, self.show = ask, show
+        self.me = User(YOU, "You", lang)
+        self.messages: dict[str, Message] = {}  # message id -> latest content
+        self.hand_id: str | None = None
+        self._ids = 0
+
+    async def send(self, chat: str, private: bool, **fields: str | None) -> None:
+        reply = await self.service.handle(Incoming(chat, private, self.me, **fields))  # type: ignore[arg-type]
+        if reply.answer and reply.answer.text:
+            self.show(f"» {plain(reply.answer.text)}")
+        await self.deliver(reply.messages)
+
+    async def deliver(self, messages: list[Message]) -> None:
+        for message in messages:
+            if message.edit and message.edit in self.messages:
+                message_id = message.edit
+            else:
+                self._ids += 1
+                message_id = str(self._ids)
+                if message.slot and message.game:
+                    await self.service.remember(message.game, message.slot, message_id)
+            self.messages[message_id] = message
+            if message.chat == YOU and message.slot:
+                self.hand_id = message_id
+            elif message.chat == GROUP and not message.coalesce:
+                self.show("\n" + plain(message.text))
+
+    async def press(self, message_id: str, data: str) -> None:
+        message = self.messages[message_id]
+        private = message.chat == YOU
+        await self.send(message.chat, private, data=data, message=message_id)
+
+    async def setup(self, game: str, players: int, flip: bool, watch: bool = False) -> None:
+        await self.send(YOU, True, command="start")
+        await self.send(GROUP, False, command="newgame", args=game)
+        lobby = self._latest(lambda m: m.slot == "lobby")
+        if watch:
+            await self.press(lobby, self._button(lobby, b.LEAVE))
+        for _ in range(players - (0 if watch else 1)):
+            lobby = self._latest(lambda m: m.slot == "lobby")
+            await self.press(lobby, self._button(lobby, b.ADD_BOT))
+        if flip:
+            lobby = self._latest(lambda m: m.slot == "lobby")
+            await self.press(lobby, self._button(lobby, b.OPTION))
+        lobby = self._latest(lambda m: m.slot == "lobby")
+        await self.press(lobby, self._button(lobby, b.START))
+
+    def _latest(self, match: Callable[[Message], bool]) -> str:
+        return max((k for k, m in self.messages.items() if match(m)), key=int)
+
+    def _button(self, message_id: str, op: str) -> str:
+        for row in self.messages[message_id].buttons:
+            for button in row:
+                if button.data and button.data.startswith(op):
+                    return button.data
+        raise LookupError(op)
+
+    async def run_computers(self) -> None:
+        while await self._tick():
+            pass
+
+    async def _tick(self) -> bool:
+        out = await self.service.tick()
+        await self.deliver(out)
+        return bool(out)
+
+    async def play(self) -> bool:
+        """One of your choices (or the computers' turns); False when the game is over."""
+        await self.run_computers()
+        session, _ = await self.service.load(GROUP)
+        if session is None:
+            return False
+        table = session.messages.get("table")
+        if table in self.messages:
+            self.show("\n" + plain(self.messages[table].text))
+        hand = self.messages.get(self.hand_id or "")
+        if hand is None or not hand.buttons:
+            return True
+        self.show("\n" + plain(hand.text))
+        choices = [btn for row in hand.buttons for btn in row if btn.data]
+        for i, btn in enumerate(choices, start=1):
+            self.show(f"  {i}. {btn.label}")
+        answer = self.ask("> ").strip()
+        if not answer.isdigit() or not 1 <= int(answer) <= len(choices):
+            self.show(f"1–{len(choices)}?")
+            return True
+        await self.press(self.hand_id or "", choices[int(answer) - 1].data or "")
+        return True
+
+
+def play(
+    game: str,
+    players: int,
+    flip: bool,
+    seed: int | None,
+    watch: bool = False,
+    lang: str | None = None,
+) -> int:
+    """Run a terminal game; `watch`: computers in every seat."""
+
+    async def main() -> None:
+        console = Console(lang=lang, seed=seed)
+        await console.setup(game, players, flip, watch)
+        while await console.play():
+            pass
+
+    try:
+        asyncio.run(main())
+    except (EOFError, KeyboardInterrupt):
+        print()
     return 0

@@ -42,9 +42,9 @@ SECTIONS = (
         N_(
             "1. Whoever in the circle has the least ego takes the first player card.\n"
             "2. Place the 3 topic tables in the middle, white icon side up.\n"
-            "3. Return to the box the argument cards whose player-count mark does not fit.\n"
-            "2 players ➔ return the 3-player and 4-player marks\n"
-            "3 players ➔ return the 4-player marks\n"
+            "3. Return to the box the argument cards with the player-count marks below.\n"
+            "2 players ➔ return the cards with the 3-player and 4-player marks\n"
+            "3 players ➔ return the cards with the 4-player mark\n"
             "4 players ➔ return nothing\n"
             "4. Shuffle the argument cards and deal them all out evenly: "
             "they are everyone's hand.\n"
@@ -56,8 +56,8 @@ SECTIONS = (
         "goal",
         N_("Goal"),
         N_(
-            "At a symposium where philosophers are locked in debate, you wait for your moment "
-            "to show off your learning and fill up your ego before going home.\n"
+            "At a symposium of philosophers locked in debate, you wait for your moment to show "
+            "off your learning and fill your ego to the brim before going home.\n"
             "\n"
             "Collect as much ✦ (ego) as you can, and keep as few cards in your hand as you can."
         ),
@@ -67,7 +67,7 @@ SECTIONS = (
         N_("Your turn"),
         N_(
             "The player holding the first player card starts; play goes on clockwise. "
-            "On your turn you must take one of five actions (six in flip-table mode). "
+            "On your turn you must take one of the five actions (six in flip-table mode). "
             "You may not pass.\n"
             "1 Babble\n"
             "2 Cut off\n"
@@ -209,9 +209,9 @@ SECTIONS = (
         N_(
             "Losing the argument? Then flip the table and change the subject. Once you know "
             "the basic game well, try adding this action.\n"
-            "An advanced mode that adds a sixth action: flip a topic table holding exactly "
+            "An advanced variant that adds a sixth action: flip a topic table holding exactly "
             "three cards to change its topic.\n"
-            "This mode also adds two rules to the end of the round:\n"
+            "This mode also adds two rules to the end of the round, on top of the basic game's:\n"
             "• The round also ends when a player cannot take an action.\n"
             "• Flipped tables are turned back before the next round starts."
         ),
@@ -260,10 +260,12 @@ GLOSSARY = (
         "flip_mode",
         N_("Flip-table mode"),
         N_(
-            "An advanced mode that adds a sixth action: flip a topic table holding exactly "
+            "An advanced variant that adds a sixth action: flip a topic table holding exactly "
             "three cards to change its topic."
         ),
         "flip_mode",
+        # TRANSLATORS: words a player may type to find this term (/rule WORD), separated by
+        # commas: the rulebook's term, its reading or common variants, and the English word.
         N_("flip-table mode, flip mode, table-flip mode"),
     ),
     GlossaryEntry(

@@ -31,14 +31,21 @@ class Store(ABC):
         """The document at `key`, or None (one round trip)."""
 
     @abstractmethod
-    async def save(self, key: str, data: bytes, expected: int, ttl: int | None) -> int:
+    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
+        """`load` plus `first_time(seen, ttl)` in the same round trip."""
+
+    @abstractmethod
+    async def save(
+        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+    ) -> int:
         """Write `data` if the stored version equals `expected` (0: key absent); returns the new
         version (expected + 1) and sets the key's time to live in seconds (None: no expiry).
+        In the same atomic step, schedules `key` at unix time `deadline` (None: unschedules it).
         One round trip. Raises Conflict otherwise."""
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:
-        """Remove `key` if its version equals `expected`; raises Conflict otherwise."""
+        """Remove `key` (and its deadline) if its version equals `expected`; else Conflict."""
 
     @abstractmethod
     async def push_history(self, key: str, entry: bytes, keep: int) -> None:

@@ -43,17 +43,29 @@ class MemoryStore(Store):
         """The document at `key`, or None."""
         return self._live(key)
 
-    async def save(self, key: str, data: bytes, expected: int, ttl: int | None) -> int:
-        """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)."""
+    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
+        """`load` and `first_time` together."""
+        return self._live(key), await self.first_time(seen, ttl)
+
+    async def save(
+        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+    ) -> int:
+        """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
+        and its deadline (None: unscheduled)."""
         self._check(key, expected)
         expires = None if ttl is None else self._clock() + ttl
         self._docs[key] = (Doc(expected + 1, data), expires)
+        if deadline is None:
+            self._deadlines.pop(key, None)
+        else:
+            self._deadlines[key] = deadline
         return expected + 1
 
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` if its version is `expected` (0: absent, nothing to do)."""
         self._check(key, expected)
         self._docs.pop(key, None)
+        self._deadlines.pop(key, None)
 
     async def push_history(self, key: str, entry: bytes, keep: int) -> None:
         """Prepend `entry`, keeping the newest `keep` (>= 1) entries."""

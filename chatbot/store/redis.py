@@ -17,7 +17,8 @@ local version = '0'
 if head ~= '' then version = string.sub(head, 1, string.find(head, ':', 1, true) - 1) end
 """
 
-# ARGV: expected version, full new value b"<expected+1>:<data>", ttl seconds or "" (persist).
+# KEYS: document, deadlines sorted set. ARGV: expected version, full new value
+# b"<expected+1>:<data>", ttl seconds or "" (persist), deadline or "" (unschedule), member.
 _SAVE = (
     _CURRENT
     + """
@@ -27,16 +28,22 @@ if ARGV[3] == '' then
 else
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 end
+if ARGV[4] == '' then
+  redis.call('ZREM', KEYS[2], ARGV[5])
+else
+  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+end
 return 1
 """
 )
 
-# ARGV: expected version.
+# KEYS: document, deadlines sorted set. ARGV: expected version, member.
 _DELETE = (
     _CURRENT
     + """
 if version ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 """
 )
@@ -61,24 +68,43 @@ class RedisStore(Store):
 
     async def load(self, key: str) -> Doc | None:
         """The document at `key`, or None (one GET)."""
-        raw = cast(bytes | None, await self._r.get(self._k(key)))
+        return self._doc(cast(bytes | None, await self._r.get(self._k(key))))
+
+    @staticmethod
+    def _doc(raw: bytes | None) -> Doc | None:
         if raw is None:
             return None
         version, _, data = raw.partition(b":")
         return Doc(int(version), data)
 
-    async def save(self, key: str, data: bytes, expected: int, ttl: int | None) -> int:
-        """Compare-and-set `key` in one EVALSHA; (re)sets its TTL (None: persist)."""
+    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
+        """GET and SET NX EX pipelined: one round trip."""
+        async with self._r.pipeline(transaction=False) as pipe:
+            pipe.get(self._k(key))
+            pipe.set(self._k(seen), b"1", nx=True, ex=ttl)
+            raw, first = await pipe.execute()
+        return self._doc(raw), bool(first)
+
+    async def save(
+        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+    ) -> int:
+        """Compare-and-set `key` and its deadline in one EVALSHA; (re)sets its TTL."""
         new = expected + 1
         value = b"%d:%b" % (new, data)
-        args = (expected, value, b"" if ttl is None else ttl)
-        if not await self._save(keys=[self._k(key)], args=args):
+        args = (
+            expected,
+            value,
+            b"" if ttl is None else ttl,
+            b"" if deadline is None else repr(deadline).encode(),
+            key,
+        )
+        if not await self._save(keys=[self._k(key), self._k("deadlines")], args=args):
             raise Conflict(key)
         return new
 
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA."""
-        if not await self._delete(keys=[self._k(key)], args=[expected]):
+        if not await self._delete(keys=[self._k(key), self._k("deadlines")], args=[expected, key]):
             raise Conflict(key)
 
     async def push_history(self, key: str, entry: bytes, keep: int) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.core import GameSpec, Placing
 from engine.egonomy import rules
-from engine.egonomy.events import Event
+from engine.egonomy.events import EVENT_TYPES, Event
 from engine.egonomy.rules import Action, State
 from engine.egonomy.view import View, view
 
@@ -16,6 +16,7 @@ class Egonomy:
     """Egonomy's rules behind the common game contract."""
 
     spec: GameSpec = rules.SPEC
+    event_types: Mapping[str, type] = EVENT_TYPES
 
     def new_game(
         self, players: int, options: Mapping[str, bool], seed: int

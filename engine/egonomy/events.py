@@ -107,3 +107,21 @@ Event = (
     | RoundEnded
     | GameEnded
 )
+
+EVENT_TYPES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        RoundStarted,
+        Babbled,
+        CutOff,
+        Argued,
+        Listened,
+        LetGo,
+        Flipped,
+        MomentumGained,
+        Stuck,
+        RoundScore,
+        RoundEnded,
+        GameEnded,
+    )
+}

@@ -331,8 +331,10 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     handler = _HANDLERS.get(action.kind)
-    if handler is None:
+    if handler is None or (action.kind in (CUT_OFF, FLIP) and action.cards):
         raise IllegalAction("bad_action")
+    if action.kind == LET_GO and action.table != NO_TABLE:
+        raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
     if action.kind != LET_GO and not 0 <= action.table < TABLES:
         raise IllegalAction("no_such_table")
     state, events, momentum = handler(state, player, action)
@@ -557,9 +559,12 @@ def decode_action(code: str) -> Action:
         kind, table = head[:1], head[1:]
         if kind not in KINDS:
             raise ValueError(kind)
-        return Action(kind, int(table) if table else NO_TABLE, tuple(int(c) for c in cards))
+        action = Action(kind, int(table) if table else NO_TABLE, tuple(int(c) for c in cards))
     except (ValueError, IndexError):
         raise IllegalAction("bad_action") from None
+    if encode_action(action) != code:  # int() also reads " 5", "0_5", "-1", "05", "٥"
+        raise IllegalAction("bad_action")
+    return action
 
 
 def dump(state: State) -> list[Any]:

@@ -1,0 +1,53 @@
+"""Button data: short ASCII codes (Telegram allows 64 bytes) that carry what a press means.
+
+Every code that changes a game carries the session's move counter, so a press on an outdated
+message is refused, not applied. Fields are separated by "|" (chat ids contain ":").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MOVE, NAV, PEEK, RULE, LANGUAGE = "m", "n", "h", "r", "L"
+JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START, NEW = "j", "q", "b", "x", "o", "s", "g"
+_OPS = {MOVE, NAV, PEEK, RULE, LANGUAGE, JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START, NEW}
+MAX_BYTES = 64
+
+
+@dataclass(frozen=True)
+class Press:
+    """A decoded button: `op`, the move counter it was made at (-1: none), and its fields."""
+
+    op: str
+    move: int
+    fields: tuple[str, ...]
+
+
+def encode(op: str, *fields: str, move: int = -1) -> str:
+    head = op if move < 0 else f"{op}{move}"
+    data = "|".join((head, *fields))
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"button data over {MAX_BYTES} bytes: {data!r}")
+    return data
+
+
+def decode(data: str) -> Press | None:
+    """The press, or None for data this bot never made."""
+    head, *fields = data.split("|")
+    if not head or head[0] not in _OPS:
+        return None
+    digits = head[1:]
+    if digits and not digits.isdigit():
+        return None
+    return Press(head[0], int(digits) if digits else -1, tuple(fields))
+
+
+def deep_link_payload(chat: str) -> str:
+    """A /start payload (A-Z a-z 0-9 _ -) that joins the lobby of `chat`."""
+    return "j" + chat.replace(":", "_")
+
+
+def chat_from_payload(payload: str) -> str | None:
+    if not payload.startswith("j") or len(payload) < 2:
+        return None
+    return payload[1:].replace("_", ":")

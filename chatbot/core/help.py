@@ -1,0 +1,181 @@
+"""Help, rule texts and language choice: /help, /rules, /rule <term>, /language."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from babel import Locale
+
+from chatbot.core import buttons as b
+from chatbot.core.model import Answer, Button, Incoming, Message, Reply
+from chatbot.core.session import Session
+from chatbot.i18n import N_, Translator, available_locales, translator
+from chatbot.rules import RuleBook, find_term
+from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.store.base import Conflict
+
+if TYPE_CHECKING:
+    from chatbot.core.service import GameService
+
+RULEBOOKS: dict[str, RuleBook] = {EGONOMY_RULES.game: EGONOMY_RULES}
+SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat
+
+# The command menu, registered with the platform in every language.
+COMMANDS = (
+    ("newgame", N_("Open a new game table")),
+    ("status", N_("Show the game in this chat")),
+    ("rules", N_("The rules, section by section")),
+    ("rule", N_("Look up one rule term, e.g. /rule momentum")),
+    ("language", N_("Choose the language")),
+    ("stop", N_("Stop the game (host or admin)")),
+    ("help", N_("What I can do")),
+)
+
+
+def language_name(locale: str) -> str:
+    """A language's name in itself ("ไทย", "日本語", "English")."""
+    name = Locale.parse(locale).get_display_name(locale) or locale
+    return name[:1].upper() + name[1:]
+
+
+class HelpDesk:
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    async def command(self, inc: Incoming) -> Reply:
+        tr = translator(await self.service.chat_language(inc))
+        if inc.command == "rules":
+            return Reply(messages=[self.overview(inc.chat, self._book(inc.args), tr)])
+        if inc.command == "rule":
+            return Reply(messages=[self.lookup(inc.chat, inc.args, tr)])
+        if inc.command == "language":
+            return Reply(messages=[self.language_menu(inc, tr)])
+        return Reply(messages=[self.help(inc.chat, tr)])
+
+    @staticmethod
+    def _book(name: str) -> RuleBook:
+        return RULEBOOKS.get(name.strip().lower(), EGONOMY_RULES)
+
+    @staticmethod
+    def help(chat: str, tr: Translator) -> Message:
+        lines = [
+            tr.gettext(
+                "👋 I host card games in this chat: Egonomy, with computer players for empty "
+                "seats. Your hand comes to our private chat."
+            ),
+            "",
+        ]
+        lines.extend(f"/{name} — {tr.gettext(text)}" for name, text in COMMANDS)
+        return Message(chat, "\n".join(lines))
+
+    @staticmethod
+    def overview(chat: str, book: RuleBook, tr: Translator, edit: str | None = None) -> Message:
+        """The rulebook's sections as buttons."""
+        text = tr.gettext("📖 Which rule would you like to read?")
+        buttons = [
+            Button(tr.gettext(s.title), b.encode(b.RULE, book.game, s.key)) for s in book.sections
+        ]
+        rows = tuple(tuple(buttons[i : i + 3]) for i in range(0, len(buttons), 3))
+        return Message(chat, text, rows, edit=edit)
+
+    @staticmethod
+    def section(chat: str, book: RuleBook, key: str, tr: Translator, edit: str | None) -> Message:
+        section = book.section(key)
+        title, body = html.escape(tr.gettext(section.title)), html.escape(tr.gettext(section.body))
+        text = f"<b>{title}</b>\n\n{body}"
+        back = ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, book.game)),),)
+        return Message(chat, text, back, edit=edit)
+
+    def lookup(self, chat: str, query: str, tr: Translator) -> Message:
+        book = EGONOMY_RULES
+        if not query.strip():
+            return Message(chat, tr.gettext("Which term? For example: /rule momentum"))
+        translators = [translator(code) for code in available_locales()]
+        entry, suggestions = find_term(book, query, translators)
+        if entry is not None:
+            term, body = html.escape(tr.gettext(entry.term)), html.escape(tr.gettext(entry.text))
+            text = f"<b>{term}</b>\n{body}"
+            more = Button(tr.gettext("📖 Read more"), b.encode(b.RULE, book.game, entry.section))
+            return Message(chat, text, ((more,),))
+        if suggestions:
+            text = tr.t("I don't know “{query}”. Did you mean:", query=html.escape(query.strip()))
+            rows = tuple(
+                (Button(tr.gettext(s.term), b.encode(b.RULE, book.game, s.section)),)
+                for s in suggestions
+            )
+            return Message(chat, text, rows)
+        text = tr.t(
+            "I don't know “{query}”. /rules lists every section.", query=html.escape(query.strip())
+        )
+        return Message(chat, text)
+
+    @staticmethod
+    def language_menu(inc: Incoming, tr: Translator) -> Message:
+        scope = "u" if inc.private else "c"
+        text = (
+            tr.gettext("Which language should I use with you?")
+            if inc.private
+            else tr.gettext("Which language should I use in this group?")
+        )
+        row = tuple(
+            Button(language_name(code), b.encode(b.LANGUAGE, scope, code))
+            for code in available_locales()
+        )
+        return Message(inc.chat, text, (row,))
+
+    async def press(self, inc: Incoming, press: b.Press) -> Reply:
+        if press.op == b.LANGUAGE and len(press.fields) == 2:
+            return await self._choose_language(inc, *press.fields)
+        tr = translator(await self.service.chat_language(inc))
+        book = RULEBOOKS.get(press.fields[0] if press.fields else "", EGONOMY_RULES)
+        key = press.fields[1] if len(press.fields) > 1 else ""
+        if key == SEND_PRIVATELY or (not inc.private and inc.message is None):
+            ptr = translator(await self.service.user_language(inc.user.id, inc.user.language))
+            return Reply(
+                Answer(ptr.gettext("I sent the rules to our private chat.")),
+                [self.overview(inc.user.id, book, ptr)],
+            )
+        if not key:
+            return Reply(Answer(), [self.overview(inc.chat, book, tr, edit=inc.message)])
+        try:
+            return Reply(Answer(), [self.section(inc.chat, book, key, tr, inc.message)])
+        except KeyError:
+            return Reply(Answer(tr.gettext("This button is no longer in use.")))
+
+    async def _choose_language(self, inc: Incoming, scope: str, code: str) -> Reply:
+        if code not in available_locales():
+            return Reply(Answer("?"))
+        store = self.service.store
+        tr = translator(code)
+        if scope == "u":
+            await store.set_setting(f"user:{inc.user.id}", "lang", code)
+            game_chat = await store.get_setting(f"user:{inc.user.id}", "game")
+            if game_chat:
+                await self._update_session(
+                    game_chat, lambda s: _seat_language(s, inc.user.id, code)
+                )
+            text = tr.gettext("Done: I will write to you in English.")
+        else:
+            await store.set_setting(f"chat:{inc.chat}", "lang", code)
+            await self._update_session(inc.chat, lambda s: setattr(s, "language", code))
+            text = tr.gettext("Done: I will write in English in this group.")
+        return Reply(Answer(text), [Message(inc.chat, text, edit=inc.message)])
+
+    async def _update_session(self, chat: str, change: object) -> None:
+        for _ in range(8):
+            session, version = await self.service.load(chat)
+            if session is None:
+                return
+            change(session)  # type: ignore[operator]
+            try:
+                await self.service.save(session, version)
+                return
+            except Conflict:
+                continue
+
+
+def _seat_language(session: Session, user: str, code: str) -> None:
+    seat = session.seat_of(user)
+    if seat is not None:
+        session.seats[seat].language = code

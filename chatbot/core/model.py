@@ -1,0 +1,74 @@
+"""Platform-neutral chat model: what comes in (commands, button presses, text) and what goes
+out (messages with buttons, pop-up answers). Adapters translate platforms to and from these.
+
+Ids are strings qualified by the adapter ("tg:-1001234" for a Telegram group); a private chat's
+id is the user's id. Message text uses a tiny HTML subset (<b>, <i>, <code>); names are escaped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class User:
+    id: str
+    name: str
+    language: str | None = None  # the platform's language code, e.g. "th", "en-US"
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A command (/name args), a button press (data) or plain text, in a chat."""
+
+    chat: str
+    private: bool
+    user: User
+    command: str | None = None
+    args: str = ""
+    data: str | None = None  # button data
+    message: str | None = None  # the platform id of the message whose button was pressed
+    update_id: str | None = None  # for dropping duplicate deliveries
+
+
+@dataclass(frozen=True)
+class Button:
+    label: str
+    data: str | None = None  # pressed -> Incoming.data
+    url: str | None = None  # opens a link (e.g. a deep link into the private chat)
+
+
+Keyboard = tuple[tuple[Button, ...], ...]
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message to send to `chat`, or to edit in place when `edit` names the message.
+
+    `slot` names a message the game keeps editing ("table", "hand:<user>"): the adapter reports
+    the id of a newly sent one back so later edits find it."""
+
+    chat: str
+    text: str
+    buttons: Keyboard = ()
+    edit: str | None = None
+    slot: str | None = None
+    game: str | None = None  # the game session the slot belongs to
+    coalesce: bool = False  # a group table update: may be merged with later ones
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The private pop-up answer to a button press (`alert`: a dialog, not a toast)."""
+
+    text: str = ""
+    alert: bool = False
+    url: str | None = None
+
+
+@dataclass
+class Reply:
+    """Everything one incoming event causes."""
+
+    answer: Answer | None = None
+    messages: list[Message] = field(default_factory=list)

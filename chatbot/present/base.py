@@ -1,0 +1,70 @@
+"""What a game presenter gives the chat core: texts and choices, never platform details.
+
+A presenter turns an engine view and events into localized text (tiny HTML subset: <b>, <i>,
+<code>; every name passed in is already HTML-escaped) and into `Option`s that the core turns into
+buttons. Choices are multi-step: the private hand message shows the options of a `path`
+("" = top level, then whatever the presenter encodes, ASCII, at most 24 characters); an option
+either navigates to another path or plays an action code (the engine's `encode_action`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from chatbot.i18n import Translator
+
+
+@dataclass(frozen=True)
+class Option:
+    """One button: `nav` shows another step of the choice, `act` plays an action code."""
+
+    label: str
+    nav: str | None = None
+    act: str | None = None
+
+
+Options = tuple[tuple[Option, ...], ...]
+
+
+class Presenter(Protocol):
+    """One per game; everything returns already-translated text."""
+
+    game: str  # the engine game name it presents
+
+    def title(self, tr: Translator) -> str:
+        """The game's name, e.g. "Egonomy"."""
+        ...
+
+    def option_label(self, option: str, tr: Translator) -> str:
+        """A lobby option's name, e.g. "flip" -> "Flip-table mode"."""
+        ...
+
+    def table(self, view: Any, names: Sequence[str], log: Sequence[Any], tr: Translator) -> str:
+        """The group's table message (public view): tables, hand sizes, ego, trophies, whose
+        turn, and the last narrated events (`log`, oldest first)."""
+        ...
+
+    def hand(
+        self, view: Any, legal: Sequence[Any], path: str, names: Sequence[str], tr: Translator
+    ) -> tuple[str, Options]:
+        """A player's private message: their hand and, when they must act, the choices at
+        `path` (with a Back option below the top level). `legal` is empty when not to act."""
+        ...
+
+    def peek(self, view: Any, tr: Translator) -> str:
+        """A short pop-up (at most 200 characters) showing the player's hand."""
+        ...
+
+    def narrate(self, event: Any, names: Sequence[str], tr: Translator) -> str | None:
+        """One line for the table's log, or None for events that are not narrated there."""
+        ...
+
+    def announce(self, event: Any, names: Sequence[str], tr: Translator) -> str | None:
+        """A new group message for events that matter (round end, game end), else None."""
+        ...
+
+    def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
+        """Why the engine refused an action (reason code): the text and the rule section key."""
+        ...

@@ -1,0 +1,44 @@
+"""Configuration, read from the environment once at start-up into a frozen dataclass."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    telegram_token: str | None = None
+    telegram_base_url: str | None = None  # a self-hosted Bot API server, ".../bot"
+    redis_url: str | None = None  # None: in-process store
+    bot_delay: float = 1.5  # seconds before a computer player moves
+    remind_after: float = 120.0  # seconds before an idle player is reminded
+    takeover_after: float = 60.0  # seconds after the reminder before a computer plays for them
+    idle_ttl: int = 2 * 24 * 3600  # seconds an untouched session is kept
+    table_interval: float = 3.0  # at most one table edit per group this often (seconds)
+    history_keep: int = 20  # finished games remembered per chat
+    tick: float = 0.5  # how often deadlines are checked (seconds)
+    group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+
+        def num(name: str, default: float) -> float:
+            return float(env[name]) if env.get(name) else default
+
+        d = cls()
+        return cls(
+            telegram_token=env.get("TELEGRAM_TOKEN") or None,
+            telegram_base_url=env.get("TELEGRAM_BASE_URL") or None,
+            redis_url=env.get("REDIS_URL") or None,
+            bot_delay=num("BOT_DELAY", d.bot_delay),
+            remind_after=num("REMIND_AFTER", d.remind_after),
+            takeover_after=num("TAKEOVER_AFTER", d.takeover_after),
+            idle_ttl=int(num("IDLE_TTL", d.idle_ttl)),
+            table_interval=num("TABLE_INTERVAL", d.table_interval),
+            history_keep=int(num("HISTORY_KEEP", d.history_keep)),
+            tick=num("TICK", d.tick),
+            group_rate=num("GROUP_RATE", d.group_rate),
+        )

@@ -1,0 +1,226 @@
+"""The Telegram adapter: python-telegram-bot in, the game service in the middle, Bot API out."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import weakref
+from collections.abc import Awaitable
+from typing import Any
+
+from telegram import BotCommand, Update
+from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    BaseUpdateProcessor,
+    ContextTypes,
+    TypeHandler,
+)
+
+from chatbot.core.help import COMMANDS
+from chatbot.core.model import Answer, Message, Reply
+from chatbot.core.service import GameService
+from chatbot.i18n import available_locales, translator
+from chatbot.settings import Settings
+from chatbot.store.base import Store
+from chatbot.telegram.convert import incoming, markup, telegram_id
+
+log = logging.getLogger(__name__)
+
+
+class PerChatProcessor(BaseUpdateProcessor):
+    """Updates of different chats run concurrently; one chat's updates run in order."""
+
+    def __init__(self, max_concurrent_updates: int = 256) -> None:
+        super().__init__(max_concurrent_updates)
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        chat = update.effective_chat if isinstance(update, Update) else None
+        if chat is None:
+            await coroutine
+            return
+        lock = self._locks.get(chat.id)
+        if lock is None:
+            lock = self._locks[chat.id] = asyncio.Lock()
+        async with lock:
+            await coroutine
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to release."""
+
+
+class TelegramBot:
+    """Wires a PTB Application to a `GameService` and delivers what the service says."""
+
+    def __init__(self, settings: Settings, store: Store, **builder_options: Any) -> None:
+        if not settings.telegram_token:
+            raise ValueError("TELEGRAM_TOKEN is not set")
+        self.settings = settings
+        builder = (
+            ApplicationBuilder()
+            .token(settings.telegram_token)
+            .rate_limiter(AIORateLimiter(group_max_rate=settings.group_rate, max_retries=3))
+            .concurrent_updates(PerChatProcessor())
+            .post_init(self._started)
+            .post_shutdown(self._stopped)
+        )
+        if settings.telegram_base_url:
+            base = settings.telegram_base_url.rstrip("/")
+            builder = builder.base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
+        for name, value in builder_options.items():
+            builder = getattr(builder, name)(value)
+        self.app: Application[Any, Any, Any, Any, Any, Any] = builder.build()
+        self.service = GameService(store, settings, self.deep_link, self.is_admin)
+        self.app.add_handler(TypeHandler(Update, self.on_update))
+        self.app.add_error_handler(self._on_error)
+        self.errors: list[BaseException] = []
+        self._ticker: asyncio.Task[None] | None = None
+        self._last_table: dict[str, float] = {}
+        self._pending: dict[str, Message] = {}
+        self._flushers: dict[str, asyncio.Task[None]] = {}
+
+    # --- platform ports for the service -----------------------------------------------------
+
+    def deep_link(self, payload: str) -> str | None:
+        return f"https://t.me/{self.app.bot.username}?start={payload}"
+
+    async def is_admin(self, chat: str, user: str) -> bool:
+        try:
+            member = await self.app.bot.get_chat_member(telegram_id(chat), telegram_id(user))
+        except TelegramError:
+            return False
+        return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+    # --- life cycle ------------------------------------------------------------------------
+
+    async def _started(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        await self.register_commands()
+        self.start_ticker()
+
+    async def _stopped(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        await self.stop_ticker()
+        await self.service.store.close()
+
+    async def register_commands(self) -> None:
+        """The command menu in every language (the English one is also the default)."""
+        for code in available_locales():
+            tr = translator(code)
+            commands = [BotCommand(name, tr.gettext(text)) for name, text in COMMANDS]
+            await self.app.bot.set_my_commands(commands, language_code=code)
+            if code == "en":
+                await self.app.bot.set_my_commands(commands)
+
+    def start_ticker(self) -> None:
+        if self._ticker is None:
+            self._ticker = asyncio.create_task(self._tick_forever())
+
+    async def stop_ticker(self) -> None:
+        for task in [self._ticker, *self._flushers.values()]:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._ticker = None
+        self._flushers.clear()
+
+    async def _tick_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.tick)
+            try:
+                await self.deliver(await self.service.tick())
+            except Exception as exc:  # keep ticking whatever one game did
+                log.exception("timer tick failed")
+                self.errors.append(exc)
+
+    async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if context.error is not None:
+            log.error("update failed", exc_info=context.error)
+            self.errors.append(context.error)
+
+    # --- updates in, messages out ----------------------------------------------------------
+
+    async def on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        event = incoming(update, self.app.bot.username)
+        if event is None:
+            return
+        reply = await self.service.handle(event)
+        query = update.callback_query
+        if query is not None and reply.answer is None and reply.messages:
+            reply.answer = Answer()
+        await self._answer(update, reply)
+        await self.deliver(reply.messages)
+
+    async def _answer(self, update: Update, reply: Reply) -> None:
+        query = update.callback_query
+        if query is None or reply.answer is None:
+            return
+        answer = reply.answer
+        try:
+            await query.answer(answer.text or None, show_alert=answer.alert, url=answer.url)
+        except BadRequest as exc:  # too old, or already answered by a duplicate delivery
+            log.info("callback answer refused: %s", exc)
+
+    async def deliver(self, messages: list[Message]) -> None:
+        for message in messages:
+            if message.coalesce and message.edit and self.settings.table_interval > 0:
+                self._coalesce(message)
+            else:
+                await self.send(message)
+
+    def _coalesce(self, message: Message) -> None:
+        """Table edits: at most one per interval per chat, always the latest state."""
+        key = f"{message.chat}/{message.edit}"
+        self._pending[key] = message
+        if key in self._flushers:
+            return
+        wait = self._last_table.get(key, 0.0) + self.settings.table_interval - time.monotonic()
+        self._flushers[key] = asyncio.create_task(self._flush(key, max(wait, 0.0)))
+
+    async def _flush(self, key: str, wait: float) -> None:
+        await asyncio.sleep(wait)
+        self._flushers.pop(key, None)
+        message = self._pending.pop(key, None)
+        if message is not None:
+            await self.send(message)
+
+    async def send(self, message: Message) -> None:
+        """Edit the message in place when it has one, else send it (and remember its slot)."""
+        chat_id = telegram_id(message.chat)
+        keyboard = markup(message.buttons)
+        if message.coalesce:
+            self._last_table[f"{message.chat}/{message.edit}"] = time.monotonic()
+        if message.edit:
+            try:
+                await self.app.bot.edit_message_text(
+                    message.text,
+                    chat_id=chat_id,
+                    message_id=int(message.edit),
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=keyboard,
+                )
+                return
+            except BadRequest as exc:
+                if "not modified" in str(exc).lower():
+                    return
+                log.info("edit failed (%s): sending anew", exc)
+        try:
+            sent = await self.app.bot.send_message(
+                chat_id, message.text, parse_mode=ParseMode.HTML, reply_markup=keyboard
+            )
+        except Forbidden as exc:
+            log.info("cannot write to %s: %s", message.chat, exc)
+            return
+        if message.slot and message.game:
+            await self.service.remember(message.game, message.slot, str(sent.message_id))
+
+    def run_polling(self) -> None:
+        self.app.run_polling(allowed_updates=["message", "callback_query"])

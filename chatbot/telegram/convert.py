@@ -1,0 +1,71 @@
+"""Telegram updates -> neutral `Incoming`; neutral buttons -> Telegram keyboards."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.constants import ChatType
+
+from chatbot.core.model import Incoming, Keyboard, User
+
+PREFIX = "tg:"
+
+
+def qualify(telegram_id: int) -> str:
+    return f"{PREFIX}{telegram_id}"
+
+
+def telegram_id(qualified: str) -> int:
+    return int(qualified.removeprefix(PREFIX))
+
+
+def incoming(update: Update, bot_username: str) -> Incoming | None:
+    """The neutral event of an update, or None for updates the bot ignores."""
+    sender = update.effective_user
+    chat = update.effective_chat
+    if sender is None or chat is None or sender.is_bot:
+        return None
+    user = User(qualify(sender.id), sender.full_name, sender.language_code)
+    private = chat.type == ChatType.PRIVATE
+    update_id = f"{PREFIX}{update.update_id}"
+    query = update.callback_query
+    if query is not None:
+        message = query.message
+        return Incoming(
+            chat=qualify(chat.id),
+            private=private,
+            user=user,
+            data=query.data or "",
+            message=str(message.message_id) if message else None,
+            update_id=update_id,
+        )
+    text = update.message.text if update.message else None
+    if not text or not text.startswith("/"):
+        return None
+    head, _, args = text.partition(" ")
+    name, _, target = head[1:].partition("@")
+    if target and target.lower() != bot_username.lower():
+        return None  # a command for another bot in the group
+    return Incoming(
+        chat=qualify(chat.id),
+        private=private,
+        user=user,
+        command=name.lower(),
+        args=args.strip(),
+        update_id=update_id,
+    )
+
+
+def markup(buttons: Keyboard) -> InlineKeyboardMarkup | None:
+    if not buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(b.label, url=b.url)
+                if b.url
+                else InlineKeyboardButton(b.label, callback_data=b.data)
+                for b in row
+            ]
+            for row in buttons
+        ]
+    )

@@ -1,0 +1,92 @@
+"""Drives the real Telegram adapter (python-telegram-bot) against the fake Bot API server."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from telegram import Update
+from telegram.request import HTTPXRequest
+
+from chatbot.settings import Settings
+from chatbot.store.base import Store
+from chatbot.telegram.bot import TelegramBot
+from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
+
+JSON = dict[str, Any]
+TEST_SETTINGS = Settings(
+    telegram_token="x",
+    bot_delay=0.0,
+    remind_after=3600.0,
+    takeover_after=3600.0,
+    table_interval=0.0,
+    group_rate=100_000.0,
+)
+
+
+def request() -> HTTPXRequest:
+    return HTTPXRequest(httpx_kwargs={"trust_env": False}, connection_pool_size=64)
+
+
+class Harness:
+    """One bot process: a TelegramBot on `store`, fed raw updates as Telegram sends them."""
+
+    def __init__(self, tg: FakeTelegram, store: Store, settings: Settings = TEST_SETTINGS):
+        self.tg = tg
+        self.settings = replace(
+            settings, telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot")
+        )
+        self.bot = TelegramBot(
+            self.settings, store, request=request(), get_updates_request=request()
+        )
+
+    async def start(self) -> Harness:
+        await self.bot.app.initialize()
+        await self.bot.register_commands()
+        return self
+
+    async def stop(self) -> None:
+        await self.bot.stop_ticker()
+        await self.bot.app.shutdown()
+
+    async def feed(self, update: JSON) -> None:
+        await self.bot.app.process_update(Update.de_json(update, self.bot.app.bot))
+        assert not self.bot.errors, self.bot.errors
+
+    async def command(self, chat: JSON | int, user: JSON, text: str) -> None:
+        await self.feed(self.tg.message_update(chat, user, text))
+
+    async def press(self, user: JSON, message: StoredMessage, data: str) -> JSON:
+        update = self.tg.callback_update(user, message, data)
+        await self.feed(update)
+        return update
+
+    async def tick(self) -> int:
+        """Run due timers once (computer moves); how many messages they produced."""
+        out = await self.bot.service.tick()
+        await self.bot.deliver(out)
+        assert not self.bot.errors, self.bot.errors
+        return len(out)
+
+
+def hand_message(tg: FakeTelegram, user_id: int) -> StoredMessage | None:
+    """The player's private hand message: the latest bot message there with game buttons."""
+    for message in reversed(tg.sent_to(user_id)):
+        if any(d.startswith(("m", "n")) for d in message.callback_data):
+            return message
+    return None
+
+
+def playable(message: StoredMessage) -> bool:
+    return any(d.startswith(("m", "n")) for d in message.callback_data)
+
+
+def pick(message: StoredMessage, rng: random.Random) -> str:
+    """A button that makes progress: a move if there is one, else the deepest step."""
+    moves = [d for d in message.callback_data if d.startswith("m")]
+    if moves:
+        return rng.choice(moves)
+    steps = [d for d in message.callback_data if d.startswith("n")]
+    deepest = max(len(d.rsplit("|", 1)[1]) for d in steps)
+    return rng.choice([d for d in steps if len(d.rsplit("|", 1)[1]) == deepest])
