@@ -37,7 +37,11 @@ def N_(s: str) -> str:
 
 def locales_dir() -> Path:
     """The catalogue folder: $EGOBOT_LOCALES if set, else `locales/` at the repository root."""
-    override = os.environ.get(LOCALES_ENV)
+    return _locales_dir(os.environ.get(LOCALES_ENV) or None)
+
+
+@cache
+def _locales_dir(override: str | None) -> Path:
     if override:
         return Path(override).resolve()
     return Path(__file__).resolve().parent.parent / "locales"
@@ -106,7 +110,9 @@ class Translator:
 
 def translator(locale: str, directory: Path | None = None) -> Translator:
     """The translator for a locale; an unknown locale gets English."""
-    return _translator(locale, directory.resolve() if directory else locales_dir())
+    if directory is None:
+        return _translator(locale, locales_dir())
+    return _translator(locale, directory.resolve())
 
 
 def translators(directory: Path | None = None) -> tuple[Translator, ...]:

@@ -20,6 +20,7 @@ class Settings:
     history_keep: int = 20  # finished games remembered per chat
     tick: float = 0.5  # how often deadlines are checked (seconds)
     group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
+    overall_rate: float = 30.0  # Telegram's limit: requests a second over all chats
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -41,4 +42,5 @@ class Settings:
             history_keep=int(num("HISTORY_KEEP", d.history_keep)),
             tick=num("TICK", d.tick),
             group_rate=num("GROUP_RATE", d.group_rate),
+            overall_rate=num("OVERALL_RATE", d.overall_rate),
         )

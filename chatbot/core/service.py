@@ -109,15 +109,18 @@ class GameService:
     # --- dispatch ------------------------------------------------------------------------------
 
     async def handle(self, inc: Incoming) -> Reply:
+        if inc.command is None and inc.data is None:
+            return Reply()
+        # A move dedupes in the round trip that loads its session (`_move`); the rest here.
+        if (
+            inc.update_id
+            and not _is_move(inc.data)
+            and not await self.store.first_time(f"seen:{inc.update_id}", DEDUPE_TTL)
+        ):
+            return Reply()  # the same update delivered again: already handled
         if inc.command is not None:
-            if inc.update_id and not await self.store.first_time(
-                f"seen:{inc.update_id}", DEDUPE_TTL
-            ):
-                return Reply()
             return await self._command(inc)
-        if inc.data is not None:
-            return await self._press(inc)
-        return Reply()
+        return await self._press(inc)
 
     async def _command(self, inc: Incoming) -> Reply:
         name = inc.command
@@ -648,3 +651,9 @@ def _fresh(message: Message) -> Message:
     return Message(
         message.chat, message.text, message.buttons, slot=message.slot, game=message.game
     )
+
+
+def _is_move(data: str | None) -> bool:
+    """Whether button data takes the move path (`GameService._move`)."""
+    press = b.decode(data) if data is not None else None
+    return press is not None and press.op == b.MOVE and len(press.fields) == 2

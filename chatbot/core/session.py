@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -51,7 +51,7 @@ class Session:
         return [(i, s) for i, s in enumerate(self.seats) if s.user is not None]
 
     def dumps(self) -> bytes:
-        return orjson.dumps(asdict(self))
+        return orjson.dumps(self)  # orjson writes dataclasses natively (and fast)
 
     @classmethod
     def loads(cls, raw: bytes) -> Session:

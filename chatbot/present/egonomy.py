@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from chatbot.i18n import N_, Translator
 from chatbot.present.base import Option, Options
@@ -73,6 +74,7 @@ def by_number(cards: Iterable[int]) -> list[int]:
 
 def _table_name(table: int, tr: Translator) -> str:
     """The short distinct label of a table (1-based), e.g. "Table 2"."""
+    # TRANSLATORS: the short label of topic table 1, 2 or 3 (also used on buttons).
     return tr.gettext("Table {n}").format(n=table + 1)
 
 
@@ -87,6 +89,7 @@ def _table_line(view: View, table: int, tr: Translator) -> str:
     if view.flipped[table]:
         topic = f"{topic} {FLIPPED_MARK}"
     lying = cards_text(view.tables[table]) or tr.gettext("(empty)")
+    # TRANSLATORS: e.g. "Table 2 · 🧩 Logic: 🧩4 🧩5"; the cards lying on that table.
     return tr.gettext("{table} · {topic}: {cards}").format(
         table=_table_name(table, tr), topic=topic, cards=lying
     )
@@ -330,7 +333,7 @@ def _rows(options: Sequence[Option], per_row: int) -> Options:
     return tuple(tuple(options[i : i + per_row]) for i in range(0, len(options), per_row))
 
 
-def choices(
+def _choices(
     view: View, legal: Sequence[Action], path: str, tr: Translator
 ) -> tuple[str, str, Options]:
     """The path actually shown (stale paths fall back to ""), its prompt and its options."""
@@ -340,7 +343,8 @@ def choices(
     options = [_option(path, g, level, view, tr) for g in _groups(under, level)]
     rows = _rows(options, level.per_row)
     if path:
-        rows += ((Option(f"⬅️ {tr.gettext('Back')}", nav=_back(path, legal)),),)
+        back = tr.gettext("Back")
+        rows += ((Option(f"⬅️ {back}", nav=_back(path, legal)),),)
     return path, _prompt(level, under[0], tr), rows
 
 
@@ -413,7 +417,8 @@ def _narrate_argue(event: Argued, names: Sequence[str], tr: Translator) -> str:
         "{player} argued {cards} on {table} and collected {collected}: +{ego} ✦"
     ).format(**fields)
     if event.fallacy:
-        line = f"{line} {tr.gettext('Fallacy! 123 also beats 789.')}"
+        fallacy = tr.gettext("Fallacy! 123 also beats 789.")
+        line = f"{line} {fallacy}"
     return line
 
 
@@ -453,6 +458,7 @@ def _score_line(
     ]
     if tied:
         parts.append(tr.gettext("hand sum {sum}").format(sum=score.hand_sum))
+    # TRANSLATORS: trophies won this round, then the player's new total.
     parts.append(tr.gettext("🏆 +{won} → {total}").format(won=score.trophies_won, total=total))
     return " · ".join(parts)
 
@@ -482,7 +488,8 @@ def _announce_round(event: RoundEnded, names: Sequence[str], tr: Translator) -> 
 
 def _announce_game(event: GameEnded, names: Sequence[str], tr: Translator) -> str:
     """The final ranking by trophies, and the winner celebrated."""
-    lines = [f"<b>{tr.gettext('Game over!')}</b>", ""]
+    over = tr.gettext("Game over!")
+    lines = [f"<b>{over}</b>", ""]
     for place, player in enumerate(event.ranking, start=1):
         lines.append(f"{place}. {names[player]} · 🏆 {event.trophies[player]}")
     winner = event.ranking[0]
@@ -631,7 +638,8 @@ def _turn_line(view: View, names: Sequence[str], tr: Translator) -> str:
 def _hand_line(view: View, tr: Translator) -> str:
     """The player's own hand, sorted by number."""
     cards = cards_text(by_number(view.hand)) or tr.gettext("(empty)")
-    return f"<b>{tr.gettext('Your hand')}</b> ({len(view.hand)}): {cards}"
+    title = tr.gettext("Your hand")
+    return f"<b>{title}</b> ({len(view.hand)}): {cards}"
 
 
 def _own_line(view: View, tr: Translator) -> str:
@@ -645,8 +653,10 @@ def _own_line(view: View, tr: Translator) -> str:
 def _to_act_line(view: View, tr: Translator) -> str:
     """The player's own turn: a fresh action or the momentum extra one."""
     if view.momentum:
-        return f"<b>{tr.gettext('Momentum!')}</b> {tr.gettext('Take one more action.')}"
-    return f"<b>{tr.gettext('Your turn!')}</b>"
+        momentum, again = tr.gettext("Momentum!"), tr.gettext("Take one more action.")
+        return f"<b>{momentum}</b> {again}"
+    yours = tr.gettext("Your turn!")
+    return f"<b>{yours}</b>"
 
 
 def _units(text: str) -> int:
@@ -696,7 +706,7 @@ class EgonomyPresenter:
         if not legal:
             lines.append(_turn_line(view, names, tr))
             return "\n".join(lines), ()
-        _, prompt, options = choices(view, legal, path, tr)
+        _, prompt, options = _choices(view, legal, path, tr)
         lines += [_to_act_line(view, tr), prompt]
         return "\n".join(lines), options
 
@@ -704,8 +714,8 @@ class EgonomyPresenter:
         """The hand in one short line (at most 200 UTF-16 units, as platforms count them)."""
         cards = [card_text(c) for c in by_number(view.hand)]
         ego = view.ego_piles[view.me] if view.me is not None else 0
-        head = f"{tr.gettext('Your hand')} ({len(cards)}): "
-        tail = f" · {tr.gettext('ego ✦ {ego}').format(ego=ego)}"
+        title, ego_text = tr.gettext("Your hand"), tr.gettext("ego ✦ {ego}").format(ego=ego)
+        head, tail = f"{title} ({len(cards)}): ", f" · {ego_text}"
         text = head + " ".join(cards) + tail
         while _units(text) > PEEK_LIMIT and cards:
             cards.pop()
@@ -724,7 +734,7 @@ class EgonomyPresenter:
             return _announce_game(event, names, tr)
         return None
 
-    def explain(self, code: str, params: dict[str, object], tr: Translator) -> tuple[str, str]:
+    def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         """Why the engine refused an action, and the rule section that says so."""
         msgid, section = EXPLANATIONS.get(code, _UNKNOWN_REFUSAL)
         return tr.gettext(msgid).format(**params), section

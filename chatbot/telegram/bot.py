@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 import weakref
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import BotCommand, Update
@@ -21,6 +22,7 @@ from telegram.ext import (
     ContextTypes,
     TypeHandler,
 )
+from telegram.request import HTTPXRequest
 
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Message, Reply
@@ -31,6 +33,14 @@ from chatbot.store.base import Store
 from chatbot.telegram.convert import incoming, markup, telegram_id
 
 log = logging.getLogger(__name__)
+
+
+def nodelay_request() -> HTTPXRequest:
+    """HTTP to the Bot API with Nagle's algorithm off (no waiting for delayed ACKs)."""
+    return HTTPXRequest(
+        connection_pool_size=64,
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+    )
 
 
 class PerChatProcessor(BaseUpdateProcessor):
@@ -61,14 +71,27 @@ class PerChatProcessor(BaseUpdateProcessor):
 class TelegramBot:
     """Wires a PTB Application to a `GameService` and delivers what the service says."""
 
-    def __init__(self, settings: Settings, store: Store, **builder_options: Any) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Callable[[], float] = time.time,
+        **builder_options: Any,
+    ) -> None:
+        """`clock` (unix seconds) drives the game timers; `builder_options` go to PTB's builder."""
         if not settings.telegram_token:
             raise ValueError("TELEGRAM_TOKEN is not set")
         self.settings = settings
         builder = (
             ApplicationBuilder()
             .token(settings.telegram_token)
-            .rate_limiter(AIORateLimiter(group_max_rate=settings.group_rate, max_retries=3))
+            .rate_limiter(
+                AIORateLimiter(
+                    overall_max_rate=settings.overall_rate,
+                    group_max_rate=settings.group_rate,
+                    max_retries=3,
+                )
+            )
             .concurrent_updates(PerChatProcessor())
             .post_init(self._started)
             .post_shutdown(self._stopped)
@@ -76,10 +99,12 @@ class TelegramBot:
         if settings.telegram_base_url:
             base = settings.telegram_base_url.rstrip("/")
             builder = builder.base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
+        builder_options.setdefault("request", nodelay_request())
+        builder_options.setdefault("get_updates_request", nodelay_request())
         for name, value in builder_options.items():
             builder = getattr(builder, name)(value)
         self.app: Application[Any, Any, Any, Any, Any, Any] = builder.build()
-        self.service = GameService(store, settings, self.deep_link, self.is_admin)
+        self.service = GameService(store, settings, self.deep_link, self.is_admin, clock=clock)
         self.app.add_handler(TypeHandler(Update, self.on_update))
         self.app.add_error_handler(self._on_error)
         self.errors: list[BaseException] = []

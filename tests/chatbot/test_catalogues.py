@@ -82,6 +82,8 @@ def test_catalogue_loads_for_real(lang: str) -> None:
     catalog = load(lang)
     plural = gettext.c2py(catalog.plural_expr)
     for m in entries(catalog):
+        if m.fuzzy or not all(forms(m.string)):
+            continue  # left out on purpose; the tests below report them
         if m.pluralizable:
             singular, plural_id = forms(m.id)[:2]
             for n in range(30):

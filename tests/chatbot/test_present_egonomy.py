@@ -14,7 +14,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from babel.messages.extract import extract_from_file
 
+import chatbot.present.egonomy as presenter_module
 import engine
 from chatbot.i18n import Translator, translator
 from chatbot.present.base import Option, Options, Presenter
@@ -479,6 +481,36 @@ def test_a_real_refusal_is_explained(tr: Translator) -> None:
         GAME.apply(state, 0, Action("b", 0, parse("A1")))
     text, section = PRESENTER.explain(refused.value.code, refused.value.params, tr)
     assert "Single cards never beat each other" in text and section == "babble"
+
+
+MARKERS = {"N_": 0, "gettext": 0, "ngettext": 0, "pgettext": 1}
+
+
+def literal_messages(source: Path) -> set[str]:
+    """Every string literal the module hands to gettext, ngettext, pgettext or N_."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        if name in MARKERS and len(node.args) > MARKERS[name]:
+            arg = node.args[MARKERS[name]]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found.add(arg.value)
+    return found
+
+
+def test_every_message_is_found_by_babel_extraction() -> None:
+    """`pybabel extract` with its default keywords (as scripts/i18n runs it) finds them all."""
+    source = Path(presenter_module.__file__)
+    extracted = {
+        message if isinstance(message, str) else message[0]
+        for _, message, _, _ in extract_from_file("python", str(source))
+    }
+    literals = literal_messages(source)
+    assert len(literals) > 60 and {"Back", "Your hand", "Babble"} <= literals
+    assert literals <= extracted, literals - extracted
 
 
 def test_title_and_lobby_options(tr: Translator) -> None:

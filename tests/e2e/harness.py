@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+import socket
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -22,23 +25,34 @@ TEST_SETTINGS = Settings(
     takeover_after=3600.0,
     table_interval=0.0,
     group_rate=100_000.0,
+    overall_rate=100_000.0,
 )
 
 
 def request() -> HTTPXRequest:
-    return HTTPXRequest(httpx_kwargs={"trust_env": False}, connection_pool_size=64)
+    return HTTPXRequest(
+        httpx_kwargs={"trust_env": False},
+        connection_pool_size=64,
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+    )
 
 
 class Harness:
     """One bot process: a TelegramBot on `store`, fed raw updates as Telegram sends them."""
 
-    def __init__(self, tg: FakeTelegram, store: Store, settings: Settings = TEST_SETTINGS):
+    def __init__(
+        self,
+        tg: FakeTelegram,
+        store: Store,
+        settings: Settings = TEST_SETTINGS,
+        clock: Callable[[], float] = time.time,
+    ):
         self.tg = tg
         self.settings = replace(
             settings, telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot")
         )
         self.bot = TelegramBot(
-            self.settings, store, request=request(), get_updates_request=request()
+            self.settings, store, clock, request=request(), get_updates_request=request()
         )
 
     async def start(self) -> Harness:
