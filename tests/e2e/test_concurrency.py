@@ -175,12 +175,6 @@ async def test_racing_presses_equal_a_serial_replay_of_the_accepted_ones(
         ]
         assert len(taken) == 1, (step, texts)
         accepted.append((seat, taken[0]))
-        from chatbot.core import views
-        i = to_move(after); s_ = after.seats[i]
-        m = tg.message(int(s_.user[3:]), int(after.messages[views.hand_slot(s_.user)]))
-        want = views.hand(after, i)
-        if m.raw != want.text:
-            print("STALE HAND", step, i, m.callback_data[:2], [bb.data for r in want.buttons for bb in r][:2], [x.message_id for x in tg.sent_to(int(s_.user[3:]))])
         stale[seat] = (message, list(message.callback_data))
 
     final = await load(a)
