@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -200,7 +200,7 @@ async def main(args: argparse.Namespace) -> None:
             proc.terminate()
 
 
-def run(argv: list[str] | None = None, entry: Callable[..., Awaitable[None]] = main) -> None:
+def run(argv: list[str] | None = None, entry: Callable[..., Coroutine[Any, Any, None]] = main) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--presses", type=int, default=2000)
     parser.add_argument("--games", type=int, default=8)
