@@ -43,7 +43,7 @@ class Console:
             else GameService(MemoryStore(), settings)
         )
         self.ask, self.show = ask, show
-        self.me = User(YOU, "You", lang)
+        self.me = User(YOU, "Human", lang)
         self.messages: dict[str, Message] = {}  # message id -> latest content
         self.hand_id: str | None = None
         self._ids = 0
@@ -66,7 +66,7 @@ class Console:
             self.messages[message_id] = message
             if message.chat == YOU and message.slot:
                 self.hand_id = message_id
-            elif message.chat == GROUP and not message.coalesce:
+            elif message.chat == GROUP and not message.coalesce and not message.edit:
                 self.show("\n" + plain(message.text))
 
     async def press(self, message_id: str, data: str) -> None:
