@@ -459,6 +459,11 @@ class GameService:
         if move != session.move:
             fresh = views.hand(session, seat, edit=inc.message) if inc.private else None
             text = tr.gettext("That button is outdated: here is your current hand.")
+            slot = session.messages.get(views.hand_slot(inc.user.id))
+            if fresh is not None and not fresh.buttons and inc.message == slot:
+                # Every move that gives this player a choice edits their hand message; this
+                # edit, racing such a move, could land after it and take their buttons away.
+                fresh, text = None, tr.gettext("This button is no longer in use.")
             return Reply(Answer(text), [fresh] if fresh else [])
         return None
 

@@ -94,6 +94,7 @@ class TelegramBot:
             )
             .concurrent_updates(PerChatProcessor())
             .post_init(self._started)
+            .post_stop(self._stopping)
             .post_shutdown(self._stopped)
         )
         if settings.telegram_base_url:
@@ -131,8 +132,10 @@ class TelegramBot:
         await self.register_commands()
         self.start_ticker()
 
+    async def _stopping(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        await self.stop_ticker()  # while the bot can still send the pending table edits
+
     async def _stopped(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        await self.stop_ticker()
         await self.service.store.close()
 
     async def register_commands(self) -> None:
@@ -149,6 +152,7 @@ class TelegramBot:
             self._ticker = asyncio.create_task(self._tick_forever())
 
     async def stop_ticker(self) -> None:
+        """Stop the timers; table edits still waiting for their interval are sent now."""
         for task in [self._ticker, *self._flushers.values()]:
             if task is not None:
                 task.cancel()
@@ -156,6 +160,12 @@ class TelegramBot:
                     await task
         self._ticker = None
         self._flushers.clear()
+        pending, self._pending = self._pending, {}
+        for message in pending.values():
+            try:
+                await self.send(message)
+            except TelegramError as exc:
+                log.warning("pending table edit lost at stop: %s", exc)
 
     async def _tick_forever(self) -> None:
         while True:
@@ -210,12 +220,29 @@ class TelegramBot:
         wait = self._last_table.get(key, 0.0) + self.settings.table_interval - time.monotonic()
         self._flushers[key] = asyncio.create_task(self._flush(key, max(wait, 0.0)))
 
+    async def flush(self) -> None:
+        """Wait until every coalesced table edit waiting for its interval has been sent."""
+        while self._flushers:
+            await asyncio.gather(*self._flushers.values(), return_exceptions=True)
+
     async def _flush(self, key: str, wait: float) -> None:
-        await asyncio.sleep(wait)
-        self._flushers.pop(key, None)
-        message = self._pending.pop(key, None)
-        if message is not None:
-            await self.send(message)
+        """Send the pending edit of `key` after `wait`, then any newer one an interval later.
+
+        One flusher per key sends in order, so a newer edit is never overtaken by an older one
+        held up (e.g. by a 429); an edit stays pending until sent, so a stop cannot lose it."""
+        try:
+            await asyncio.sleep(wait)
+            while (message := self._pending.get(key)) is not None:
+                await self.send(message)
+                if self._pending.get(key) is message:
+                    del self._pending[key]
+                else:
+                    await asyncio.sleep(self.settings.table_interval)
+        except Exception as exc:  # the next table update starts a new flusher
+            log.exception("table edit failed")
+            self.errors.append(exc)
+        finally:
+            self._flushers.pop(key, None)
 
     async def send(self, message: Message) -> None:
         """Edit the message in place when it has one, else send it (and remember its slot)."""

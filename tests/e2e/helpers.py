@@ -75,10 +75,18 @@ def user_of(session: Session, seat: int, users: list[JSON]) -> JSON:
 async def ready_to_move(
     h: Harness, tg: FakeTelegram, user: JSON, rng: random.Random
 ) -> StoredMessage:
-    """Navigate the user's hand message until it offers at least one move button."""
+    """Navigate the user's hand message until it offers at least one move button.
+
+    A hand edited by a press that raced a move can show the buttons of a move ago; pressing
+    one brings the current hand, as it would for a person."""
     for _ in range(10):
         message = hand_message(tg, user["id"])
-        assert message is not None and playable(message), "the player has choices"
+        assert message is not None and playable(message), "the player to move has buttons"
+        session = await load(h)
+        presses = [p for d in message.callback_data if (p := b.decode(d)) is not None]
+        if any(p.op in (b.MOVE, b.NAV) and p.move != session.move for p in presses):
+            await h.press(user, message, message.callback_data[0])
+            continue
         if any(d.startswith(b.MOVE) for d in message.callback_data):
             return message
         await h.press(user, message, pick(message, rng))

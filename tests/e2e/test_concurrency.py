@@ -65,7 +65,12 @@ async def two_players(tg: FakeTelegram, a: Harness) -> list[JSON]:
 
 
 async def race(processes: Processes, updates: list[JSON]) -> None:
-    """Deliver every update at the same instant, alternating processes and delivery paths."""
+    """Deliver every update at the same instant, alternating processes and delivery paths.
+
+    First each process opens enough Redis connections, as a busy bot has: else the first
+    press would finish on an open connection while the others still connect."""
+    for h in processes:
+        await asyncio.gather(*(h.bot.service.store.load("warm") for _ in updates))
 
     async def deliver(i: int, update: JSON) -> None:
         h = processes[i % 2]
@@ -126,7 +131,11 @@ async def test_one_button_pressed_20_times_at_once_is_applied_once(
     assert after.state == applied_once(prior, seat, code_of(data))
     texts = answers(tg, updates)
     assert texts.count("") == 1, "exactly one press was accepted"
-    assert all("outdated" in t for t in texts if t), texts
+    refusals = {
+        "That button is outdated: here is your current hand.",
+        "This button is no longer in use.",
+    }
+    assert set(texts) - {""} <= refusals, texts
     assert len(table.history) == table_edits + 1, "one table edit for one move"
     assert len(tg.sent_to(GROUP)) == group_messages or after.log != prior.log
     assert not real_failures(tg), real_failures(tg)

@@ -1,0 +1,163 @@
+"""Timers: computer players move on their own; idle people are reminded, then replaced.
+
+"Computer players move on their own with a short delay; a human who does not move within a
+configurable time gets a reminder, then a computer player takes the turn for them."
+Deadlines are driven by a settable clock given to the bot; `tick()` runs what is due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
+
+from chatbot.core import buttons as b
+from chatbot.core.session import WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER
+from chatbot.store.redis import RedisStore
+from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
+from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
+from tests.e2e.helpers import GROUP, JSON, load, open_table, real_failures, to_move, user_of
+
+SETTINGS = replace(TEST_SETTINGS, bot_delay=2.0, remind_after=30.0, takeover_after=20.0)
+
+
+class Clock:
+    """A settable unix clock."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def h(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str, clock: Clock
+) -> AsyncIterator[Harness]:
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    harness = await Harness(tg, store, SETTINGS, clock).start()
+    try:
+        yield harness
+    finally:
+        await harness.stop()
+        await store.close()
+
+
+async def test_an_idle_player_is_reminded_then_a_computer_moves_for_them(
+    h: Harness, tg: FakeTelegram, clock: Clock
+) -> None:
+    ann = tg.user(51, "Ann")
+    bob = tg.user(52, "Bob")
+    users = [ann, bob]
+    await open_table(h, tg, users)
+    session = await load(h)
+    idle = user_of(session, to_move(session), users)
+    assert session.waiting == WAIT_REMIND and session.deadline == clock.now + 30.0
+    private = len(tg.sent_to(idle["id"]))
+
+    clock.now += 29.9
+    assert await h.tick() == 0, "not yet"
+    clock.now += 0.2
+    assert await h.tick() == 1
+    reminder = tg.last_message(idle["id"])
+    assert reminder is not None and len(tg.sent_to(idle["id"])) == private + 1
+    assert reminder.text == (
+        "⏰ It is your turn! If you do not move in 20 seconds, a computer player will move for you."
+    )
+    reminded = await load(h)
+    assert (reminded.move, reminded.state) == (session.move, session.state), "only a reminder"
+    assert reminded.waiting == WAIT_TAKEOVER and reminded.deadline == clock.now + 20.0
+
+    group = len(tg.sent_to(GROUP))
+    clock.now += 19.9
+    assert await h.tick() == 0, "not yet"
+    clock.now += 0.2
+    assert await h.tick() > 0
+    taken = await load(h)
+    assert taken.move == session.move + 1, "a computer moved for the idle player"
+    notices = [m.text for m in tg.sent_to(GROUP)[group:]]
+    name = idle["first_name"]
+    assert f"{name} was away: a computer player moved for them." in notices
+    table = tg.message(GROUP, int(taken.messages["table"]))
+    assert table.history, "the table shows the move"
+    assert not real_failures(tg), real_failures(tg)
+
+
+async def test_a_move_in_time_cancels_the_reminder(
+    h: Harness, tg: FakeTelegram, clock: Clock
+) -> None:
+    ann = tg.user(53, "Ann")
+    bob = tg.user(54, "Bob")
+    users = [ann, bob]
+    await open_table(h, tg, users)
+    session = await load(h)
+    user = user_of(session, to_move(session), users)
+    clock.now += 25.0
+    hand = hand_message(tg, user["id"])
+    assert hand is not None
+    rng = random.Random(1)
+    while (await load(h)).move == session.move:
+        await h.press(user, hand, pick(hand, rng))
+    moved = await load(h)
+    assert moved.deadline == clock.now + 30.0, "the next player gets the full time"
+    clock.now += 10.0
+    assert await h.tick() == 0, "the mover is not reminded"
+
+
+async def your_turn(h: Harness, tg: FakeTelegram, user: JSON) -> StoredMessage:
+    """Wait (up to 10 s) until the computers have played and the user's hand has buttons."""
+    deadline = time.monotonic() + 10
+    while True:
+        session = await load(h)
+        hand = hand_message(tg, user["id"])
+        if (
+            session.waiting != WAIT_BOT
+            and hand is not None
+            and all(b.decode(d).move == session.move for d in hand.callback_data)  # type: ignore[union-attr]
+        ):
+            assert session.seats[to_move(session)].user == f"tg:{user['id']}"
+            return hand
+        assert time.monotonic() < deadline, "the computers did not move"
+        await asyncio.sleep(0.01)
+
+
+async def test_computer_players_move_on_their_own(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    """With the bot's own ticker running (no tick() calls), three computer players play
+    their turns after a short delay until it is the person's turn again."""
+    settings = replace(TEST_SETTINGS, bot_delay=0.05, tick=0.02)
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    h = await Harness(tg, store, settings).start()
+    h.bot.start_ticker()
+    try:
+        ann = tg.user(55, "Ann")
+        await open_table(h, tg, [ann], computers=3)
+        start = await load(h)
+        rng = random.Random(2)
+        presses = 0
+        for _ in range(3):
+            hand = await your_turn(h, tg, ann)
+            before = (await load(h)).move
+            while (await load(h)).move == before:
+                await h.press(ann, hand, pick(hand, rng))
+                presses += 1
+        await your_turn(h, tg, ann)
+        end = await load(h)
+        assert end.move - start.move > presses, "the computers moved too"
+        table = tg.message(GROUP, int(end.messages["table"]))
+        assert "🤖" in table.text and len(table.history) >= 3
+        assert not h.bot.errors and not real_failures(tg), real_failures(tg)
+    finally:
+        await h.stop()
+        await store.close()
