@@ -200,7 +200,9 @@ async def main(args: argparse.Namespace) -> None:
             proc.terminate()
 
 
-def run(argv: list[str] | None = None, entry: Callable[..., Coroutine[Any, Any, None]] = main) -> None:
+def run(
+    argv: list[str] | None = None, entry: Callable[..., Coroutine[Any, Any, None]] = main
+) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--presses", type=int, default=2000)
     parser.add_argument("--games", type=int, default=8)
