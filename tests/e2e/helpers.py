@@ -137,7 +137,7 @@ def answer_calls(tg: FakeTelegram, update: JSON) -> list[Any]:
 
 def sent_callback_data(tg: FakeTelegram) -> list[str]:
     """The callback_data of every button in every request the bot made."""
-    out = []
+    out: list[str] = []
     for call in tg.calls:
         markup = call.params.get("reply_markup")
         if isinstance(markup, dict):

@@ -137,7 +137,7 @@ async def test_one_button_pressed_20_times_at_once_is_applied_once(
     }
     assert set(texts) - {""} <= refusals, texts
     assert len(table.history) == table_edits + 1, "one table edit for one move"
-    assert len(tg.sent_to(GROUP)) == group_messages or after.log != prior.log
+    assert tg.sent_to(GROUP)[group_messages:] == [], "no announcement, let alone two"
     assert not real_failures(tg), real_failures(tg)
 
 
@@ -164,7 +164,7 @@ async def test_racing_presses_equal_a_serial_replay_of_the_accepted_ones(
         moves = [d for d in message.callback_data if d.startswith(b.MOVE)]
         updates = [tg.callback_update(user, message, d) for d in moves]
         updates += [tg.callback_update(user, message, d) for d in message.callback_data]
-        if other in stale:  # the other player's outdated buttons, from their last turn
+        if other in stale:  # buttons of the other's last turn, as a lagging client shows them
             old, data = stale[other]
             updates += [tg.callback_update(other_user, old, d, check=False) for d in data[:3]]
         own = hand_message(tg, other_user["id"]) or tg.sent_to(other_user["id"])[-1]
@@ -232,15 +232,14 @@ async def test_a_duplicate_delivery_is_ignored(tg: FakeTelegram, processes: Proc
     # A navigation step and a command, delivered twice: nothing happens the second time.
     session = await load(a)
     user = user_of(session, to_move(session), users)
-    message = hand_message(tg, user["id"])
-    assert message is not None
-    nav = next((d for d in message.callback_data if d.startswith(b.NAV)), None)
-    if nav is not None:
-        update = tg.callback_update(user, message, nav)
-        await a.feed(update)
-        calls = len(tg.calls)
-        await b2.feed(update)
-        assert tg.calls[calls:] == [], "a repeated navigation press is ignored"
+    hand = hand_message(tg, user["id"])
+    assert hand is not None
+    nav = next(d for d in hand.callback_data if d.startswith(b.NAV))
+    update = tg.callback_update(user, hand, nav)
+    await a.feed(update)
+    calls = len(tg.calls)
+    await b2.feed(update)
+    assert tg.calls[calls:] == [], "a repeated navigation press is ignored"
     status = tg.message_update(GROUP, users[0], "/status")
     await a.feed(status)
     calls = len(tg.calls)

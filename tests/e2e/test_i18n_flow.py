@@ -1,0 +1,402 @@
+"""The language features through the real Telegram adapter and the fake Bot API.
+
+"Every text comes from a catalogue, with the locale passed in explicitly: group messages in
+the chat's language, private ones in the player's." /language in a group sets the group's
+language, in a private chat the player's; the choice is kept in the store. Without a choice a
+user's Telegram language_code decides (negotiated: "th-TH" -> th, "pt-br" -> English). The
+command menu is registered in every language. /rules and /rule speak the chat's language and
+quote the rulebooks; a refused press names the rule in the player's language.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+
+from chatbot.core import buttons as b
+from chatbot.core.help import COMMANDS
+from chatbot.core.session import Session
+from chatbot.i18n import Translator, translator
+from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.store.redis import RedisStore
+from engine.egonomy.rules import BABBLE, CUT_OFF, Action, encode_action
+from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
+from tests.e2e.harness import Harness
+from tests.e2e.helpers import (
+    GROUP,
+    JSON,
+    load,
+    open_table,
+    query_id,
+    ready_to_move,
+    state_of,
+    to_move,
+    user_of,
+)
+
+TH, JA, EN = translator("th"), translator("ja"), translator("en")
+OWN_NAMES = {"th": "ไทย", "ja": "日本語", "en": "English"}  # each language in itself
+THAI = re.compile(r"[\u0e00-\u0e7f]")
+KANA = re.compile(r"[\u3040-\u30ff]")
+OTHER_GROUP = -1005550001111
+INTRO = (
+    "👋 I host card games in this chat: Egonomy, with computer players for empty seats. "
+    "Your hand comes to our private chat."
+)
+
+# Sentences of the rulebooks (seeds 000 and 001), verbatim, that the rule sections quote.
+RULEBOOK = {
+    "th": {
+        "babble": "ห้ามทำแอ็คชันเพ้อเจ้อบนโต๊ะที่มีการ์ดใบเดียว แม้จะมีแต้มสูงกว่า",
+        "momentum": "คุณต้องทำอีกหนึ่งแอ็คชันทันที จะเป็นแอ็คชันเดิมก็ได้",
+        "cut_off": "ที่มีการ์ดเพียงใบเดียว เก็บเป็น",
+        "turn": "เริ่มก่อน แล้วเล่นต่อตามเข็มนาฬิกา ในเทิร์นของคุณ คุณต้องทำหนึ่งในห้าแอ็คชัน",
+        "general": "ทุกคนดูกองทิ้งที่หงายอยู่ได้ตลอดเวลา",
+    },
+    "ja": {
+        "babble": "1枚だけのカードの上に、1枚だけのカードを出すことはできません。",
+        "momentum": "すぐにもう1回アクションを必ず行います。同じアクションでもかまいません。",
+        "cut_off": "から、そのカードを取って",
+        "turn": "時計回りに進めます。手番では5つのアクションのうち1つを必ず行います",
+        "general": "表向きの捨て札は、誰でもいつでも見られます。",
+    },
+}
+
+
+@pytest.fixture
+async def h(tg: FakeTelegram, redis_store: RedisStore) -> AsyncIterator[Harness]:
+    harness = await Harness(tg, redis_store).start()
+    try:
+        yield harness
+    finally:
+        await harness.stop()
+
+
+def data_of(message: StoredMessage, label: str) -> str:
+    """The callback data of the button labelled `label`."""
+    found = [x["callback_data"] for x in message.buttons if x["text"] == label]
+    assert found, (label, message.button_texts)
+    return found[0]
+
+
+async def choose_language(
+    h: Harness, tg: FakeTelegram, chat_id: int, user: JSON, language: str
+) -> tuple[StoredMessage, JSON]:
+    """`user` sends /language in the chat and presses the button of `language`."""
+    await h.command(chat_id, user, "/language")
+    menu = tg.last_message(chat_id)
+    assert menu is not None
+    update = await h.press(user, menu, data_of(menu, OWN_NAMES[language]))
+    answer = tg.callback_answer(query_id(update))
+    assert answer is not None
+    return tg.message(chat_id, menu.message_id), answer
+
+
+def hand_of(tg: FakeTelegram, session: Session, user: JSON) -> StoredMessage:
+    """The player's private hand message (the slot the game keeps editing)."""
+    return tg.message(user["id"], int(session.messages[f"hand:tg:{user['id']}"]))
+
+
+def table_of(tg: FakeTelegram, session: Session) -> StoredMessage:
+    return tg.message(GROUP, int(session.messages["table"]))
+
+
+def table_line(tr: Translator) -> str:
+    """How the first topic table is named in a language, e.g. "โต๊ะ 1 · ⚖️ จริยศาสตร์"."""
+    return (
+        tr.gettext("{table} · {topic}: {cards}")
+        .split("{cards}")[0]
+        .format(table=tr.gettext("Table {n}").format(n=1), topic=f"⚖️ {tr.gettext('Ethics')}")
+    )
+
+
+def unchanged(before: Session, after: Session) -> bool:
+    return (after.move, after.state, after.log) == (before.move, before.state, before.log)
+
+
+# --- /language ---------------------------------------------------------------------------
+
+
+async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    ann = tg.user(21, "Ann", language_code="en")
+    kenji = tg.user(22, "Kenji", language_code="ja")
+    tg.group(GROUP, "Symposium", creator=ann)
+    first = RedisStore.from_url(redis_url, redis_prefix)
+    h = await Harness(tg, first).start()
+    try:
+        await h.command(GROUP, ann, "/language")
+        menu = tg.last_message(GROUP)
+        assert menu is not None
+        assert menu.text == EN.gettext("Which language should I use in this group?")
+        assert sorted(menu.button_texts) == sorted(OWN_NAMES.values())
+        update = await h.press(ann, menu, data_of(menu, "ไทย"))
+        done = TH.gettext("Done: I will write in English in this group.")
+        assert THAI.search(done)
+        assert tg.callback_answer(query_id(update)) == {
+            "text": done,
+            "show_alert": False,
+            "url": None,
+        }
+        assert tg.message(GROUP, menu.message_id).text == done, "the menu becomes the answer"
+
+        lobby = await open_table(h, tg, [ann, kenji], computers=1)
+        lobby = tg.message(GROUP, lobby.message_id)
+        assert lobby.history[0].startswith("🎲 Egonomy: ")
+        assert "เปิดโต๊ะใหม่แล้ว" in lobby.history[0], "the lobby speaks Thai"
+        assert lobby.text.startswith("🎲 Egonomy เริ่มแล้ว!") and "🤖 โสกราตีส" in lobby.text
+        session = await load(h)
+        assert session.language == "th"
+        assert [s.language for s in session.seats if s.user] == ["en", "ja"]
+        table = table_of(tg, session)
+        assert table_line(TH) in table.text and table_line(TH).startswith("โต๊ะ 1 · ⚖️ ")
+        assert table.button_texts == [TH.gettext("🃏 My hand"), TH.gettext("📖 Rules")]
+        update = await h.press(kenji, table, data_of(table, "📖 กติกา"))
+        assert tg.callback_answer(query_id(update))["text"] == "ルールを個別チャットに送りました。"
+        assert tg.last_message(kenji["id"]).text == "📖 どのルールを読みますか？"
+        assert tg.message(GROUP, table.message_id).text == table.text, "the table stays"
+        kenji_hand = hand_of(tg, session, kenji)
+        assert kenji_hand.text.startswith("あなたの手札") and table_line(JA) in kenji_hand.text
+        ann_hand = hand_of(tg, session, ann)
+        assert ann_hand.text.startswith("Your hand") and table_line(EN) in ann_hand.text
+
+        mover = user_of(session, to_move(session), [ann, kenji])
+        hand = await ready_to_move(h, tg, mover, random.Random(1))
+        await h.press(mover, hand, next(d for d in hand.callback_data if d[0] == b.MOVE))
+        narrated = table_of(tg, await load(h)).text.splitlines()[-1]
+        assert narrated.startswith("• ") and THAI.search(narrated), narrated
+    finally:
+        await h.stop()
+        await first.close()
+
+    # A new process on the same store: the group's choice is still there.
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    h2 = await Harness(tg, store).start()
+    try:
+        await h2.command(GROUP, ann, "/help")
+        assert tg.last_message(GROUP).text.startswith(TH.gettext(INTRO))
+        await h2.command(GROUP, ann, "/stop")
+        await h2.command(GROUP, ann, "/newgame")
+        lobby = tg.last_message(GROUP)
+        assert lobby is not None and "เปิดโต๊ะใหม่แล้ว" in lobby.text
+        assert TH.gettext("🙋 Join") in lobby.button_texts
+    finally:
+        await h2.stop()
+        await store.close()
+
+
+async def test_private_language_reaches_the_hand_of_a_running_game(
+    h: Harness, tg: FakeTelegram
+) -> None:
+    ann = tg.user(31, "Ann", language_code="en")
+    bob = tg.user(32, "Bob", language_code="en")
+    users = [ann, bob]
+    await open_table(h, tg, users)  # Ann is the host, Bob joined
+    menu, answer = await choose_language(h, tg, ann["id"], ann, "th")
+    assert menu.history[0] == EN.gettext("Which language should I use with you?")
+    assert answer["text"] == menu.text == TH.gettext("Done: I will write to you in English.")
+    menu, answer = await choose_language(h, tg, bob["id"], bob, "ja")
+    assert answer["text"] == menu.text == JA.gettext("Done: I will write to you in English.")
+    session = await load(h)
+    assert [s.language for s in session.seats] == ["th", "ja"], "the host's seat too"
+
+    rng = random.Random(4)
+    for _ in range(3):  # a player acts at most twice in a row (momentum): both hands are redrawn
+        session = await load(h)
+        mover = user_of(session, to_move(session), users)
+        hand = await ready_to_move(h, tg, mover, rng)
+        await h.press(mover, hand, next(d for d in hand.callback_data if d[0] == b.MOVE))
+    session = await load(h)
+    assert hand_of(tg, session, ann).text.startswith(TH.gettext("Your hand"))
+    assert table_line(TH) in hand_of(tg, session, ann).text
+    assert hand_of(tg, session, bob).text.startswith("あなたの手札")
+    assert table_line(JA) in hand_of(tg, session, bob).text
+    table = table_of(tg, session)
+    assert table_line(EN) in table.text, "the group keeps its own language"
+    update = await h.press(bob, table, data_of(table, "🃏 My hand"))
+    assert tg.callback_answer(query_id(update))["text"].startswith("あなたの手札")
+
+
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [("th", "th"), ("th-TH", "th"), ("ja", "ja"), ("en-US", "en"), ("pt-br", "en"), (None, "en")],
+)
+async def test_the_default_language_is_the_users_telegram_language(
+    h: Harness, tg: FakeTelegram, code: str | None, language: str
+) -> None:
+    user = tg.user(41, "Noor", language_code=code)
+    tr = translator(language)
+    await h.command(user["id"], user, "/help")
+    assert tg.last_message(user["id"]).text.startswith(tr.gettext(INTRO))
+    tg.group(OTHER_GROUP, "Agora", creator=user)
+    await h.command(OTHER_GROUP, user, "/rules")
+    overview = tg.last_message(OTHER_GROUP)
+    assert overview.text == tr.gettext("📖 Which rule would you like to read?")
+    assert tr.gettext("Momentum") in overview.button_texts
+    assert ("โมเมนตัม" in overview.button_texts) == (language == "th")
+    assert ("勢い" in overview.button_texts) == (language == "ja")
+
+
+async def test_the_command_menu_is_registered_in_every_language(
+    h: Harness, tg: FakeTelegram
+) -> None:
+    default_scope = json.dumps({"type": "default"}, sort_keys=True)
+    languages = [c.params.get("language_code") for c in tg.calls_to("setMyCommands")]
+    assert sorted(languages, key=str) == sorted(["en", "ja", "th", None], key=str)
+    for language in ("th", "ja", "en"):
+        tr = translator(language)
+        menu = tg.commands[(default_scope, language)]
+        assert menu == [{"command": n, "description": tr.gettext(d)} for n, d in COMMANDS]
+    assert tg.commands[(default_scope, "")] == tg.commands[(default_scope, "en")]
+    th = {c["command"]: c["description"] for c in tg.commands[(default_scope, "th")]}
+    ja = {c["command"]: c["description"] for c in tg.commands[(default_scope, "ja")]}
+    assert all(THAI.search(d) for d in th.values())
+    assert all(KANA.search(d) for d in ja.values())
+    assert "/rule โมเมนตัม" in th["rule"] and "/rule 勢い" in ja["rule"]
+
+
+# --- /rules and /rule --------------------------------------------------------------------
+
+
+async def test_rules_sections_speak_the_chat_language(h: Harness, tg: FakeTelegram) -> None:
+    ann = tg.user(51, "Ann", language_code="en")
+    kenji = tg.user(52, "Kenji", language_code="ja")
+    tg.group(GROUP, "Symposium", creator=ann)
+    await choose_language(h, tg, GROUP, ann, "th")
+    await h.command(GROUP, kenji, "/rules")  # a Japanese user in a Thai group
+    overview = tg.last_message(GROUP)
+    assert overview.text == "📖 อยากอ่านกติกาข้อไหน?"
+    assert overview.button_texts == [TH.gettext(s.title) for s in EGONOMY_RULES.sections]
+    assert {"เพ้อเจ้อ", "ตัดบท", "ถกเถียง", "รับฟัง", "ปล่อยวาง", "ล้มโต๊ะ"} <= set(overview.button_texts)
+    await h.press(kenji, overview, data_of(overview, "เพ้อเจ้อ"))
+    section = tg.message(GROUP, overview.message_id)
+    assert section.text.startswith("เพ้อเจ้อ\n\n")
+    assert RULEBOOK["th"]["babble"] in section.text
+    assert section.button_texts == [TH.gettext("⬅️ All rules")]
+    await h.press(kenji, section, section.callback_data[0])
+    back = tg.message(GROUP, overview.message_id)
+    assert back.text == overview.text and back.button_texts == overview.button_texts
+
+    tg.group(OTHER_GROUP, "Agora", creator=kenji)
+    await h.command(OTHER_GROUP, kenji, "/rules")  # no choice there: Kenji's Japanese
+    overview = tg.last_message(OTHER_GROUP)
+    assert overview.text == "📖 どのルールを読みますか？"
+    await h.press(kenji, overview, data_of(overview, "戯言"))
+    section = tg.message(OTHER_GROUP, overview.message_id)
+    assert section.text.startswith("戯言\n\n") and RULEBOOK["ja"]["babble"] in section.text
+    assert section.button_texts == [JA.gettext("⬅️ All rules")]
+
+
+@pytest.mark.parametrize("query", ["โมเมนตัม", "勢い", "momentum"])
+async def test_rule_finds_momentum_by_any_of_its_names(
+    h: Harness, tg: FakeTelegram, query: str
+) -> None:
+    ann = tg.user(61, "Ann", language_code="en")
+    kenji = tg.user(62, "Kenji", language_code="ja")
+    tg.group(GROUP, "Symposium", creator=ann)
+    await choose_language(h, tg, GROUP, ann, "th")
+    entry = next(g for g in EGONOMY_RULES.glossary if g.key == "momentum")
+    more = b.encode(b.RULE, "egonomy", "momentum")
+    for chat_id, tr in ((GROUP, TH), (kenji["id"], JA)):
+        await h.command(chat_id, kenji, f"/rule {query}")
+        found = tg.last_message(chat_id)
+        assert found.text == f"{tr.gettext(entry.term)}\n{tr.gettext(entry.text)}"
+        assert found.button_texts == [tr.gettext("📖 Read more")]
+        assert found.callback_data == [more]
+    assert tg.last_message(GROUP).text.startswith("โมเมนตัม\n")
+    assert tg.last_message(kenji["id"]).text.startswith("勢い\n")
+
+
+async def test_a_typo_offers_the_term_it_resembles(h: Harness, tg: FakeTelegram) -> None:
+    som = tg.user(71, "Som", language_code="th")
+    tg.group(GROUP, "Symposium", creator=som)
+    await h.command(GROUP, som, "/rule momentun")
+    offer = tg.last_message(GROUP)
+    assert offer.text == TH.t("I don't know “{query}”. Did you mean:", query="momentun")
+    assert THAI.search(offer.text)
+    assert offer.button_texts[0] == "โมเมนตัม"
+    assert offer.callback_data[0] == b.encode(b.RULE, "egonomy", "momentum")
+    await h.press(som, offer, offer.callback_data[0])
+    section = tg.message(GROUP, offer.message_id)
+    assert section.text.startswith("โมเมนตัม\n\n") and RULEBOOK["th"]["momentum"] in section.text
+
+
+# --- refusals ----------------------------------------------------------------------------
+
+
+async def refused(
+    h: Harness, tg: FakeTelegram, user: JSON, message: StoredMessage, data: str
+) -> tuple[JSON, StoredMessage]:
+    """A crafted press (no such button on `message`): the pop-up and the private message."""
+    before = await load(h)
+    update = tg.callback_update(user, message, data, check=False)
+    await h.feed(update)
+    assert unchanged(before, await load(h)), "nothing in the game changes"
+    answer = tg.callback_answer(query_id(update))
+    why = tg.last_message(user["id"])
+    assert answer is not None and why is not None
+    return answer, why
+
+
+async def open_rule(
+    h: Harness, tg: FakeTelegram, user: JSON, why: StoredMessage, lang: str, section: str
+) -> None:
+    """The refusal's rule button opens the rule section, in the player's language."""
+    tr = translator(lang)
+    assert why.button_texts == [tr.gettext("📖 Full rule")]
+    assert why.callback_data == [b.encode(b.RULE, "egonomy", section)]
+    await h.press(user, why, why.callback_data[0])
+    shown = tg.message(user["id"], why.message_id)
+    title = tr.gettext(EGONOMY_RULES.section(section).title)
+    assert shown.text.startswith(f"{title}\n\n")
+    assert RULEBOOK[lang][section] in shown.text
+    assert shown.button_texts == [tr.gettext("⬅️ All rules")]
+
+
+@pytest.mark.parametrize(("mover_lang", "other_lang"), [("th", "ja"), ("ja", "th")])
+async def test_a_refused_press_names_the_rule_in_the_players_language(
+    h: Harness, tg: FakeTelegram, mover_lang: str, other_lang: str
+) -> None:
+    ann = tg.user(81, "Ann", language_code="en")
+    bob = tg.user(82, "Bob", language_code="en")
+    users = [ann, bob]
+    tg.group(GROUP, "Symposium", creator=ann)
+    await choose_language(h, tg, GROUP, ann, "th")
+    await open_table(h, tg, users)
+    session = await load(h)
+    seat = to_move(session)
+    mover, other = user_of(session, seat, users), user_of(session, 1 - seat, users)
+    await choose_language(h, tg, mover["id"], mover, mover_lang)
+    await choose_language(h, tg, other["id"], other, other_lang)
+    hand = await ready_to_move(h, tg, mover, random.Random(6))
+    real_data = next(d for d in hand.callback_data if d[0] == b.MOVE)
+    real = b.decode(real_data)
+    assert real is not None
+    state = state_of(await load(h))
+
+    def crafted(action: Action) -> str:
+        """The real button's data with another action code of the same format."""
+        return b.encode(b.MOVE, real.fields[0], encode_action(action), move=real.move)
+
+    mtr, otr = translator(mover_lang), translator(other_lang)
+    empty = next(t for t, lying in enumerate(state.tables) if not lying)
+    answer, why = await refused(h, tg, mover, hand, crafted(Action(CUT_OFF, empty)))
+    text = mtr.gettext("You may cut off only from a topic table holding exactly one card.")
+    assert answer == {"text": text, "show_alert": True, "url": None}
+    assert why.text == text and (THAI if mover_lang == "th" else KANA).search(text)
+    await open_rule(h, tg, mover, why, mover_lang, "cut_off")
+
+    not_held = state.hands[1 - seat][0]
+    answer, why = await refused(h, tg, mover, hand, crafted(Action(BABBLE, empty, (not_held,))))
+    assert answer["text"] == why.text == mtr.gettext("That card is not in your hand.")
+    await open_rule(h, tg, mover, why, mover_lang, "general")
+
+    own = tg.sent_to(other["id"])[-1]
+    answer, why = await refused(h, tg, other, own, real_data)  # the mover's button
+    assert answer["text"] == why.text == otr.gettext("It's not your turn.")
+    await open_rule(h, tg, other, why, other_lang, "turn")
