@@ -51,3 +51,11 @@ def chat_from_payload(payload: str) -> str | None:
     if not payload.startswith("j") or len(payload) < 2:
         return None
     return payload[1:].replace("_", ":")
+
+
+def game_chat(data: str | None, chat: str) -> str:
+    """The chat whose game a press in `chat` acts on (hand buttons name their group)."""
+    press = decode(data) if data else None
+    if press is not None and press.op in (MOVE, NAV, PEEK) and press.fields:
+        return press.fields[0]
+    return chat

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 RULEBOOKS: dict[str, RuleBook] = {EGONOMY_RULES.game: EGONOMY_RULES}
 SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat
+OVERVIEW = "^"  # "All rules" under a section: the overview in place of the section
 
 # The command menu, registered with the platform in every language.
 COMMANDS = (
@@ -84,7 +85,7 @@ class HelpDesk:
         section = book.section(key)
         title, body = html.escape(tr.gettext(section.title)), html.escape(tr.gettext(section.body))
         text = f"<b>{title}</b>\n\n{body}"
-        back = ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, book.game)),),)
+        back = ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, book.game, OVERVIEW)),),)
         return Message(chat, text, back, edit=edit)
 
     def lookup(self, chat: str, query: str, tr: Translator) -> Message:
@@ -130,13 +131,15 @@ class HelpDesk:
         tr = translator(await self.service.chat_language(inc))
         book = RULEBOOKS.get(press.fields[0] if press.fields else "", EGONOMY_RULES)
         key = press.fields[1] if len(press.fields) > 1 else ""
-        if key == SEND_PRIVATELY or (not inc.private and inc.message is None):
+        # The table's rules button is shared by everyone: the overview goes to the presser's
+        # private chat instead of replacing the table.
+        if key == SEND_PRIVATELY:
             ptr = translator(await self.service.user_language(inc.user.id, inc.user.language))
             return Reply(
                 Answer(ptr.gettext("I sent the rules to our private chat.")),
                 [self.overview(inc.user.id, book, ptr)],
             )
-        if not key:
+        if key in ("", OVERVIEW):
             return Reply(Answer(), [self.overview(inc.chat, book, tr, edit=inc.message)])
         try:
             return Reply(Answer(), [self.section(inc.chat, book, key, tr, inc.message)])
@@ -145,7 +148,8 @@ class HelpDesk:
 
     async def _choose_language(self, inc: Incoming, scope: str, code: str) -> Reply:
         if code not in available_locales():
-            return Reply(Answer("?"))
+            tr = translator(await self.service.chat_language(inc))
+            return Reply(Answer(tr.gettext("This button is no longer in use.")))
         store = self.service.store
         tr = translator(code)
         if scope == "u":

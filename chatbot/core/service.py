@@ -8,6 +8,7 @@ import html
 import random
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -36,6 +37,7 @@ from engine.registry import GAMES
 RETRIES = 8  # compare-and-set attempts before giving up on a busy session
 LOG_LINES = 6
 DEDUPE_TTL = 3600
+NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
 COMPUTER = GreedyPlayer()  # plays computer seats and the turns of players who are away
 
 
@@ -196,6 +198,8 @@ class GameService:
             await self.save(session, 0)
         except Conflict:
             return Reply()
+        if session.seats:  # the host sits down: a private /language must find this game
+            await self.store.set_setting(f"user:{inc.user.id}", "game", inc.chat)
         lobby = views.lobby(session, tr, self.deep_link)
         return Reply(messages=[_with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
 
@@ -470,10 +474,13 @@ class GameService:
     def _refused(
         self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator
     ) -> Reply:
-        """The rule that forbids it, in a pop-up and privately with a button to the rule."""
+        """The rule that forbids it, in a pop-up, and privately with a button to the rule."""
         why, section = PRESENTERS[session.game].explain(refused.code, refused.params, tr)
+        answer = Answer(why[:200], alert=True)
+        if refused.code in NOT_A_RULE:
+            return Reply(answer)
         rule = Button(tr.gettext("📖 Full rule"), b.encode(b.RULE, session.game, section))
-        return Reply(Answer(why[:200], alert=True), [Message(inc.user.id, why, ((rule,),))])
+        return Reply(answer, [Message(inc.user.id, why, ((rule,),))])
 
     async def _nav(self, inc: Incoming, move: int, chat: str, path: str) -> Reply:
         session, _ = await self.load(chat)
@@ -574,11 +581,17 @@ class GameService:
     async def tick(self) -> list[Message]:
         """Run every due deadline: computer moves, reminders, and take-overs of idle turns."""
         out: list[Message] = []
-        for key in await self.store.due(self.clock(), 50):
-            out.extend(await self._timeout(key))
+        for key in await self.due():
+            out.extend(await self.timeout(key))
         return out
 
-    async def _timeout(self, key: str) -> list[Message]:
+    async def due(self) -> list[str]:
+        """The game keys whose deadline has come."""
+        return await self.store.due(self.clock(), 50)
+
+    async def timeout(self, key: str) -> list[Message]:
+        """What happens at a game's deadline: a computer moves, or an idle player is reminded
+        (a fresh hand message, so their buttons are at the bottom) or replaced for the turn."""
         doc = await self.store.load(key)
         session, version = self._session(doc)
         if session is None:
@@ -606,7 +619,8 @@ class GameService:
                 "a computer player will move for you.",
                 seconds=tr.number(round(self.settings.takeover_after)),
             )
-            return [Message(seat.user or "", text)]
+            hand = views.hand(session, player)
+            return [_fresh(replace(hand, text=f"{text}\n\n{hand.text}"))]
         rng = Rng(session.seed ^ session.move)
         view = game.view(state, player)
         action = COMPUTER.choose(view, game.legal_actions(state, player), rng)

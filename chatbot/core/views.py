@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chatbot.core import buttons as b
+from chatbot.core.help import SEND_PRIVATELY
 from chatbot.core.model import Button, Keyboard, Message
 from chatbot.core.session import Seat, Session
 from chatbot.i18n import N_, Translator, translator
@@ -115,7 +116,7 @@ def table(session: Session, final: bool = False) -> Message:
         keyboard = (
             (
                 Button(tr.gettext("🃏 My hand"), b.encode(b.PEEK, session.chat)),
-                Button(tr.gettext("📖 Rules"), b.encode(b.RULE, session.game)),
+                Button(tr.gettext("📖 Rules"), b.encode(b.RULE, session.game, SEND_PRIVATELY)),
             ),
         )
     return Message(

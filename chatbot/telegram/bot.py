@@ -8,7 +8,7 @@ import logging
 import socket
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from telegram import BotCommand, Update
@@ -18,12 +18,12 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
-    BaseUpdateProcessor,
     ContextTypes,
     TypeHandler,
 )
 from telegram.request import HTTPXRequest
 
+from chatbot.core.buttons import game_chat
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Message, Reply
 from chatbot.core.service import GameService
@@ -41,31 +41,6 @@ def nodelay_request() -> HTTPXRequest:
         connection_pool_size=64,
         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
     )
-
-
-class PerChatProcessor(BaseUpdateProcessor):
-    """Updates of different chats run concurrently; one chat's updates run in order."""
-
-    def __init__(self, max_concurrent_updates: int = 256) -> None:
-        super().__init__(max_concurrent_updates)
-        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-
-    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        chat = update.effective_chat if isinstance(update, Update) else None
-        if chat is None:
-            await coroutine
-            return
-        lock = self._locks.get(chat.id)
-        if lock is None:
-            lock = self._locks[chat.id] = asyncio.Lock()
-        async with lock:
-            await coroutine
-
-    async def initialize(self) -> None:
-        """Nothing to set up."""
-
-    async def shutdown(self) -> None:
-        """Nothing to release."""
 
 
 class TelegramBot:
@@ -92,7 +67,7 @@ class TelegramBot:
                     max_retries=3,
                 )
             )
-            .concurrent_updates(PerChatProcessor())
+            .concurrent_updates(256)
             .post_init(self._started)
             .post_stop(self._stopping)
             .post_shutdown(self._stopped)
@@ -113,6 +88,9 @@ class TelegramBot:
         self._last_table: dict[str, float] = {}
         self._pending: dict[str, Message] = {}
         self._flushers: dict[str, asyncio.Task[None]] = {}
+        # One game's updates and timers run one at a time in this process, so its messages
+        # are edited in the order its states were saved; other games run concurrently.
+        self._games: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # --- platform ports for the service -----------------------------------------------------
 
@@ -167,11 +145,19 @@ class TelegramBot:
             except TelegramError as exc:
                 log.warning("pending table edit lost at stop: %s", exc)
 
+    def game_lock(self, chat: str) -> asyncio.Lock:
+        lock = self._games.get(chat)
+        if lock is None:
+            lock = self._games[chat] = asyncio.Lock()
+        return lock
+
     async def _tick_forever(self) -> None:
         while True:
             await asyncio.sleep(self.settings.tick)
             try:
-                await self.deliver(await self.service.tick())
+                for key in await self.service.due():
+                    async with self.game_lock(key.removeprefix("game:")):
+                        await self.deliver(await self.service.timeout(key))
             except Exception as exc:  # keep ticking whatever one game did
                 log.exception("timer tick failed")
                 self.errors.append(exc)
@@ -187,12 +173,13 @@ class TelegramBot:
         event = incoming(update, self.app.bot.username)
         if event is None:
             return
-        reply = await self.service.handle(event)
-        query = update.callback_query
-        if query is not None and reply.answer is None and reply.messages:
-            reply.answer = Answer()
-        await self._answer(update, reply)
-        await self.deliver(reply.messages)
+        async with self.game_lock(game_chat(event.data, event.chat)):
+            reply = await self.service.handle(event)
+            query = update.callback_query
+            if query is not None and reply.answer is None and reply.messages:
+                reply.answer = Answer()
+            await self._answer(update, reply)
+            await self.deliver(reply.messages)
 
     async def _answer(self, update: Update, reply: Reply) -> None:
         query = update.callback_query

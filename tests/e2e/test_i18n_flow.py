@@ -54,14 +54,12 @@ RULEBOOK = {
         "babble": "ห้ามทำแอ็คชันเพ้อเจ้อบนโต๊ะที่มีการ์ดใบเดียว แม้จะมีแต้มสูงกว่า",
         "momentum": "คุณต้องทำอีกหนึ่งแอ็คชันทันที จะเป็นแอ็คชันเดิมก็ได้",
         "cut_off": "ที่มีการ์ดเพียงใบเดียว เก็บเป็น",
-        "turn": "เริ่มก่อน แล้วเล่นต่อตามเข็มนาฬิกา ในเทิร์นของคุณ คุณต้องทำหนึ่งในห้าแอ็คชัน",
         "general": "ทุกคนดูกองทิ้งที่หงายอยู่ได้ตลอดเวลา",
     },
     "ja": {
         "babble": "1枚だけのカードの上に、1枚だけのカードを出すことはできません。",
         "momentum": "すぐにもう1回アクションを必ず行います。同じアクションでもかまいません。",
         "cut_off": "から、そのカードを取って",
-        "turn": "時計回りに進めます。手番では5つのアクションのうち1つを必ず行います",
         "general": "表向きの捨て札は、誰でもいつでも見られます。",
     },
 }
@@ -78,9 +76,23 @@ async def h(tg: FakeTelegram, redis_store: RedisStore) -> AsyncIterator[Harness]
 
 def data_of(message: StoredMessage, label: str) -> str:
     """The callback data of the button labelled `label`."""
-    found = [x["callback_data"] for x in message.buttons if x["text"] == label]
+    found = [str(x["callback_data"]) for x in message.buttons if x["text"] == label]
     assert found, (label, message.button_texts)
     return found[0]
+
+
+def last(tg: FakeTelegram, chat_id: int) -> StoredMessage:
+    """The bot's latest message in the chat."""
+    message = tg.last_message(chat_id)
+    assert message is not None, f"no bot message in {chat_id}"
+    return message
+
+
+def answer_to(tg: FakeTelegram, update: JSON) -> JSON:
+    """What the bot answered to the button press of `update`."""
+    answer = tg.callback_answer(query_id(update))
+    assert answer is not None, "the press was answered"
+    return answer
 
 
 async def choose_language(
@@ -88,12 +100,9 @@ async def choose_language(
 ) -> tuple[StoredMessage, JSON]:
     """`user` sends /language in the chat and presses the button of `language`."""
     await h.command(chat_id, user, "/language")
-    menu = tg.last_message(chat_id)
-    assert menu is not None
+    menu = last(tg, chat_id)
     update = await h.press(user, menu, data_of(menu, OWN_NAMES[language]))
-    answer = tg.callback_answer(query_id(update))
-    assert answer is not None
-    return tg.message(chat_id, menu.message_id), answer
+    return tg.message(chat_id, menu.message_id), answer_to(tg, update)
 
 
 def hand_of(tg: FakeTelegram, session: Session, user: JSON) -> StoredMessage:
@@ -131,14 +140,13 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
     h = await Harness(tg, first).start()
     try:
         await h.command(GROUP, ann, "/language")
-        menu = tg.last_message(GROUP)
-        assert menu is not None
+        menu = last(tg, GROUP)
         assert menu.text == EN.gettext("Which language should I use in this group?")
         assert sorted(menu.button_texts) == sorted(OWN_NAMES.values())
         update = await h.press(ann, menu, data_of(menu, "ไทย"))
         done = TH.gettext("Done: I will write in English in this group.")
         assert THAI.search(done)
-        assert tg.callback_answer(query_id(update)) == {
+        assert answer_to(tg, update) == {
             "text": done,
             "show_alert": False,
             "url": None,
@@ -157,8 +165,8 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
         assert table_line(TH) in table.text and table_line(TH).startswith("โต๊ะ 1 · ⚖️ ")
         assert table.button_texts == [TH.gettext("🃏 My hand"), TH.gettext("📖 Rules")]
         update = await h.press(kenji, table, data_of(table, "📖 กติกา"))
-        assert tg.callback_answer(query_id(update))["text"] == "ルールを個別チャットに送りました。"
-        assert tg.last_message(kenji["id"]).text == "📖 どのルールを読みますか？"
+        assert answer_to(tg, update)["text"] == "ルールを個別チャットに送りました。"
+        assert last(tg, kenji["id"]).text == "📖 どのルールを読みますか？"
         assert tg.message(GROUP, table.message_id).text == table.text, "the table stays"
         kenji_hand = hand_of(tg, session, kenji)
         assert kenji_hand.text.startswith("あなたの手札") and table_line(JA) in kenji_hand.text
@@ -179,10 +187,10 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
     h2 = await Harness(tg, store).start()
     try:
         await h2.command(GROUP, ann, "/help")
-        assert tg.last_message(GROUP).text.startswith(TH.gettext(INTRO))
+        assert last(tg, GROUP).text.startswith(TH.gettext(INTRO))
         await h2.command(GROUP, ann, "/stop")
         await h2.command(GROUP, ann, "/newgame")
-        lobby = tg.last_message(GROUP)
+        lobby = last(tg, GROUP)
         assert lobby is not None and "เปิดโต๊ะใหม่แล้ว" in lobby.text
         assert TH.gettext("🙋 Join") in lobby.button_texts
     finally:
@@ -219,7 +227,7 @@ async def test_private_language_reaches_the_hand_of_a_running_game(
     table = table_of(tg, session)
     assert table_line(EN) in table.text, "the group keeps its own language"
     update = await h.press(bob, table, data_of(table, "🃏 My hand"))
-    assert tg.callback_answer(query_id(update))["text"].startswith("あなたの手札")
+    assert answer_to(tg, update)["text"].startswith("あなたの手札")
 
 
 @pytest.mark.parametrize(
@@ -232,10 +240,10 @@ async def test_the_default_language_is_the_users_telegram_language(
     user = tg.user(41, "Noor", language_code=code)
     tr = translator(language)
     await h.command(user["id"], user, "/help")
-    assert tg.last_message(user["id"]).text.startswith(tr.gettext(INTRO))
+    assert last(tg, user["id"]).text.startswith(tr.gettext(INTRO))
     tg.group(OTHER_GROUP, "Agora", creator=user)
     await h.command(OTHER_GROUP, user, "/rules")
-    overview = tg.last_message(OTHER_GROUP)
+    overview = last(tg, OTHER_GROUP)
     assert overview.text == tr.gettext("📖 Which rule would you like to read?")
     assert tr.gettext("Momentum") in overview.button_texts
     assert ("โมเมนตัม" in overview.button_texts) == (language == "th")
@@ -269,7 +277,7 @@ async def test_rules_sections_speak_the_chat_language(h: Harness, tg: FakeTelegr
     tg.group(GROUP, "Symposium", creator=ann)
     await choose_language(h, tg, GROUP, ann, "th")
     await h.command(GROUP, kenji, "/rules")  # a Japanese user in a Thai group
-    overview = tg.last_message(GROUP)
+    overview = last(tg, GROUP)
     assert overview.text == "📖 อยากอ่านกติกาข้อไหน?"
     assert overview.button_texts == [TH.gettext(s.title) for s in EGONOMY_RULES.sections]
     assert {"เพ้อเจ้อ", "ตัดบท", "ถกเถียง", "รับฟัง", "ปล่อยวาง", "ล้มโต๊ะ"} <= set(overview.button_texts)
@@ -284,7 +292,7 @@ async def test_rules_sections_speak_the_chat_language(h: Harness, tg: FakeTelegr
 
     tg.group(OTHER_GROUP, "Agora", creator=kenji)
     await h.command(OTHER_GROUP, kenji, "/rules")  # no choice there: Kenji's Japanese
-    overview = tg.last_message(OTHER_GROUP)
+    overview = last(tg, OTHER_GROUP)
     assert overview.text == "📖 どのルールを読みますか？"
     await h.press(kenji, overview, data_of(overview, "戯言"))
     section = tg.message(OTHER_GROUP, overview.message_id)
@@ -304,19 +312,19 @@ async def test_rule_finds_momentum_by_any_of_its_names(
     more = b.encode(b.RULE, "egonomy", "momentum")
     for chat_id, tr in ((GROUP, TH), (kenji["id"], JA)):
         await h.command(chat_id, kenji, f"/rule {query}")
-        found = tg.last_message(chat_id)
+        found = last(tg, chat_id)
         assert found.text == f"{tr.gettext(entry.term)}\n{tr.gettext(entry.text)}"
         assert found.button_texts == [tr.gettext("📖 Read more")]
         assert found.callback_data == [more]
-    assert tg.last_message(GROUP).text.startswith("โมเมนตัม\n")
-    assert tg.last_message(kenji["id"]).text.startswith("勢い\n")
+    assert last(tg, GROUP).text.startswith("โมเมนตัม\n")
+    assert last(tg, kenji["id"]).text.startswith("勢い\n")
 
 
 async def test_a_typo_offers_the_term_it_resembles(h: Harness, tg: FakeTelegram) -> None:
     som = tg.user(71, "Som", language_code="th")
     tg.group(GROUP, "Symposium", creator=som)
     await h.command(GROUP, som, "/rule momentun")
-    offer = tg.last_message(GROUP)
+    offer = last(tg, GROUP)
     assert offer.text == TH.t("I don't know “{query}”. Did you mean:", query="momentun")
     assert THAI.search(offer.text)
     assert offer.button_texts[0] == "โมเมนตัม"
@@ -331,16 +339,13 @@ async def test_a_typo_offers_the_term_it_resembles(h: Harness, tg: FakeTelegram)
 
 async def refused(
     h: Harness, tg: FakeTelegram, user: JSON, message: StoredMessage, data: str
-) -> tuple[JSON, StoredMessage]:
-    """A crafted press (no such button on `message`): the pop-up and the private message."""
+) -> JSON:
+    """A crafted press (no such button on `message`): nothing changes; the pop-up answer."""
     before = await load(h)
     update = tg.callback_update(user, message, data, check=False)
     await h.feed(update)
     assert unchanged(before, await load(h)), "nothing in the game changes"
-    answer = tg.callback_answer(query_id(update))
-    why = tg.last_message(user["id"])
-    assert answer is not None and why is not None
-    return answer, why
+    return answer_to(tg, update)
 
 
 async def open_rule(
@@ -385,18 +390,22 @@ async def test_a_refused_press_names_the_rule_in_the_players_language(
 
     mtr, otr = translator(mover_lang), translator(other_lang)
     empty = next(t for t, lying in enumerate(state.tables) if not lying)
-    answer, why = await refused(h, tg, mover, hand, crafted(Action(CUT_OFF, empty)))
+    answer = await refused(h, tg, mover, hand, crafted(Action(CUT_OFF, empty)))
     text = mtr.gettext("You may cut off only from a topic table holding exactly one card.")
     assert answer == {"text": text, "show_alert": True, "url": None}
-    assert why.text == text and (THAI if mover_lang == "th" else KANA).search(text)
+    assert (THAI if mover_lang == "th" else KANA).search(text)
+    why = last(tg, mover["id"])
+    assert why.text == text
     await open_rule(h, tg, mover, why, mover_lang, "cut_off")
 
     not_held = state.hands[1 - seat][0]
-    answer, why = await refused(h, tg, mover, hand, crafted(Action(BABBLE, empty, (not_held,))))
+    answer = await refused(h, tg, mover, hand, crafted(Action(BABBLE, empty, (not_held,))))
+    why = last(tg, mover["id"])
     assert answer["text"] == why.text == mtr.gettext("That card is not in your hand.")
     await open_rule(h, tg, mover, why, mover_lang, "general")
 
-    own = tg.sent_to(other["id"])[-1]
-    answer, why = await refused(h, tg, other, own, real_data)  # the mover's button
-    assert answer["text"] == why.text == otr.gettext("It's not your turn.")
-    await open_rule(h, tg, other, why, other_lang, "turn")
+    # Out of turn: a pop-up in the other player's own language (no rule to read).
+    own = last(tg, other["id"])
+    answer = await refused(h, tg, other, own, real_data)  # the mover's button
+    assert answer == {"text": otr.gettext("It's not your turn."), "show_alert": True, "url": None}
+    assert (THAI if other_lang == "th" else KANA).search(answer["text"])

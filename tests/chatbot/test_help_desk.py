@@ -1,0 +1,248 @@
+"""The help desk (chatbot/core/help.py) through a GameService on a MemoryStore.
+
+/rules shows the rulebook's sections as buttons; a section button edits the message into that
+section, in the chat's language, with a way back. /rule looks a term up in every language and
+answers in the asker's. /language offers every language that has a catalogue, each named in
+itself; a group's choice is the chat's, a private chat's is the player's (and reaches the seat
+of a game they play); a code without a catalogue is refused.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from chatbot.core import buttons as b
+from chatbot.core.help import COMMANDS, OVERVIEW, SEND_PRIVATELY, language_name
+from chatbot.core.model import Answer, Button, Incoming, Message, Reply, User
+from chatbot.core.service import GameService
+from chatbot.i18n import available_locales, translator
+from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.settings import Settings
+from chatbot.store.memory import MemoryStore
+
+GROUP = "tg:-100777"
+LANGS = available_locales()
+SECTION_KEYS = [s.key for s in EGONOMY_RULES.sections]
+NO_LONGER = "This button is no longer in use."
+INTRO = (
+    "👋 I host card games in this chat: Egonomy, with computer players for empty seats. "
+    "Your hand comes to our private chat."
+)
+
+
+@pytest.fixture
+def service() -> GameService:
+    return GameService(MemoryStore(), Settings())
+
+
+def user(n: int = 1, language: str | None = "en") -> User:
+    return User(f"tg:{n}", f"Player {n}", language)
+
+
+def command(name: str, args: str = "", who: User | None = None, chat: str = GROUP) -> Incoming:
+    who = who or user()
+    return Incoming(chat if chat != "private" else who.id, chat == "private", who, name, args)
+
+
+def press(data: str, who: User | None = None, chat: str = GROUP, message: str = "7") -> Incoming:
+    who = who or user()
+    private = chat == "private"
+    return Incoming(who.id if private else chat, private, who, data=data, message=message)
+
+
+def only(reply: Reply) -> Message:
+    assert len(reply.messages) == 1, reply
+    return reply.messages[0]
+
+
+# --- /help and /rules ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_help_lists_every_command(service: GameService, lang: str) -> None:
+    tr = translator(lang)
+    text = only(await service.handle(command("help", who=user(1, lang)))).text
+    for name, description in COMMANDS:
+        assert f"/{name} — {tr.gettext(description)}" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_rules_shows_every_section_three_to_a_row(service: GameService, lang: str) -> None:
+    tr = translator(lang)
+    overview = only(await service.handle(command("rules", who=user(1, lang))))
+    assert overview.text == tr.gettext("📖 Which rule would you like to read?")
+    assert all(len(row) <= 3 for row in overview.buttons)
+    buttons = [x for row in overview.buttons for x in row]
+    assert buttons == [
+        Button(tr.gettext(s.title), b.encode(b.RULE, "egonomy", s.key))
+        for s in EGONOMY_RULES.sections
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("key", SECTION_KEYS)
+async def test_every_section_opens(service: GameService, lang: str, key: str) -> None:
+    tr = translator(lang)
+    section = EGONOMY_RULES.section(key)
+    reply = await service.handle(press(b.encode(b.RULE, "egonomy", key), user(1, lang), "private"))
+    title, body = tr.gettext(section.title), tr.gettext(section.body)
+    assert reply.answer == Answer()
+    assert only(reply) == Message(
+        "tg:1",
+        f"<b>{html.escape(title)}</b>\n\n{html.escape(body)}",
+        ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, "egonomy", OVERVIEW)),),),
+        edit="7",
+    )
+    if lang != "en":
+        assert body != section.body, "translated"
+
+
+async def test_the_back_button_edits_the_section_into_the_overview(service: GameService) -> None:
+    reply = await service.handle(press(b.encode(b.RULE, "egonomy", OVERVIEW), user(1, "ja")))
+    overview = only(reply)
+    assert overview.edit == "7" and overview.chat == GROUP
+    assert overview.text == translator("ja").gettext("📖 Which rule would you like to read?")
+
+
+async def test_a_section_that_does_not_exist_is_refused(service: GameService) -> None:
+    reply = await service.handle(press(b.encode(b.RULE, "egonomy", "nope"), user(1, "th")))
+    assert reply == Reply(Answer(translator("th").gettext(NO_LONGER)))
+
+
+async def test_rules_asked_from_a_table_go_to_the_private_chat(service: GameService) -> None:
+    """The table's button: the overview goes to the presser, in their language; the group's
+    shared message (the table) is not edited."""
+    await service.store.set_setting(f"chat:{GROUP}", "lang", "th")
+    reply = await service.handle(press(b.encode(b.RULE, "egonomy", SEND_PRIVATELY), user(1, "ja")))
+    ja = translator("ja")
+    assert reply.answer == Answer(ja.gettext("I sent the rules to our private chat."))
+    overview = only(reply)
+    assert overview.chat == "tg:1" and overview.edit is None
+    assert overview.text == ja.gettext("📖 Which rule would you like to read?")
+
+
+# --- /rule ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("query", ["momentum", "MOMENTUM", "勢い", "いきおい", "โมเมนตัม"])
+async def test_rule_finds_a_term_by_any_name_and_answers_in_the_chats_language(
+    service: GameService, lang: str, query: str
+) -> None:
+    tr = translator(lang)
+    entry = next(g for g in EGONOMY_RULES.glossary if g.key == "momentum")
+    found = only(await service.handle(command("rule", query, user(1, lang))))
+    term, text = html.escape(tr.gettext(entry.term)), html.escape(tr.gettext(entry.text))
+    assert found.text == f"<b>{term}</b>\n{text}"
+    assert found.buttons == (
+        (Button(tr.gettext("📖 Read more"), b.encode(b.RULE, "egonomy", "momentum")),),
+    )
+
+
+async def test_rule_with_a_typo_offers_buttons(service: GameService) -> None:
+    th = translator("th")
+    offer = only(await service.handle(command("rule", "fallicy", user(1, "th"))))
+    assert offer.text == th.t("I don't know “{query}”. Did you mean:", query="fallicy")
+    assert offer.buttons[0] == (Button("ตรรกะวิบัติ", b.encode(b.RULE, "egonomy", "fallacy")),)
+
+
+async def test_rule_without_a_match_or_a_word(service: GameService) -> None:
+    ja = translator("ja")
+    nothing = only(await service.handle(command("rule", "<zzzz>", user(1, "ja"))))
+    assert nothing.text == ja.t(
+        "I don't know “{query}”. /rules lists every section.", query="&lt;zzzz&gt;"
+    )
+    assert nothing.buttons == ()
+    empty = only(await service.handle(command("rule", "", user(1, "ja"))))
+    assert empty.text == ja.gettext("Which term? For example: /rule momentum")
+
+
+# --- /language -----------------------------------------------------------------------------
+
+
+def test_languages_are_named_in_themselves() -> None:
+    assert {code: language_name(code) for code in LANGS} == {
+        "en": "English",
+        "th": "ไทย",
+        "ja": "日本語",
+    }
+
+
+@pytest.mark.parametrize(("chat", "scope"), [(GROUP, "c"), ("private", "u")])
+async def test_the_menu_offers_every_language(service: GameService, chat: str, scope: str) -> None:
+    menu = only(await service.handle(command("language", who=user(1, "th"), chat=chat)))
+    th = translator("th")
+    asked = (
+        "Which language should I use in this group?"
+        if scope == "c"
+        else ("Which language should I use with you?")
+    )
+    assert menu.text == th.gettext(asked)
+    assert menu.buttons == (
+        tuple(Button(language_name(c), b.encode(b.LANGUAGE, scope, c)) for c in LANGS),
+    )
+
+
+@pytest.mark.parametrize("code", LANGS)
+async def test_a_group_language_button_sets_the_chats_language(
+    service: GameService, code: str
+) -> None:
+    reply = await service.handle(press(b.encode(b.LANGUAGE, "c", code), user(1, "en")))
+    done = translator(code).gettext("Done: I will write in English in this group.")
+    assert reply == Reply(Answer(done), [Message(GROUP, done, edit="7")])
+    assert await service.store.get_setting(f"chat:{GROUP}", "lang") == code
+    assert await service.store.get_setting("user:tg:1", "lang") is None
+    help_text = only(await service.handle(command("help", who=user(2, "en")))).text
+    assert help_text.startswith(translator(code).gettext(INTRO))
+
+
+@pytest.mark.parametrize("code", LANGS)
+async def test_a_private_language_button_sets_the_players_language(
+    service: GameService, code: str
+) -> None:
+    reply = await service.handle(press(b.encode(b.LANGUAGE, "u", code), user(1, "en"), "private"))
+    done = translator(code).gettext("Done: I will write to you in English.")
+    assert reply == Reply(Answer(done), [Message("tg:1", done, edit="7")])
+    assert await service.store.get_setting("user:tg:1", "lang") == code
+    assert await service.store.get_setting(f"chat:{GROUP}", "lang") is None
+
+
+@pytest.mark.parametrize("code", ["xx", "", "TH", "th-TH", "../th"])
+async def test_a_language_without_a_catalogue_is_refused(service: GameService, code: str) -> None:
+    for scope, chat in (("c", GROUP), ("u", "private")):
+        reply = await service.handle(press(b.encode(b.LANGUAGE, scope, code), user(1, "ja"), chat))
+        assert reply == Reply(Answer(translator("ja").gettext(NO_LONGER)))
+    assert await service.store.get_setting(f"chat:{GROUP}", "lang") is None
+    assert await service.store.get_setting("user:tg:1", "lang") is None
+
+
+async def open_lobby(service: GameService, host: User, guest: User) -> None:
+    """Both start the bot privately; the host opens a table in GROUP; the guest joins."""
+    for who in (host, guest):
+        await service.handle(command("start", who=who, chat="private"))
+    await service.handle(command("newgame", who=host))
+    await service.handle(press(b.encode(b.JOIN), guest))
+
+
+@pytest.mark.parametrize("who", [1, 2], ids=["host", "guest"])
+async def test_a_private_choice_reaches_the_seat_of_a_game(service: GameService, who: int) -> None:
+    await open_lobby(service, user(1, "en"), user(2, "en"))
+    await service.handle(press(b.encode(b.LANGUAGE, "u", "th"), user(who, "en"), "private"))
+    session, _ = await service.load(GROUP)
+    assert session is not None
+    assert {s.user: s.language for s in session.seats} == {
+        "tg:1": "th" if who == 1 else "en",
+        "tg:2": "th" if who == 2 else "en",
+    }
+    assert session.language == "en", "the group keeps its language"
+
+
+async def test_a_group_choice_reaches_the_open_session(service: GameService) -> None:
+    await open_lobby(service, user(1, "en"), user(2, "ja"))
+    await service.handle(press(b.encode(b.LANGUAGE, "c", "th"), user(2, "ja")))
+    session, _ = await service.load(GROUP)
+    assert session is not None
+    assert session.language == "th"
+    assert [s.language for s in session.seats] == ["en", "ja"], "private messages unchanged"
