@@ -702,12 +702,17 @@ class EgonomyPresenter:
         self, view: View, legal: Sequence[Action], path: str, names: Sequence[str], tr: Translator
     ) -> tuple[str, Options]:
         """The private hand message, and the choices at `path` when the player must act."""
-        lines = [_hand_line(view, tr), _own_line(view, tr), "", *_table_lines(view, tr), ""]
-        if not legal:
-            lines.append(_turn_line(view, names, tr))
-            return "\n".join(lines), ()
+        lines = [_hand_line(view, tr), _own_line(view, tr), ""]
+        if not legal:  # only what stays true until this player acts again: nothing goes stale
+            if view.over:
+                return "\n".join([*lines, tr.gettext("The game is over.")]), ()
+            wait = tr.gettext(
+                "⏳ Not your turn yet: the table in the group shows the game. "
+                "Your choices come here when it is your turn."
+            )
+            return "\n".join([*lines, wait]), ()
         _, prompt, options = _choices(view, legal, path, tr)
-        lines += [_to_act_line(view, tr), prompt]
+        lines += [*_table_lines(view, tr), "", _to_act_line(view, tr), prompt]
         return "\n".join(lines), options
 
     def peek(self, view: View, tr: Translator) -> str:

@@ -168,13 +168,16 @@ def test_the_top_level_lists_action_kinds_in_rulebook_order(tr: Translator) -> N
 
 
 def test_no_options_when_the_player_is_not_to_act(tr: Translator) -> None:
+    """A waiting player's message says only what stays true until they act again (their
+    hand and ego; no tables, no whose turn): it is not edited after other players' moves."""
     for state in random_positions(30, seed=5):
         waiting = (state.turn + 1) % state.players
         view = GAME.view(state, waiting)
         assert GAME.legal_actions(state, waiting) == []
         text, options = PRESENTER.hand(view, [], "a", NAMES, tr)
         assert options == ()
-        assert f"<b>{NAMES[state.turn]}</b> is to act" in text
+        assert "Not your turn yet" in text
+        assert NAMES[state.turn] not in text and "Table" not in text
 
 
 def test_a_stale_path_falls_back_to_the_top_level(tr: Translator) -> None:
