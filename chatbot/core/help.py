@@ -135,6 +135,9 @@ class HelpDesk:
         # private chat instead of replacing the table.
         if key == SEND_PRIVATELY:
             ptr = translator(await self.service.user_language(inc.user.id, inc.user.language))
+            if not await self.service.lobby.reachable(inc.user.id):
+                text = ptr.gettext("Open a private chat with me first, then press again.")
+                return Reply(Answer(text, url=self.service.deep_link("rules")))
             return Reply(
                 Answer(ptr.gettext("I sent the rules to our private chat.")),
                 [self.overview(inc.user.id, book, ptr)],

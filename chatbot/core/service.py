@@ -16,6 +16,7 @@ import orjson
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.help import HelpDesk
+from chatbot.core.lobby import COMPUTER, LOG_LINES, RETRIES, Busy, LobbyDesk
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply
 from chatbot.core.session import (
     LOBBY,
@@ -23,26 +24,18 @@ from chatbot.core.session import (
     WAIT_BOT,
     WAIT_REMIND,
     WAIT_TAKEOVER,
-    Seat,
     Session,
 )
+from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
 from chatbot.present.registry import PRESENTERS
 from chatbot.settings import Settings
 from chatbot.store.base import Conflict, Doc, Store
 from engine.core import IllegalAction, Rng, dump_event
-from engine.egonomy.players import GreedyPlayer
 from engine.registry import GAMES
 
-RETRIES = 8  # compare-and-set attempts before giving up on a busy session
-LOG_LINES = 6
-DEDUPE_TTL = 3600
+DEDUPE_TTL = 3600  # seconds a delivered update's id is remembered
 NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
-COMPUTER = GreedyPlayer()  # plays computer seats and the turns of players who are away
-
-
-class Busy(Exception):
-    """Too many concurrent writers on one session."""
 
 
 class GameService:
@@ -62,6 +55,7 @@ class GameService:
         self.clock = clock
         self.seeds = seeds
         self.help = HelpDesk(self)
+        self.lobby = LobbyDesk(self)
 
     # --- loading and saving ------------------------------------------------------------------
 
@@ -94,6 +88,12 @@ class GameService:
             inc.user.language
         )
 
+    async def may_host(self, inc: Incoming, session: Session) -> bool:
+        """The player who opened the table, or an admin of the chat."""
+        if inc.user.id == session.creator:
+            return True
+        return self.is_admin is not None and await self.is_admin(inc.chat, inc.user.id)
+
     async def remember(self, game: str, slot: str, message: str) -> None:
         """Record the platform id of a newly sent slot message (not a game change)."""
         for _ in range(RETRIES):
@@ -120,16 +120,20 @@ class GameService:
             and not await self.store.first_time(f"seen:{inc.update_id}", DEDUPE_TTL)
         ):
             return Reply()  # the same update delivered again: already handled
-        if inc.command is not None:
-            return await self._command(inc)
-        return await self._press(inc)
+        try:
+            if inc.command is not None:
+                return await self._command(inc)
+            return await self._press(inc)
+        except Busy:  # many writers at once on one session: nothing was changed
+            tr = translator(await self.user_language(inc.user.id, inc.user.language))
+            return Reply(Answer(tr.gettext("The table is busy right now: please press again.")))
 
     async def _command(self, inc: Incoming) -> Reply:
         name = inc.command
         if name == "start":
             return await self._start_command(inc)
         if name == "newgame":
-            return await self._new_game(inc)
+            return await self.lobby.open(inc)
         if name == "stop":
             return await self._stop(inc)
         if name == "status":
@@ -151,7 +155,7 @@ class GameService:
             return await self._peek(inc, press.fields[0])
         if press.op in (b.RULE, b.LANGUAGE):
             return await self.help.press(inc, press)
-        return await self._lobby_press(inc, press)
+        return await self.lobby.press(inc, press)
 
     # --- commands --------------------------------------------------------------------------
 
@@ -160,67 +164,24 @@ class GameService:
             await self.store.set_setting(f"user:{inc.user.id}", "dm", "1")
             chat = b.chat_from_payload(inc.args.strip())
             if chat:
-                return await self._join(inc, chat)
+                return await self.lobby.join(inc, chat)
         return await self.help.command(inc)
-
-    async def _new_game(self, inc: Incoming) -> Reply:
-        language = await self.chat_language(inc)
-        tr = translator(language)
-        wanted = inc.args.strip().lower() or next(iter(GAMES))
-        if wanted not in GAMES:
-            games = tr.list(PRESENTERS[g].title(tr) for g in GAMES)
-            return Reply(
-                messages=[self._say(inc.chat, tr.t("I know these games: {games}.", games=games))]
-            )
-        session, _ = await self.load(inc.chat)
-        if session is not None:
-            return Reply(
-                messages=[
-                    self._say(
-                        inc.chat,
-                        tr.gettext(
-                            "A game is already open in this chat: /status shows it, /stop ends it."
-                        ),
-                    )
-                ]
-            )
-        spec = GAMES[wanted].spec
-        session = Session(
-            game=wanted,
-            chat=inc.chat,
-            creator=inc.user.id,
-            language=language,
-            options=spec.resolve_options(),
-        )
-        if await self._reachable(inc.user.id) or inc.private:
-            session.seats.append(await self._seat(inc))
-        try:
-            await self.save(session, 0)
-        except Conflict:
-            return Reply()
-        if session.seats:  # the host sits down: a private /language must find this game
-            await self.store.set_setting(f"user:{inc.user.id}", "game", inc.chat)
-        lobby = views.lobby(session, tr, self.deep_link)
-        return Reply(messages=[_with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
 
     async def _stop(self, inc: Incoming) -> Reply:
         tr = translator(await self.chat_language(inc))
         session, version = await self.load(inc.chat)
         if session is None:
-            return Reply(messages=[self._say(inc.chat, tr.gettext("No game is running here."))])
-        allowed = inc.user.id == session.creator or (
-            self.is_admin is not None and await self.is_admin(inc.chat, inc.user.id)
-        )
-        if not allowed:
+            return Reply(messages=[say(inc.chat, tr.gettext("No game is running here."))])
+        if not await self.may_host(inc, session):
             text = tr.gettext("Only the player who opened the game or a chat admin can stop it.")
-            return Reply(messages=[self._say(inc.chat, text)])
+            return Reply(messages=[say(inc.chat, text)])
         try:
             await self.store.delete(views.game_key(inc.chat), version)
         except Conflict:
-            return Reply(messages=[self._say(inc.chat, tr.gettext("Please try again."))])
+            return Reply(messages=[say(inc.chat, tr.gettext("Please try again."))])
         await self._record(session, stopped=True)
         text = tr.t("The game was stopped by {name}.", name=html.escape(inc.user.name))
-        out = [self._say(inc.chat, text)]
+        out = [say(inc.chat, text)]
         if session.phase == PLAYING:
             out.insert(0, views.table(session, final=True))
         return Reply(messages=out)
@@ -232,15 +193,15 @@ class GameService:
         if session.phase == LOBBY:
             tr = translator(session.language)
             lobby = views.lobby(session, tr, self.deep_link)
-            return Reply(messages=[_with_slot(lobby, views.LOBBY_SLOT, inc.chat, new=True)])
+            return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat, new=True)])
         table = views.table(session)
-        return Reply(messages=[_fresh(table)])
+        return Reply(messages=[fresh(table)])
 
     async def _history(self, inc: Incoming) -> Message:
         tr = translator(await self.chat_language(inc))
         entries = await self.store.history(f"hist:{inc.chat}", 5)
         if not entries:
-            return self._say(inc.chat, tr.gettext("No game is running here. /newgame opens one."))
+            return say(inc.chat, tr.gettext("No game is running here. /newgame opens one."))
         lines = [tr.gettext("No game is running here. Latest results:")]
         for raw in entries:
             entry = orjson.loads(raw)
@@ -250,170 +211,9 @@ class GameService:
             else:
                 ranking = tr.list(html.escape(n) for n in entry["ranking"])
                 lines.append(tr.t("• {game}: {ranking}", game=title, ranking=ranking))
-        return self._say(inc.chat, "\n".join(lines))
+        return say(inc.chat, "\n".join(lines))
 
     # --- lobby -----------------------------------------------------------------------------
-
-    async def _reachable(self, user: str) -> bool:
-        return await self.store.get_setting(f"user:{user}", "dm") == "1"
-
-    async def _seat(self, inc: Incoming) -> Seat:
-        language = await self.user_language(inc.user.id, inc.user.language)
-        return Seat(name=inc.user.name, user=inc.user.id, language=language)
-
-    async def _join(self, inc: Incoming, chat: str) -> Reply:
-        """Join the lobby of `chat` (from its Join button or a deep link in a private chat)."""
-        tr = translator(await self.user_language(inc.user.id, inc.user.language))
-        for _ in range(RETRIES):
-            session, version = await self.load(chat)
-            if session is None or session.phase != LOBBY:
-                return self._notice(inc, tr.gettext("There is no open table to join."))
-            if session.seat_of(inc.user.id) is not None:
-                return self._notice(inc, tr.gettext("You are already at the table."))
-            spec = GAMES[session.game].spec
-            if len(session.seats) >= spec.max_players:
-                return self._notice(inc, tr.gettext("The table is full."))
-            if not inc.private and not await self._reachable(inc.user.id):
-                link = self.deep_link(b.deep_link_payload(chat))
-                text = tr.gettext("Open a private chat with me first: your hand goes there.")
-                return Reply(Answer(text, alert=link is None, url=link))
-            session.seats.append(await self._seat(inc))
-            session.move += 1
-            try:
-                await self.save(session, version)
-            except Conflict:
-                continue
-            await self.store.set_setting(f"user:{inc.user.id}", "game", chat)
-            return self._lobby_changed(inc, session, tr.gettext("You joined the table."))
-        raise Busy(chat)
-
-    def _notice(self, inc: Incoming, text: str) -> Reply:
-        """A private answer: a pop-up for a press, a message in a private chat otherwise."""
-        if inc.data is not None:
-            return Reply(Answer(text))
-        return Reply(messages=[self._say(inc.chat, text)])
-
-    def _lobby_changed(self, inc: Incoming, session: Session, text: str) -> Reply:
-        tr = translator(session.language)
-        lobby = views.lobby(session, tr, self.deep_link)
-        edit = session.messages.get(views.LOBBY_SLOT)
-        messages = []
-        if edit:
-            messages.append(_with_slot(lobby, views.LOBBY_SLOT, session.chat, edit=edit))
-        reply = self._notice(inc, text)
-        reply.messages = messages + reply.messages
-        return reply
-
-    async def _lobby_press(self, inc: Incoming, press: b.Press) -> Reply:
-        if press.op == b.JOIN:
-            return await self._join(inc, inc.chat)
-        tr = translator(await self.user_language(inc.user.id, inc.user.language))
-        for _ in range(RETRIES):
-            session, version = await self.load(inc.chat)
-            if session is None or session.phase != LOBBY:
-                return Reply(Answer(tr.gettext("There is no open table here.")))
-            if press.op != b.LEAVE and press.move != session.move:
-                return Reply(Answer(tr.gettext("Someone changed the table just now: try again.")))
-            outcome = await self._change_lobby(inc, session, press, tr)
-            if isinstance(outcome, Reply):
-                return outcome
-            if press.op == b.START:
-                return await self._begin(session, version, tr)
-            session.move += 1
-            try:
-                await self.save(session, version)
-            except Conflict:
-                continue
-            return self._lobby_changed(inc, session, outcome)
-        raise Busy(inc.chat)
-
-    async def _change_lobby(
-        self, inc: Incoming, session: Session, press: b.Press, tr: Translator
-    ) -> Reply | str:
-        """Apply a lobby button to `session`; a Reply refuses it, a string confirms it."""
-        spec = GAMES[session.game].spec
-        if press.op == b.LEAVE:
-            seat = session.seat_of(inc.user.id)
-            if seat is None:
-                return Reply(Answer(tr.gettext("You are not at the table.")))
-            del session.seats[seat]
-            return tr.gettext("You left the table.")
-        if press.op == b.ADD_BOT:
-            if len(session.seats) >= spec.max_players:
-                return Reply(Answer(tr.gettext("The table is full.")))
-            session.seats.append(Seat(name=self._bot_name(session), bot=COMPUTER.name))
-            return tr.gettext("A computer player joined.")
-        if press.op == b.REMOVE_BOT:
-            bots = [i for i, s in enumerate(session.seats) if s.bot]
-            if not bots:
-                return Reply(Answer(tr.gettext("There is no computer player to remove.")))
-            del session.seats[bots[-1]]
-            return tr.gettext("A computer player left.")
-        if press.op == b.OPTION and press.fields and press.fields[0] in session.options:
-            if not await self._may_host(inc, session):
-                return Reply(Answer(tr.gettext("Only the host can change the options.")))
-            name = press.fields[0]
-            session.options[name] = not session.options[name]
-            return tr.gettext("Options changed.")
-        if press.op == b.START:
-            if not await self._may_host(inc, session):
-                return Reply(Answer(tr.gettext("Only the host can start the game.")))
-            return await self._check_start(session, tr)
-        return Reply(Answer(tr.gettext("This button is no longer in use.")))
-
-    async def _check_start(self, session: Session, tr: Translator) -> Reply | str:
-        spec = GAMES[session.game].spec
-        away = [s.name for _, s in session.humans() if not await self._reachable(s.user or "")]
-        if away:
-            text = tr.t(
-                "{names} must open a private chat with me first (Join (private chat)).",
-                names=tr.list(away),
-            )
-            return Reply(Answer(text, alert=True))
-        while len(session.seats) < spec.min_players:
-            session.seats.append(Seat(name=self._bot_name(session), bot=COMPUTER.name))
-        return ""
-
-    async def _may_host(self, inc: Incoming, session: Session) -> bool:
-        if inc.user.id == session.creator:
-            return True
-        return self.is_admin is not None and await self.is_admin(inc.chat, inc.user.id)
-
-    @staticmethod
-    def _bot_name(session: Session) -> str:
-        taken = {s.name for s in session.seats}
-        return next(n for n in views.BOT_NAMES if n not in taken)
-
-    async def _begin(self, session: Session, version: int, tr: Translator) -> Reply:
-        """Deal the game; the lobby message becomes the start notice; hands go out privately."""
-        game = GAMES[session.game]
-        session.seed = self.seeds()
-        state, events = game.new_game(len(session.seats), session.options, session.seed)
-        session.phase = PLAYING
-        session.move += 1
-        session.state = game.dump(state)
-        session.log = [dump_event(e) for e in events][-LOG_LINES:]
-        self._schedule(session, state)
-        try:
-            await self.save(session, version)
-        except Conflict:
-            return Reply(Answer(tr.gettext("Someone changed the table just now: try again.")))
-        ctr = translator(session.language)
-        players = ctr.list(views.names(session, ctr))
-        started = ctr.t(
-            "🎲 {game} begins! Players: {players}",
-            game=PRESENTERS[session.game].title(ctr),
-            players=players,
-        )
-        messages = []
-        lobby_id = session.messages.get(views.LOBBY_SLOT)
-        if lobby_id:
-            messages.append(Message(session.chat, started, edit=lobby_id))
-        else:
-            messages.append(self._say(session.chat, started))
-        messages.append(_fresh(views.table(session)))
-        messages.extend(views.hand(session, i) for i, _ in session.humans())
-        return Reply(Answer(tr.gettext("The game begins!")), messages)
 
     # --- playing ---------------------------------------------------------------------------
 
@@ -426,13 +226,11 @@ class GameService:
                     return Reply()  # the same update delivered again: already handled
             else:
                 doc = await self.store.load(key)
-            session, version = self._session(doc)
-            refusal = self._check_player(inc, session, move)
-            if refusal is not None:
-                return refusal
-            assert session is not None
-            seat = session.seat_of(inc.user.id)
-            assert seat is not None
+            loaded, version = self._session(doc)
+            checked = await self._check_player(inc, loaded, move)
+            if isinstance(checked, Reply):
+                return checked
+            session, seat = checked
             tr = translator(session.seats[seat].language)
             game = GAMES[session.game]
             state = game.load(session.state)
@@ -451,16 +249,28 @@ class GameService:
             return Reply(Answer(), messages)
         raise Busy(chat)
 
-    def _check_player(self, inc: Incoming, session: Session | None, move: int) -> Reply | None:
-        """A refusal when the press cannot be a move of this game now."""
-        tr = translator(negotiate(inc.user.language))
+    async def _seated(self, inc: Incoming, session: Session | None) -> int | Reply:
+        """The presser's seat in a running game, or the private answer why there is none."""
+        if session is not None and session.phase == PLAYING:
+            seat = session.seat_of(inc.user.id)
+            if seat is not None:
+                return seat
+        tr = translator(await self.user_language(inc.user.id, inc.user.language))
         if session is None or session.phase != PLAYING:
-            return Reply(Answer(tr.gettext("This game is over.")))
-        seat = session.seat_of(inc.user.id)
-        if seat is None:
-            return Reply(Answer(tr.gettext("You are not playing in this game.")))
-        tr = translator(session.seats[seat].language)
+            return Reply(Answer(tr.gettext("No game is running here.")))
+        return Reply(Answer(tr.gettext("You are not playing in this game.")))
+
+    async def _check_player(
+        self, inc: Incoming, session: Session | None, move: int
+    ) -> tuple[Session, int] | Reply:
+        """The session and the presser's seat, or a refusal when the press cannot be a move of
+        this game now (no game, not a player, an outdated button)."""
+        seat = await self._seated(inc, session)
+        if isinstance(seat, Reply):
+            return seat
+        assert session is not None
         if move != session.move:
+            tr = translator(session.seats[seat].language)
             fresh = views.hand(session, seat, edit=inc.message) if inc.private else None
             text = tr.gettext("That button is outdated: here is your current hand.")
             slot = session.messages.get(views.hand_slot(inc.user.id))
@@ -469,7 +279,7 @@ class GameService:
                 # edit, racing such a move, could land after it and take their buttons away.
                 fresh, text = None, tr.gettext("This button is no longer in use.")
             return Reply(Answer(text), [fresh] if fresh else [])
-        return None
+        return session, seat
 
     def _refused(
         self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator
@@ -483,23 +293,19 @@ class GameService:
         return Reply(answer, [Message(inc.user.id, why, ((rule,),))])
 
     async def _nav(self, inc: Incoming, move: int, chat: str, path: str) -> Reply:
-        session, _ = await self.load(chat)
-        refusal = self._check_player(inc, session, move)
-        if refusal is not None:
-            return refusal
-        assert session is not None
-        seat = session.seat_of(inc.user.id)
-        assert seat is not None
+        loaded, _ = await self.load(chat)
+        checked = await self._check_player(inc, loaded, move)
+        if isinstance(checked, Reply):
+            return checked
+        session, seat = checked
         return Reply(Answer(), [views.hand(session, seat, path, edit=inc.message)])
 
     async def _peek(self, inc: Incoming, chat: str) -> Reply:
         session, _ = await self.load(chat)
-        tr = translator(negotiate(inc.user.language))
-        if session is None or session.phase != PLAYING:
-            return Reply(Answer(tr.gettext("No game is running here.")))
-        seat = session.seat_of(inc.user.id)
-        if seat is None:
-            return Reply(Answer(tr.gettext("You are not playing in this game.")))
+        seat = await self._seated(inc, session)
+        if isinstance(seat, Reply):
+            return seat
+        assert session is not None
         tr = translator(session.seats[seat].language)
         game = GAMES[session.game]
         view = game.view(game.load(session.state), seat)
@@ -518,7 +324,7 @@ class GameService:
         tr = translator(session.language)
         group_names = views.names(session, tr)
         announcements = [
-            self._say(session.chat, text)
+            say(session.chat, text)
             for e in events
             if (text := presenter.announce(e, group_names, tr)) is not None
         ]
@@ -528,7 +334,7 @@ class GameService:
         if announcements:
             messages.extend(announcements)
             if not over:  # a new round: a fresh table below the results
-                messages.append(_fresh(views.table(session)))
+                messages.append(fresh(views.table(session)))
         to_move = set(game.to_move(state))
         for seat, _ in session.humans():
             if new_round or over or seat == actor or seat in to_move:
@@ -620,7 +426,7 @@ class GameService:
                 seconds=tr.number(round(self.settings.takeover_after)),
             )
             hand = views.hand(session, player)
-            return [_fresh(replace(hand, text=f"{text}\n\n{hand.text}"))]
+            return [fresh(replace(hand, text=f"{text}\n\n{hand.text}"))]
         rng = Rng(session.seed ^ session.move)
         view = game.view(state, player)
         action = COMPUTER.choose(view, game.legal_actions(state, player), rng)
@@ -631,7 +437,7 @@ class GameService:
             notice = tr.t(
                 "{name} was away: a computer player moved for them.", name=views.seat_name(seat, tr)
             )
-            messages.insert(1, self._say(session.chat, notice))
+            messages.insert(1, say(session.chat, notice))
         if not await self._try_save(session, version):
             return []
         if session.phase != PLAYING:
@@ -644,32 +450,6 @@ class GameService:
             return True
         except Conflict:
             return False
-
-    # --- helpers ---------------------------------------------------------------------------
-
-    @staticmethod
-    def _say(chat: str, text: str) -> Message:
-        return Message(chat, text)
-
-
-def _with_slot(
-    message: Message, slot: str, chat: str, edit: str | None = None, new: bool = False
-) -> Message:
-    return Message(
-        message.chat,
-        message.text,
-        message.buttons,
-        edit=None if new else edit,
-        slot=slot,
-        game=views.game_key(chat),
-    )
-
-
-def _fresh(message: Message) -> Message:
-    """The same slot message sent anew (below newer messages) instead of edited."""
-    return Message(
-        message.chat, message.text, message.buttons, slot=message.slot, game=message.game
-    )
 
 
 def _is_move(data: str | None) -> bool:

@@ -165,3 +165,29 @@ def option_buttons(session: Session, options: Options) -> Keyboard:
             out.append(Button(o.label, data))
         rows.append(tuple(out))
     return tuple(rows)
+
+
+def say(chat: str, text: str) -> Message:
+    """A plain new message."""
+    return Message(chat, text)
+
+
+def with_slot(
+    message: Message, slot: str, chat: str, edit: str | None = None, new: bool = False
+) -> Message:
+    """`message` as the slot message `slot` of `chat`'s game (edited in place when `edit`)."""
+    return Message(
+        message.chat,
+        message.text,
+        message.buttons,
+        edit=None if new else edit,
+        slot=slot,
+        game=game_key(chat),
+    )
+
+
+def fresh(message: Message) -> Message:
+    """The same slot message sent anew (below newer messages) instead of edited."""
+    return Message(
+        message.chat, message.text, message.buttons, slot=message.slot, game=message.game
+    )

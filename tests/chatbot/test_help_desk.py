@@ -115,12 +115,23 @@ async def test_rules_asked_from_a_table_go_to_the_private_chat(service: GameServ
     """The table's button: the overview goes to the presser, in their language; the group's
     shared message (the table) is not edited."""
     await service.store.set_setting(f"chat:{GROUP}", "lang", "th")
+    await service.store.set_setting("user:tg:1", "dm", "1")  # has a private chat with the bot
     reply = await service.handle(press(b.encode(b.RULE, "egonomy", SEND_PRIVATELY), user(1, "ja")))
     ja = translator("ja")
     assert reply.answer == Answer(ja.gettext("I sent the rules to our private chat."))
     overview = only(reply)
     assert overview.chat == "tg:1" and overview.edit is None
     assert overview.text == ja.gettext("📖 Which rule would you like to read?")
+
+
+async def test_rules_asked_by_someone_the_bot_cannot_write_to_open_the_private_chat(
+    service: GameService,
+) -> None:
+    """A bot cannot start a private chat: the pop-up asks to open one, and sends nothing."""
+    reply = await service.handle(press(b.encode(b.RULE, "egonomy", SEND_PRIVATELY), user(2, "th")))
+    text = translator("th").gettext("Open a private chat with me first, then press again.")
+    assert reply.answer is not None and reply.answer.text == text
+    assert reply.messages == []
 
 
 # --- /rule ---------------------------------------------------------------------------------
