@@ -239,7 +239,8 @@ class GameService:
                 state, events = game.apply(state, seat, action)
             except IllegalAction as refused:
                 return self._refused(inc, session, refused, tr)
-            messages = self._advance(session, state, events, seat)
+            pressed = inc.message if inc.private else None
+            messages = self._advance(session, state, events, seat, pressed)
             try:
                 await self.save(session, version)
             except Conflict:
@@ -271,14 +272,10 @@ class GameService:
         assert session is not None
         if move != session.move:
             tr = translator(session.seats[seat].language)
-            fresh = views.hand(session, seat, edit=inc.message) if inc.private else None
             text = tr.gettext("That button is outdated: here is your current hand.")
-            slot = session.messages.get(views.hand_slot(inc.user.id))
-            if fresh is not None and not fresh.buttons and inc.message == slot:
-                # Every move that gives this player a choice edits their hand message; this
-                # edit, racing such a move, could land after it and take their buttons away.
-                fresh, text = None, tr.gettext("This button is no longer in use.")
-            return Reply(Answer(text), [fresh] if fresh else [])
+            if not inc.private:
+                return Reply(Answer(text))
+            return Reply(Answer(text), [views.hand(session, seat, edit=inc.message)])
         return session, seat
 
     def _refused(
@@ -312,9 +309,12 @@ class GameService:
         return Reply(Answer(PRESENTERS[session.game].peek(view, tr)[:200], alert=True))
 
     def _advance(
-        self, session: Session, state: Any, events: list[Any], actor: int | None
+        self, session: Session, state: Any, events: list[Any], actor: int, pressed: str | None
     ) -> list[Message]:
-        """Store the new state in `session` and say what changed: table, announcements, hands."""
+        """Store the new state in `session` and say what changed: table, announcements, hands.
+
+        The actor's pressed hand message is edited in place; every other hand that changes
+        comes as a new private message, so its player is notified (edits notify nobody)."""
         game = GAMES[session.game]
         presenter = PRESENTERS[session.game]
         session.state = game.dump(state)
@@ -337,7 +337,9 @@ class GameService:
                 messages.append(fresh(views.table(session)))
         to_move = set(game.to_move(state))
         for seat, _ in session.humans():
-            if new_round or over or seat == actor or seat in to_move:
+            if seat == actor and pressed:
+                messages.append(views.hand(session, seat, edit=pressed))
+            elif not over and (new_round or seat in to_move or seat == actor):
                 messages.append(views.hand(session, seat))
         if over:
             session.phase = "over"
@@ -426,12 +428,12 @@ class GameService:
                 seconds=tr.number(round(self.settings.takeover_after)),
             )
             hand = views.hand(session, player)
-            return [fresh(replace(hand, text=f"{text}\n\n{hand.text}"))]
+            return [replace(hand, text=f"{text}\n\n{hand.text}")]
         rng = Rng(session.seed ^ session.move)
         view = game.view(state, player)
         action = COMPUTER.choose(view, game.legal_actions(state, player), rng)
         state, events = game.apply(state, player, action)
-        messages = self._advance(session, state, events, player)
+        messages = self._advance(session, state, events, player, None)
         if not seat.bot:
             tr = translator(session.language)
             notice = tr.t(

@@ -35,10 +35,6 @@ def game_key(chat: str) -> str:
     return f"game:{chat}"
 
 
-def hand_slot(user: str) -> str:
-    return f"hand:{user}"
-
-
 def seat_name(seat: Seat, tr: Translator) -> str:
     """The seat's name, HTML-escaped; computer players' names are translated and marked."""
     if seat.bot:
@@ -131,7 +127,8 @@ def table(session: Session, final: bool = False) -> Message:
 
 
 def hand(session: Session, seat: int, path: str = "", edit: str | None = None) -> Message:
-    """A player's private hand message with their choices (when they may act)."""
+    """A player's private hand message with their choices (when they may act); sent anew, or
+    edited in place when `edit` names the message (the one the player pressed)."""
     player = session.seats[seat]
     assert player.user is not None
     tr = translator(player.language)
@@ -141,15 +138,7 @@ def hand(session: Session, seat: int, path: str = "", edit: str | None = None) -
     text, options = PRESENTERS[session.game].hand(
         game.view(state, seat), legal, path, names(session, tr), tr
     )
-    slot = hand_slot(player.user)
-    return Message(
-        player.user,
-        text,
-        option_buttons(session, options),
-        edit=edit or session.messages.get(slot),
-        slot=slot,
-        game=game_key(session.chat),
-    )
+    return Message(player.user, text, option_buttons(session, options), edit=edit)
 
 
 def option_buttons(session: Session, options: Options) -> Keyboard:

@@ -71,8 +71,11 @@ class Harness:
     async def command(self, chat: JSON | int, user: JSON, text: str) -> None:
         await self.feed(self.tg.message_update(chat, user, text))
 
-    async def press(self, user: JSON, message: StoredMessage, data: str) -> JSON:
-        update = self.tg.callback_update(user, message, data)
+    async def press(
+        self, user: JSON, message: StoredMessage, data: str, check: bool = True
+    ) -> JSON:
+        """Press a button of `message` (`check`: it must be on the message now)."""
+        update = self.tg.callback_update(user, message, data, check=check)
         await self.feed(update)
         return update
 

@@ -87,8 +87,8 @@ async def move_until(h: Harness, tg: FakeTelegram, users: list[JSON], seat: int)
 async def test_a_press_on_an_outdated_hand_is_refused_privately(
     h: Harness, tg: FakeTelegram
 ) -> None:
-    """A button of an earlier move: a private answer, no change; when the player may act,
-    the same message is edited back to their current choices."""
+    """A button of an earlier move: a private answer, no change, and the pressed message is
+    edited to the player's current hand (their choices when they may act)."""
     users = await two_players(h, tg)
     session = await load(h)
     seat = to_move(session)
@@ -101,11 +101,13 @@ async def test_a_press_on_an_outdated_hand_is_refused_privately(
     group = len(tg.sent_to(GROUP))
 
     answer = await answered(h, tg, user, hand, old[-1])
-    assert answer["text"] == NO_LONGER and not answer["show_alert"]
+    assert answer["text"] == OUTDATED and not answer["show_alert"]
     assert unchanged(before, await load(h))
     assert len(tg.sent_to(GROUP)) == group
+    assert hand.callback_data == [], "not their turn: the hand, without buttons"
 
     await move_until(h, tg, users, seat)  # the player's turn again
+    await h.press(user, hand, old[0], check=False)  # outdated again: now with choices
     await h.press(user, hand, next(d for d in hand.callback_data if d[0] == b.NAV))
     before = await load(h)
     edits, step = len(hand.history), hand.text
@@ -235,3 +237,26 @@ async def test_markup_in_names_breaks_nothing_and_status_shows_the_result(
     data = sent_callback_data(tg)
     assert data and all(len(d.encode()) <= b.MAX_BYTES for d in data)
     assert max(len(d.encode()) for d in data) > 20, "the game's long buttons were checked"
+
+
+async def test_the_next_player_is_notified_by_a_new_message(h: Harness, tg: FakeTelegram) -> None:
+    """Edits notify nobody: when the turn passes, the actor's pressed message is edited in
+    place (no buttons left) and the next player gets a new private message with choices."""
+    users = await two_players(h, tg)
+    rng = random.Random(8)
+    for _ in range(20):  # until a move passes the turn (not a momentum extra action)
+        session = await load(h)
+        seat = to_move(session)
+        actor, other = user_of(session, seat, users), user_of(session, 1 - seat, users)
+        hand = await ready_to_move(h, tg, actor, rng)
+        sent_actor, sent_other = len(tg.sent_to(actor["id"])), len(tg.sent_to(other["id"]))
+        await h.press(actor, hand, next(d for d in hand.callback_data if d[0] == b.MOVE))
+        if to_move(await load(h)) != seat:
+            break
+    else:
+        raise AssertionError("the turn never passed")
+    assert len(tg.sent_to(actor["id"])) == sent_actor, "the actor's message was edited"
+    assert tg.message(actor["id"], hand.message_id).callback_data == []
+    assert len(tg.sent_to(other["id"])) == sent_other + 1, "a new message for the next player"
+    turn = tg.last_message(other["id"])
+    assert turn is not None and any(d[0] in "mn" for d in turn.callback_data)

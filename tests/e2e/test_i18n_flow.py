@@ -106,8 +106,8 @@ async def choose_language(
 
 
 def hand_of(tg: FakeTelegram, session: Session, user: JSON) -> StoredMessage:
-    """The player's private hand message (the slot the game keeps editing)."""
-    return tg.message(user["id"], int(session.messages[f"hand:tg:{user['id']}"]))
+    """The player's latest private hand message (the one with their ego ✦ line)."""
+    return next(m for m in reversed(tg.sent_to(user["id"])) if "✦" in m.text)
 
 
 def table_of(tg: FakeTelegram, session: Session) -> StoredMessage:

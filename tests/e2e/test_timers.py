@@ -75,7 +75,6 @@ async def test_an_idle_player_is_reminded_then_a_computer_moves_for_them(
         "⏰ It is your turn! If you do not move in 20 seconds, a computer player will move for you."
     )
     assert any(d[0] in "mn" for d in reminder.callback_data), "the hand comes with the reminder"
-    assert (await load(h)).messages[f"hand:tg:{idle['id']}"] == str(reminder.message_id)
     reminded = await load(h)
     assert (reminded.move, reminded.state) == (session.move, session.state), "only a reminder"
     assert reminded.waiting == WAIT_TAKEOVER and reminded.deadline == clock.now + 20.0
