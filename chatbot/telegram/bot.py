@@ -15,7 +15,6 @@ from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     ContextTypes,
@@ -31,6 +30,7 @@ from chatbot.i18n import available_locales, translator
 from chatbot.settings import Settings
 from chatbot.store.base import Store
 from chatbot.telegram.convert import incoming, markup, telegram_id
+from chatbot.telegram.limits import FloodLimiter
 
 log = logging.getLogger(__name__)
 
@@ -60,13 +60,7 @@ class TelegramBot:
         builder = (
             ApplicationBuilder()
             .token(settings.telegram_token)
-            .rate_limiter(
-                AIORateLimiter(
-                    overall_max_rate=settings.overall_rate,
-                    group_max_rate=settings.group_rate,
-                    max_retries=3,
-                )
-            )
+            .rate_limiter(FloodLimiter(settings.overall_rate, settings.group_rate, max_retries=3))
             .concurrent_updates(256)
             .post_init(self._started)
             .post_stop(self._stopping)

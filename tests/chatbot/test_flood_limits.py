@@ -1,0 +1,65 @@
+"""Telegram's flood limits: leaky buckets and a 429 that pauses only its own chat."""
+
+from __future__ import annotations
+
+import datetime as dtm
+from typing import Any
+
+import pytest
+from telegram.error import RetryAfter
+
+from chatbot.telegram.limits import Bucket, FloodLimiter
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_group_bucket_lets_20_through_then_spaces_them_3_seconds_apart() -> None:
+    """About 20 messages a minute in one group: a burst of 20, then one every 3 s."""
+    clock = Clock()
+    bucket = Bucket(20, 60.0, clock)
+    waits = [bucket.reserve() for _ in range(22)]
+    assert waits[:20] == [0.0] * 20
+    assert waits[20] == pytest.approx(3.0) and waits[21] == pytest.approx(6.0)
+    clock.now += 60.0  # a quiet minute drains the bucket
+    assert bucket.reserve() == 0.0
+
+
+def test_private_chats_only_count_against_the_overall_limit() -> None:
+    clock = Clock()
+    limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
+    assert [limiter._wait(-100) for _ in range(20)] == [0.0] * 20
+    assert limiter._wait(-100) > 0, "the 21st message in one group waits"
+    assert limiter._wait(12345) == 0.0, "a private chat does not"
+    assert limiter._wait(-200) == 0.0, "nor another group"
+
+
+async def test_a_429_pauses_only_its_chat_and_the_request_is_retried() -> None:
+    clock = Clock()
+    limiter = FloodLimiter(clock=clock)
+    calls: list[int] = []
+
+    async def flaky(**kw: Any) -> bool:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            raise RetryAfter(dtm.timedelta(seconds=0))
+        return True
+
+    assert await limiter.process_request(flaky, (), {}, "sendMessage", {"chat_id": -1}, None)
+    assert calls == [0, 1], "retried once"
+    assert -1 in limiter.paused and 5 not in limiter.paused
+
+
+async def test_a_429_after_the_last_retry_is_raised() -> None:
+    limiter = FloodLimiter(max_retries=1, clock=Clock())
+
+    async def always(**kw: Any) -> bool:
+        raise RetryAfter(dtm.timedelta(seconds=0))
+
+    with pytest.raises(RetryAfter):
+        await limiter.process_request(always, (), {}, "sendMessage", {"chat_id": 7}, None)
