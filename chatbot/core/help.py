@@ -85,6 +85,8 @@ class HelpDesk:
         section = book.section(key)
         title, body = html.escape(tr.gettext(section.title)), html.escape(tr.gettext(section.body))
         text = f"<b>{title}</b>\n\n{body}"
+        if section.ruling:
+            text += f"\n\n<i>{html.escape(tr.gettext(section.ruling))}</i>"
         back = ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, book.game, OVERVIEW)),),)
         return Message(chat, text, back, edit=edit)
 

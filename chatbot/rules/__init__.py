@@ -30,6 +30,7 @@ class Section:
     key: str
     title: str
     body: str
+    ruling: str = ""  # the bot's house ruling on this part, where a player would look for it
 
 
 @dataclass(frozen=True)

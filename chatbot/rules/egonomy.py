@@ -7,6 +7,8 @@ restored. The "rulings" section is this project's (RULINGS.md) and says so.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chatbot.i18n import N_
 from chatbot.rules import GlossaryEntry, RuleBook, Section
 
@@ -15,6 +17,35 @@ from chatbot.rules import GlossaryEntry, RuleBook, Section
 TOPIC_KEYS = ("ethics", "logic", "metaphysics")
 TOPIC_NAMES: tuple[str, str, str] = (N_("Ethics"), N_("Logic"), N_("Metaphysics"))
 TOPIC_EMOJI = ("⚖️", "🧩", "🌌")
+
+# The house rulings a player looks for in a given section (RULINGS.md); all of them are also
+# listed together in the "rulings" section.
+RULING_NOTES = {
+    "components": N_(
+        "House ruling (this bot): the rulebook does not list the cards. This bot uses 27 "
+        "unmarked cards (1–9 once in each topic), 6 with the 3-player mark (a second 3 and 7 "
+        "in each topic) and 7 with the 4-player mark (a second 2, 5 and 8 in Ethics and Logic, "
+        "a second 5 in Metaphysics)."
+    ),
+    "setup": N_(
+        "House ruling (this bot): in round 1 the bot finds the humblest player at random; "
+        "after that, the last placed player of a round starts the next one."
+    ),
+    "argue": N_(
+        "House ruling (this bot): at least one card of the sequence must have the table's "
+        "topic; you gain momentum only if every card has it. With the lobby option "
+        "“strict topics” every card must have it."
+    ),
+    "flip": N_(
+        "House ruling (this bot): the back of the Ethics table shows Logic, the back of Logic "
+        "shows Metaphysics, and the back of Metaphysics shows Ethics. Flipping a flipped table "
+        "turns it back."
+    ),
+    "round_end": N_(
+        "House ruling (this bot): in every mode, the round also ends when the player who must "
+        "act (after gaining momentum too) cannot take any action."
+    ),
+}
 
 SECTIONS = (
     Section(
@@ -431,4 +462,8 @@ GLOSSARY = (
     ),
 )
 
-EGONOMY_RULES = RuleBook("egonomy", SECTIONS, GLOSSARY)
+EGONOMY_RULES = RuleBook(
+    "egonomy",
+    tuple(replace(s, ruling=RULING_NOTES.get(s.key, "")) for s in SECTIONS),
+    GLOSSARY,
+)

@@ -88,10 +88,13 @@ async def test_every_section_opens(service: GameService, lang: str, key: str) ->
     section = EGONOMY_RULES.section(key)
     reply = await service.handle(press(b.encode(b.RULE, "egonomy", key), user(1, lang), "private"))
     title, body = tr.gettext(section.title), tr.gettext(section.body)
+    text = f"<b>{html.escape(title)}</b>\n\n{html.escape(body)}"
+    if section.ruling:  # the house ruling, set apart, where a player would look for it
+        text += f"\n\n<i>{html.escape(tr.gettext(section.ruling))}</i>"
     assert reply.answer == Answer()
     assert only(reply) == Message(
         "tg:1",
-        f"<b>{html.escape(title)}</b>\n\n{html.escape(body)}",
+        text,
         ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, "egonomy", OVERVIEW)),),),
         edit="7",
     )
@@ -132,6 +135,14 @@ async def test_rules_asked_by_someone_the_bot_cannot_write_to_open_the_private_c
     text = translator("th").gettext("Open a private chat with me first, then press again.")
     assert reply.answer is not None and reply.answer.text == text
     assert reply.messages == []
+
+
+@pytest.mark.parametrize("key", ["components", "flip", "round_end"])
+def test_the_rulings_a_player_asks_about_stand_in_their_sections(key: str) -> None:
+    """RULINGS.md: name each ruling in the rule help where a player would ask (card list,
+    flip sides, the stuck-player ending), marked as the bot's house ruling."""
+    for lang, mark in (("en", "House ruling"), ("th", "กฎเพิ่มเติมของบอทนี้"), ("ja", "裁定")):
+        assert mark in translator(lang).gettext(EGONOMY_RULES.section(key).ruling)
 
 
 # --- /rule ---------------------------------------------------------------------------------
