@@ -138,9 +138,9 @@ class GameService:
             return await self._stop(inc)
         if name == "status":
             return await self._status(inc)
-        if name in ("help", "rules", "rule", "language"):
-            return await self.help.command(inc)
-        return Reply()
+        if name in ("help", "rules", "rule", "language") or inc.private:
+            return await self.help.command(inc)  # an unknown command in private: the help
+        return Reply()  # in a group it may be meant for another bot
 
     async def _press(self, inc: Incoming) -> Reply:
         press = b.decode(inc.data or "")

@@ -268,3 +268,17 @@ async def test_a_group_choice_reaches_the_open_session(service: GameService) -> 
     assert session is not None
     assert session.language == "th"
     assert [s.language for s in session.seats] == ["en", "ja"], "private messages unchanged"
+
+
+async def test_an_unknown_command_in_a_private_chat_gets_the_help(service: GameService) -> None:
+    """Bad input gets a clear answer: in a private chat, an unknown command shows the help."""
+    reply = await service.handle(command("dance", who=user(1, "ja"), chat="private"))
+    opening = (
+        "👋 I host card games in this chat: Egonomy, with computer players for empty "
+        "seats. Your hand comes to our private chat."
+    )
+    assert only(reply).text.startswith(translator("ja").gettext(opening))
+
+
+async def test_an_unknown_command_in_a_group_is_left_to_other_bots(service: GameService) -> None:
+    assert await service.handle(command("dance", who=user(1, "ja"))) == Reply()
