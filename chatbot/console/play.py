@@ -13,6 +13,7 @@ from collections.abc import Callable
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, Message, User
 from chatbot.core.service import GameService
+from chatbot.i18n import negotiate, translator
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 
@@ -23,6 +24,15 @@ _TAGS = re.compile(r"<[^>]+>")
 def plain(text: str) -> str:
     """Message HTML as terminal text."""
     return html.unescape(_TAGS.sub("", text))
+
+
+def _has_choices(message: Message) -> bool:
+    """Whether `message` is a hand offering moves (or steps towards one)."""
+    return any(
+        (press := b.decode(button.data or "")) is not None and press.op in (b.MOVE, b.NAV)
+        for row in message.buttons
+        for button in row
+    )
 
 
 class Console:
@@ -36,14 +46,12 @@ class Console:
         seed: int | None = None,
     ) -> None:
         settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9)
-        seeds = (lambda: seed) if seed is not None else None
-        self.service = (
-            GameService(MemoryStore(), settings, seeds=seeds)
-            if seeds
-            else GameService(MemoryStore(), settings)
-        )
+        self.service = GameService(MemoryStore(), settings)
+        if seed is not None:
+            self.service.seeds = lambda: seed
         self.ask, self.show = ask, show
-        self.me = User(YOU, "Human", lang)
+        # TRANSLATORS: the name of the person playing in the terminal, among computer players.
+        self.me = User(YOU, translator(negotiate(lang)).gettext("Human"), lang)
         self.messages: dict[str, Message] = {}  # message id -> latest content
         self.hand_id: str | None = None
         self._ids = 0
@@ -64,8 +72,8 @@ class Console:
                 if message.slot and message.game:
                     await self.service.remember(message.game, message.slot, message_id)
             self.messages[message_id] = message
-            if message.chat == YOU and message.slot:
-                self.hand_id = message_id
+            if message.chat == YOU and _has_choices(message):
+                self.hand_id = message_id  # the newest hand to act from
             elif message.chat == GROUP and not message.coalesce and not message.edit:
                 self.show("\n" + plain(message.text))
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MOVE, NAV, PEEK, RULE, LANGUAGE = "m", "n", "h", "r", "L"
-JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START, NEW = "j", "q", "b", "x", "o", "s", "g"
-_OPS = {MOVE, NAV, PEEK, RULE, LANGUAGE, JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START, NEW}
+JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START = "j", "q", "b", "x", "o", "s"
+_OPS = {MOVE, NAV, PEEK, RULE, LANGUAGE, JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START}
 MAX_BYTES = 64
 
 
@@ -37,7 +37,7 @@ def decode(data: str) -> Press | None:
     if not head or head[0] not in _OPS:
         return None
     digits = head[1:]
-    if digits and not digits.isdigit():
+    if digits and not (digits.isascii() and digits.isdigit()):  # int() refuses "²"
         return None
     return Press(head[0], int(digits) if digits else -1, tuple(fields))
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from babel import Locale
 
 from chatbot.core import buttons as b
-from chatbot.core.model import Answer, Button, Incoming, Message, Reply
+from chatbot.core.model import Answer, Button, Incoming, Keyboard, Message, Reply
 from chatbot.core.session import Session
 from chatbot.i18n import N_, Translator, available_locales, translator
 from chatbot.rules import RuleBook, find_term
 from chatbot.rules.egonomy import EGONOMY_RULES
-from chatbot.store.base import Conflict
+from chatbot.store.base import RETRIES, Conflict
 
 if TYPE_CHECKING:
     from chatbot.core.service import GameService
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 RULEBOOKS: dict[str, RuleBook] = {EGONOMY_RULES.game: EGONOMY_RULES}
 SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat
 OVERVIEW = "^"  # "All rules" under a section: the overview in place of the section
+QUERY_SHOWN = 64  # characters of an unknown /rule query repeated in the answer
 
 # The command menu, registered with the platform in every language.
 COMMANDS = (
@@ -77,8 +79,7 @@ class HelpDesk:
         buttons = [
             Button(tr.gettext(s.title), b.encode(b.RULE, book.game, s.key)) for s in book.sections
         ]
-        rows = tuple(tuple(buttons[i : i + 3]) for i in range(0, len(buttons), 3))
-        return Message(chat, text, rows, edit=edit)
+        return Message(chat, text, _rows(buttons), edit=edit)
 
     @staticmethod
     def section(chat: str, book: RuleBook, key: str, tr: Translator, edit: str | None) -> Message:
@@ -102,15 +103,13 @@ class HelpDesk:
             more = Button(tr.gettext("📖 Read more"), b.encode(b.RULE, book.game, entry.section))
             return Message(chat, text, ((more,),))
         if suggestions:
-            text = tr.t("I don't know “{query}”. Did you mean:", query=html.escape(query.strip()))
+            text = tr.t("I don't know “{query}”. Did you mean:", query=_shown(query))
             rows = tuple(
                 (Button(tr.gettext(s.term), b.encode(b.RULE, book.game, s.section)),)
                 for s in suggestions
             )
             return Message(chat, text, rows)
-        text = tr.t(
-            "I don't know “{query}”. /rules lists every section.", query=html.escape(query.strip())
-        )
+        text = tr.t("I don't know “{query}”. /rules lists every section.", query=_shown(query))
         return Message(chat, text)
 
     @staticmethod
@@ -121,11 +120,11 @@ class HelpDesk:
             if inc.private
             else tr.gettext("Which language should I use in this group?")
         )
-        row = tuple(
+        buttons = [
             Button(language_name(code), b.encode(b.LANGUAGE, scope, code))
             for code in available_locales()
-        )
-        return Message(inc.chat, text, (row,))
+        ]
+        return Message(inc.chat, text, _rows(buttons))
 
     async def press(self, inc: Incoming, press: b.Press) -> Reply:
         if press.op == b.LANGUAGE and len(press.fields) == 2:
@@ -171,17 +170,31 @@ class HelpDesk:
             text = tr.gettext("Done: I will write in English in this group.")
         return Reply(Answer(text), [Message(inc.chat, text, edit=inc.message)])
 
-    async def _update_session(self, chat: str, change: object) -> None:
-        for _ in range(8):
+    async def _update_session(self, chat: str, change: Callable[[Session], None]) -> None:
+        for _ in range(RETRIES):
             session, version = await self.service.load(chat)
             if session is None:
                 return
-            change(session)  # type: ignore[operator]
+            change(session)
             try:
                 await self.service.save(session, version)
                 return
             except Conflict:
                 continue
+
+
+def _rows(buttons: list[Button]) -> Keyboard:
+    """Buttons three to a row (Telegram allows at most eight)."""
+    return tuple(tuple(buttons[i : i + 3]) for i in range(0, len(buttons), 3))
+
+
+def _shown(query: str) -> str:
+    """A user's query as repeated in an answer: escaped, and cut short (a message may hold a
+    query of 4,096 characters, the answer no more than that in all)."""
+    query = query.strip()
+    if len(query) > QUERY_SHOWN:
+        query = query[: QUERY_SHOWN - 1] + "…"
+    return html.escape(query)
 
 
 def _seat_language(session: Session, user: str, code: str) -> None:

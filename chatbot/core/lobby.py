@@ -12,7 +12,7 @@ from chatbot.core.session import LOBBY, PLAYING, Seat, Session
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, translator
 from chatbot.present.registry import PRESENTERS
-from chatbot.store.base import Conflict
+from chatbot.store.base import RETRIES, Conflict
 from engine.core import dump_event
 from engine.egonomy.players import GreedyPlayer
 from engine.registry import GAMES
@@ -20,8 +20,10 @@ from engine.registry import GAMES
 if TYPE_CHECKING:
     from chatbot.core.service import GameService
 
-RETRIES = 8  # compare-and-set attempts before giving up on a busy session
 LOG_LINES = 6  # events kept for the table's narration
+# A game's move counter starts from its (random) seed, below this, not from the lobby's: the
+# buttons left on an earlier game's messages in the chat must not match the next game's.
+MOVE_START = 1_000_000
 COMPUTER = GreedyPlayer()  # plays computer seats and the turns of players who are away
 
 
@@ -133,8 +135,9 @@ class LobbyDesk:
             session, version = await self.service.load(inc.chat)
             if session is None or session.phase != LOBBY:
                 return Reply(Answer(tr.gettext("There is no open table here.")))
-            if press.op != b.LEAVE and press.move != session.move:
-                return Reply(Answer(tr.gettext("Someone changed the table just now: try again.")))
+            if press.op != b.LEAVE and press.move != session.move:  # the current lobby
+                text = tr.gettext("Someone changed the table just now: try again.")
+                return self._lobby_changed(inc, session, text)
             outcome = await self._change_lobby(inc, session, press, tr)
             if isinstance(outcome, Reply):
                 return outcome
@@ -206,7 +209,7 @@ class LobbyDesk:
         session.seed = self.service.seeds()
         state, events = game.new_game(len(session.seats), session.options, session.seed)
         session.phase = PLAYING
-        session.move += 1
+        session.move = session.seed % MOVE_START
         session.state = game.dump(state)
         session.log = [dump_event(e) for e in events][-LOG_LINES:]
         self.service._schedule(session, state)

@@ -16,7 +16,7 @@ import orjson
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.help import HelpDesk
-from chatbot.core.lobby import COMPUTER, LOG_LINES, RETRIES, Busy, LobbyDesk
+from chatbot.core.lobby import COMPUTER, LOG_LINES, Busy, LobbyDesk
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply
 from chatbot.core.session import (
     LOBBY,
@@ -30,7 +30,7 @@ from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
 from chatbot.present.registry import PRESENTERS
 from chatbot.settings import Settings
-from chatbot.store.base import Conflict, Doc, Store
+from chatbot.store.base import RETRIES, Conflict, Doc, Store
 from engine.core import IllegalAction, Rng, dump_event
 from engine.registry import GAMES
 
@@ -193,7 +193,7 @@ class GameService:
         if session.phase == LOBBY:
             tr = translator(session.language)
             lobby = views.lobby(session, tr, self.deep_link)
-            return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat, new=True)])
+            return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
         table = views.table(session)
         return Reply(messages=[fresh(table)])
 
@@ -212,8 +212,6 @@ class GameService:
                 ranking = tr.list(html.escape(n) for n in entry["ranking"])
                 lines.append(tr.t("• {game}: {ranking}", game=title, ranking=ranking))
         return say(inc.chat, "\n".join(lines))
-
-    # --- lobby -----------------------------------------------------------------------------
 
     # --- playing ---------------------------------------------------------------------------
 
@@ -360,12 +358,15 @@ class GameService:
     async def _finish(self, session: Session) -> None:
         """A finished game leaves the store; its result joins the chat's history."""
         key = views.game_key(session.chat)
-        doc = await self.store.load(key)
-        if doc is not None:
+        for _ in range(RETRIES):  # a slot id or language saved meanwhile must not keep it
+            doc = await self.store.load(key)
+            if doc is None:
+                break
             try:
                 await self.store.delete(key, doc.version)
+                break
             except Conflict:
-                return
+                continue
         await self._record(session, stopped=False)
 
     async def _record(self, session: Session, stopped: bool) -> None:

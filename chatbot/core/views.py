@@ -161,17 +161,10 @@ def say(chat: str, text: str) -> Message:
     return Message(chat, text)
 
 
-def with_slot(
-    message: Message, slot: str, chat: str, edit: str | None = None, new: bool = False
-) -> Message:
+def with_slot(message: Message, slot: str, chat: str, edit: str | None = None) -> Message:
     """`message` as the slot message `slot` of `chat`'s game (edited in place when `edit`)."""
     return Message(
-        message.chat,
-        message.text,
-        message.buttons,
-        edit=None if new else edit,
-        slot=slot,
-        game=game_key(chat),
+        message.chat, message.text, message.buttons, edit=edit, slot=slot, game=game_key(chat)
     )
 
 

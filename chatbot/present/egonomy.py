@@ -497,11 +497,12 @@ def _announce_game(event: GameEnded, names: Sequence[str], tr: Translator) -> st
         lines.append(tr.gettext("Tied on trophies: the better place in the last round wins."))
     lines.append("")
     lines.append(
-        tr.ngettext(
+        tr.nt(
             "🎉 {player} wins with {n} trophy, ego filled to the brim!",
             "🎉 {player} wins with {n} trophies, ego filled to the brim!",
             event.trophies[winner],
-        ).format(player=f"<b>{names[winner]}</b>", n=event.trophies[winner])
+            player=f"<b>{names[winner]}</b>",
+        )
     )
     return "\n".join(lines)
 
@@ -607,9 +608,7 @@ def _player_line(view: View, player: int, names: Sequence[str], tr: Translator) 
         name = f"{TURN_MARK} <b>{name}</b>"
     if player == view.first:
         name = f"{name} {FIRST_MARK}"
-    held = tr.ngettext("{n} card", "{n} cards", view.hand_sizes[player]).format(
-        n=view.hand_sizes[player]
-    )
+    held = tr.nt("{n} card", "{n} cards", view.hand_sizes[player])
     return tr.gettext("{name}: {cards} in hand · ✦ {ego} · 🏆 {trophies}").format(
         name=name, cards=held, ego=view.ego_piles[player], trophies=view.trophies[player]
     )

@@ -14,7 +14,6 @@ from chatbot.rules import GlossaryEntry, RuleBook, Section
 
 # The rulebook shows the three topics only as icons; the names are a ruling (RULINGS.md,
 # "Topics"), in the order of engine.egonomy.cards (topics A, B, C).
-TOPIC_KEYS = ("ethics", "logic", "metaphysics")
 TOPIC_NAMES: tuple[str, str, str] = (N_("Ethics"), N_("Logic"), N_("Metaphysics"))
 TOPIC_EMOJI = ("⚖️", "🧩", "🌌")
 

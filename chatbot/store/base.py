@@ -10,6 +10,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+RETRIES = 8  # compare-and-set attempts before giving up on a busy document
+
 
 class Conflict(Exception):
     """The stored version is not the one the writer expected (someone else wrote first)."""

@@ -149,12 +149,18 @@ class TelegramBot:
         while True:
             await asyncio.sleep(self.settings.tick)
             try:
-                for key in await self.service.due():
-                    async with self.game_lock(key.removeprefix("game:")):
-                        await self.deliver(await self.service.timeout(key))
-            except Exception as exc:  # keep ticking whatever one game did
+                keys = await self.service.due()
+            except Exception as exc:  # keep ticking (e.g. the store is briefly unreachable)
                 log.exception("timer tick failed")
                 self.errors.append(exc)
+                continue
+            for key in keys:
+                try:
+                    async with self.game_lock(key.removeprefix("game:")):
+                        await self.deliver(await self.service.timeout(key))
+                except Exception as exc:  # keep ticking the other games whatever one did
+                    log.exception("timer of %s failed", key)
+                    self.errors.append(exc)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         if context.error is not None:

@@ -10,9 +10,12 @@ of a game they play); a code without a catalogue is refused.
 from __future__ import annotations
 
 import html
+import re
+from pathlib import Path
 
 import pytest
 
+from chatbot import i18n
 from chatbot.core import buttons as b
 from chatbot.core.help import COMMANDS, OVERVIEW, SEND_PRIVATELY, language_name
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply, User
@@ -23,6 +26,7 @@ from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 
 GROUP = "tg:-100777"
+REPO = Path(__file__).resolve().parents[2]
 LANGS = available_locales()
 SECTION_KEYS = [s.key for s in EGONOMY_RULES.sections]
 NO_LONGER = "This button is no longer in use."
@@ -181,6 +185,24 @@ async def test_rule_without_a_match_or_a_word(service: GameService) -> None:
     assert empty.text == ja.gettext("Which term? For example: /rule momentum")
 
 
+def visible_length(text: str) -> int:
+    """A message's length as Telegram counts it: UTF-16 units of the text after HTML parsing."""
+    return len(html.unescape(re.sub(r"<[^>]+>", "", text)).encode("utf-16-le")) // 2
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    "query", ["<" * 4090, ("momentum fallacy " * 241)[:4090]], ids=["unknown", "suggestions"]
+)
+async def test_a_rule_query_of_any_length_gets_an_answer_that_fits_one_message(
+    service: GameService, lang: str, query: str
+) -> None:
+    """A user may send 4096 characters: the answer echoes only the start of the query."""
+    reply = only(await service.handle(command("rule", query, user(1, lang))))
+    assert visible_length(reply.text) <= 4096
+    assert "…" in reply.text
+
+
 # --- /language -----------------------------------------------------------------------------
 
 
@@ -190,6 +212,23 @@ def test_languages_are_named_in_themselves() -> None:
         "th": "ไทย",
         "ja": "日本語",
     }
+
+
+async def test_the_menu_keeps_within_telegrams_eight_buttons_a_row(
+    service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new language needs no code change: with a dozen catalogues the menu still fits."""
+    po = (REPO / "locales" / "ja" / "LC_MESSAGES" / "messages.po").read_text(encoding="utf-8")
+    codes = ["de", "es", "fr", "id", "it", "ja", "ko", "pt", "ru", "th", "vi", "zh"]
+    for code in codes:
+        folder = tmp_path / code / "LC_MESSAGES"
+        folder.mkdir(parents=True)
+        (folder / "messages.po").write_text(po, encoding="utf-8")
+    monkeypatch.setenv(i18n.LOCALES_ENV, str(tmp_path))
+    menu = only(await service.handle(command("language", who=user(1, "en"), chat="private")))
+    assert all(len(row) <= 8 for row in menu.buttons)
+    offered = [x.data for row in menu.buttons for x in row]
+    assert offered == [b.encode(b.LANGUAGE, "u", c) for c in ["en", *codes]]
 
 
 @pytest.mark.parametrize(("chat", "scope"), [(GROUP, "c"), ("private", "u")])

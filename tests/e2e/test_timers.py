@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+import orjson
 import pytest
 
 from chatbot.core import buttons as b
@@ -160,5 +161,32 @@ async def test_computer_players_move_on_their_own(
         assert "🤖" in table.text and len(table.history) >= 3
         assert not h.bot.errors and not real_failures(tg), real_failures(tg)
     finally:
+        await h.stop()
+        await store.close()
+
+
+async def test_a_session_that_cannot_be_read_does_not_stop_the_other_games_timers(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str, clock: Clock
+) -> None:
+    """Keep ticking whatever one game did: a game whose timer fails (here a session saved by
+    a newer version) is logged, and the games due after it still get their turn."""
+    settings = replace(SETTINGS, tick=0.02)
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    h = await Harness(tg, store, settings, clock).start()
+    try:
+        ann = tg.user(56, "Ann")
+        await open_table(h, tg, [ann], computers=1)
+        session = await load(h)
+        newer = orjson.dumps({"schema": 99})
+        await store.save("game:tg:-100999", newer, 0, None, clock.now - 100)  # due first
+        clock.now += 31.0  # the game's timer is due too (a computer move or a reminder)
+        h.bot.start_ticker()
+        deadline = time.monotonic() + 5
+        while (await load(h)).deadline == session.deadline:
+            assert time.monotonic() < deadline, "the game's timer never ran"
+            await asyncio.sleep(0.01)
+        assert h.bot.errors and all(isinstance(e, ValueError) for e in h.bot.errors)
+    finally:
+        h.bot.errors.clear()
         await h.stop()
         await store.close()

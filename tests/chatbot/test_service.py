@@ -1,0 +1,168 @@
+"""The game service (chatbot/core/service.py, lobby.py) on a MemoryStore: odd button data,
+stale lobby messages and a game's end racing another write.
+
+"Button data ... a press on an outdated message gets a clear private answer and changes
+nothing"; "a finished game leaves the store; its result joins the chat's history".
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from chatbot.core import buttons as b
+from chatbot.core import views
+from chatbot.core.model import Incoming, Message, Reply, User
+from chatbot.core.service import GameService
+from chatbot.core.session import Session
+from chatbot.i18n import translator
+from chatbot.settings import Settings
+from chatbot.store.memory import MemoryStore
+from engine.registry import GAMES
+
+GROUP = "tg:-100555"
+HOST, GUEST = User("tg:1", "Ann", "en"), User("tg:2", "Bob", "en")
+
+
+@pytest.fixture
+def service() -> GameService:
+    return GameService(MemoryStore(), Settings(bot_delay=0))
+
+
+def command(name: str, who: User, chat: str = GROUP, args: str = "") -> Incoming:
+    private = chat == who.id
+    return Incoming(chat, private, who, name, args)
+
+
+def press(data: str, who: User, chat: str = GROUP, message: str = "10") -> Incoming:
+    return Incoming(chat, chat == who.id, who, data=data, message=message)
+
+
+def data_of(message: Message, op: str) -> str:
+    return next(x.data for row in message.buttons for x in row if x.data and x.data[0] == op)
+
+
+# --- button data this bot never made ------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", ["m²|tg:-1|b0.1", "n١|tg:-1|b", "s³"])
+async def test_non_ascii_digits_in_button_data_are_refused_not_crashed_on(
+    service: GameService, data: str
+) -> None:
+    """int() refuses "²" although str.isdigit() accepts it; such data is simply not ours."""
+    assert b.decode(data) is None
+    assert b.game_chat(data, GROUP) == GROUP
+    reply = await service.handle(press(data, HOST))
+    assert reply.answer is not None and reply.answer.text == "This button is no longer in use."
+
+
+# --- the lobby -----------------------------------------------------------------------------
+
+
+async def test_a_press_on_an_outdated_lobby_shows_the_current_lobby(service: GameService) -> None:
+    """The lobby message missed an edit (lost, or overtaken by an older one): its buttons are
+    refused, and the refusal brings the lobby up to date so the next press works."""
+    for who in (HOST, GUEST):
+        await service.handle(command("start", who, chat=who.id))
+    opened = await service.handle(command("newgame", HOST))
+    await service.remember(views.game_key(GROUP), views.LOBBY_SLOT, "10")
+    stale_start = data_of(opened.messages[0], b.START)
+    await service.handle(press(b.encode(b.JOIN), GUEST))  # its lobby edit never arrives
+
+    refused = await service.handle(press(stale_start, HOST))
+    assert refused.answer is not None
+    assert refused.answer.text == "Someone changed the table just now: try again."
+    (lobby,) = refused.messages
+    assert lobby.edit == "10" and "Bob" in lobby.text
+    started = await service.handle(press(data_of(lobby, b.START), HOST))
+    assert started.answer is not None and started.answer.text == "The game begins!"
+
+
+# --- the end of a game ---------------------------------------------------------------------
+
+
+class WriteBeforeDelete(MemoryStore):
+    """A store where another write (e.g. a player's language choice) lands on a game's key
+    just before the game's end removes it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.service: GameService | None = None
+        self.raced = False
+
+    async def delete(self, key: str, expected: int) -> None:
+        doc = await self.load(key)
+        if not self.raced and doc is not None and b'"phase":"over"' in doc.data:
+            self.raced = True
+            assert self.service is not None
+            await self.service.remember(key, "elsewhere", "99")
+        await super().delete(key, expected)
+
+
+async def play_computers(service: GameService) -> Reply:
+    """An all-computer game: the host opens a table without sitting down and starts it."""
+    await service.handle(command("newgame", HOST))
+    session, _ = await service.load(GROUP)
+    assert session is not None
+    start = b.encode(b.START, move=session.move)
+    reply = await service.handle(press(start, HOST))
+    for _ in range(1000):
+        if not await service.tick():
+            break
+    return reply
+
+
+async def test_a_finished_game_leaves_the_store_even_when_a_write_races_its_end() -> None:
+    store = WriteBeforeDelete()
+    service = GameService(store, Settings(bot_delay=0))
+    store.service = service
+    await play_computers(service)
+    assert store.raced, "the write landed between the end's load and delete"
+    session, _ = await service.load(GROUP)
+    assert session is None, "the finished game is gone: /newgame may open the next one"
+    (entry,) = await store.history(f"hist:{GROUP}", 5)
+    assert orjson.loads(entry)["stopped"] is False
+
+
+# --- buttons of an earlier game ------------------------------------------------------------
+
+
+async def start_with_a_computer(service: GameService) -> Session:
+    """Ann opens a table, adds a computer player and starts."""
+    await service.handle(command("newgame", HOST))
+    await service.handle(press(data_of(await lobby_of(service), b.ADD_BOT), HOST))
+    await service.handle(press(data_of(await lobby_of(service), b.START), HOST))
+    session, _ = await service.load(GROUP)
+    assert session is not None and session.phase == "playing"
+    return session
+
+
+async def lobby_of(service: GameService) -> Message:
+    session, _ = await service.load(GROUP)
+    assert session is not None
+    return views.lobby(session, translator("en"), service.deep_link)
+
+
+@pytest.mark.parametrize("op", [b.NAV, b.MOVE])
+async def test_a_hand_button_of_an_earlier_game_is_refused_in_the_next_one(
+    service: GameService, op: str
+) -> None:
+    """A game stopped (or expired) leaves its hand messages behind; their buttons must not
+    count as buttons of the chat's next game, which went through the same lobby steps."""
+    seeds = iter([41, 42])
+    service.seeds = lambda: next(seeds)
+    await service.handle(command("start", HOST, chat=HOST.id))
+    first = await start_with_a_computer(service)
+    game = GAMES[first.game]
+    state = game.load(first.state)
+    legal = game.legal_actions(state, 0) or game.legal_actions(state, 1)
+    field = game.encode_action(legal[0]) if op == b.MOVE else ""
+    stale = b.encode(op, GROUP, field, move=first.move)
+    await service.handle(command("stop", HOST))
+
+    second = await start_with_a_computer(service)
+    reply = await service.handle(press(stale, HOST, chat=HOST.id))
+    assert reply.answer is not None
+    assert reply.answer.text == "That button is outdated: here is your current hand."
+    after, _ = await service.load(GROUP)
+    assert after is not None and (after.move, after.state) == (second.move, second.state)
