@@ -3,19 +3,19 @@ and the start of the game."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.model import Answer, Incoming, Message, Reply
-from chatbot.core.session import LOBBY, PLAYING, Seat, Session
+from chatbot.core.session import LOBBY, OVER, PLAYING, Seat, Session
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, translator
 from chatbot.present.registry import PRESENTERS
 from chatbot.store.base import RETRIES, Conflict
 from engine.core import dump_event
-from engine.egonomy.players import GreedyPlayer
-from engine.registry import GAMES
+from engine.registry import COMPUTERS, GAMES
 
 if TYPE_CHECKING:
     from chatbot.core.service import GameService
@@ -24,7 +24,6 @@ LOG_LINES = 6  # events kept for the table's narration
 # A game's move counter starts from its (random) seed, below this, not from the lobby's: the
 # buttons left on an earlier game's messages in the chat must not match the next game's.
 MOVE_START = 1_000_000
-COMPUTER = GreedyPlayer()  # plays computer seats and the turns of players who are away
 
 
 class Busy(Exception):
@@ -46,7 +45,11 @@ class LobbyDesk:
             return Reply(
                 messages=[say(inc.chat, tr.t("I know these games: {games}.", games=games))]
             )
-        session, _ = await self.service.load(inc.chat)
+        session, version = await self.service.load(inc.chat)
+        if session is not None and session.phase == OVER:  # its end was cut short (a crash)
+            with contextlib.suppress(Conflict):
+                await self.service.store.delete(views.game_key(inc.chat), version)
+            session = None
         if session is not None:
             return Reply(
                 messages=[
@@ -165,7 +168,7 @@ class LobbyDesk:
         if press.op == b.ADD_BOT:
             if len(session.seats) >= spec.max_players:
                 return Reply(Answer(tr.gettext("The table is full.")))
-            session.seats.append(Seat(name=self._bot_name(session), bot=COMPUTER.name))
+            session.seats.append(self._computer(session))
             return tr.gettext("A computer player joined.")
         if press.op == b.REMOVE_BOT:
             bots = [i for i, s in enumerate(session.seats) if s.bot]
@@ -195,13 +198,15 @@ class LobbyDesk:
             )
             return Reply(Answer(text, alert=True))
         while len(session.seats) < spec.min_players:
-            session.seats.append(Seat(name=self._bot_name(session), bot=COMPUTER.name))
+            session.seats.append(self._computer(session))
         return ""
 
     @staticmethod
-    def _bot_name(session: Session) -> str:
+    def _computer(session: Session) -> Seat:
+        """A computer player's seat, named after a thinker not yet at the table."""
         taken = {s.name for s in session.seats}
-        return next(n for n in views.BOT_NAMES if n not in taken)
+        name = next(n for n in views.BOT_NAMES if n not in taken)
+        return Seat(name=name, bot=COMPUTERS[session.game].name)
 
     async def _begin(self, session: Session, version: int, tr: Translator) -> Reply:
         """Deal the game; the lobby message becomes the start notice; hands go out privately."""

@@ -16,10 +16,11 @@ import orjson
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.help import HelpDesk
-from chatbot.core.lobby import COMPUTER, LOG_LINES, Busy, LobbyDesk
+from chatbot.core.lobby import LOG_LINES, Busy, LobbyDesk
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply
 from chatbot.core.session import (
     LOBBY,
+    OVER,
     PLAYING,
     WAIT_BOT,
     WAIT_REMIND,
@@ -32,7 +33,7 @@ from chatbot.present.registry import PRESENTERS
 from chatbot.settings import Settings
 from chatbot.store.base import RETRIES, Conflict, Doc, Store
 from engine.core import IllegalAction, Rng, dump_event
-from engine.registry import GAMES
+from engine.registry import COMPUTERS, GAMES
 
 DEDUPE_TTL = 3600  # seconds a delivered update's id is remembered
 NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
@@ -340,7 +341,7 @@ class GameService:
             elif not over and (new_round or seat in to_move or seat == actor):
                 messages.append(views.hand(session, seat))
         if over:
-            session.phase = "over"
+            session.phase = OVER
         return messages
 
     def _schedule(self, session: Session, state: Any) -> None:
@@ -432,7 +433,8 @@ class GameService:
             return [replace(hand, text=f"{text}\n\n{hand.text}")]
         rng = Rng(session.seed ^ session.move)
         view = game.view(state, player)
-        action = COMPUTER.choose(view, game.legal_actions(state, player), rng)
+        computer = COMPUTERS[session.game]
+        action = computer.choose(view, game.legal_actions(state, player), rng)
         state, events = game.apply(state, player, action)
         messages = self._advance(session, state, events, player, None)
         if not seat.bot:

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 SESSION_SCHEMA = 1
-LOBBY, PLAYING = "lobby", "playing"
+LOBBY, PLAYING, OVER = "lobby", "playing", "over"
 # What the session waits for at its deadline.
 WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER = "bot", "remind", "takeover"
 

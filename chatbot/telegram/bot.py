@@ -192,11 +192,16 @@ class TelegramBot:
             log.info("callback answer refused: %s", exc)
 
     async def deliver(self, messages: list[Message]) -> None:
+        """Send a reply's messages in order; one that Telegram refuses does not stop the rest
+        (e.g. a player who deleted their account must not cost the others their hands)."""
         for message in messages:
             if message.coalesce and message.edit and self.settings.table_interval > 0:
                 self._coalesce(message)
-            else:
+                continue
+            try:
                 await self.send(message)
+            except TelegramError as exc:
+                log.warning("could not deliver to %s: %s", message.chat, exc)
 
     def _coalesce(self, message: Message) -> None:
         """Table edits: at most one per interval per chat, always the latest state."""

@@ -14,7 +14,7 @@ from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.model import Incoming, Message, Reply, User
 from chatbot.core.service import GameService
-from chatbot.core.session import Session
+from chatbot.core.session import LOBBY, OVER, Session
 from chatbot.i18n import translator
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
@@ -166,3 +166,16 @@ async def test_a_hand_button_of_an_earlier_game_is_refused_in_the_next_one(
     assert reply.answer.text == "That button is outdated: here is your current hand."
     after, _ = await service.load(GROUP)
     assert after is not None and (after.move, after.state) == (second.move, second.state)
+
+
+async def test_a_game_whose_end_was_cut_short_does_not_block_a_new_table() -> None:
+    """A crash between a game's last save and its removal leaves an ended session behind:
+    /newgame clears it instead of answering that a game is already open."""
+    service = GameService(MemoryStore(), Settings())
+    ended = Session(game="egonomy", chat="tg:-5", creator="tg:1", language="en", options={})
+    ended.phase = OVER
+    await service.save(ended, 0)
+    host = User("tg:1", "Ann", "en")
+    await service.handle(Incoming("tg:-5", False, host, command="newgame"))
+    session, _ = await service.load("tg:-5")
+    assert session is not None and session.phase == LOBBY
