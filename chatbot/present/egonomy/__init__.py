@@ -1,0 +1,175 @@
+"""Egonomy in the chat: the table message, a player's hand and choices, narration, refusals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from chatbot.i18n import Translator
+from chatbot.present.base import Options
+from chatbot.present.egonomy.choices import choices
+from chatbot.present.egonomy.narration import (
+    announce_game,
+    announce_round,
+    narrate_action,
+    narrate_turn,
+)
+from chatbot.present.egonomy.refusals import EXPLANATIONS, UNKNOWN_REFUSAL
+from chatbot.present.egonomy.text import by_number, card_text, cards_text, table_lines
+from engine.egonomy.events import GameEnded, RoundEnded
+from engine.egonomy.rules import ROUNDS, Action
+from engine.egonomy.view import View
+
+LOG_LINES = 4  # narrated events shown under the table
+DISCARD_SHOWN = 4  # the top cards of the discard pile shown
+PEEK_LIMIT = 200  # a pop-up's length, counted in UTF-16 units as platforms do
+TURN_MARK = "▶️"
+FIRST_MARK = "🎴"  # the first-player card
+
+# --- the presenter -------------------------------------------------------------------------
+
+
+def _player_line(view: View, player: int, names: Sequence[str], tr: Translator) -> str:
+    """A player's public line: markers, name, hand size, ego collected, trophies."""
+    name = names[player]
+    if player == view.turn and not view.over:
+        name = f"{TURN_MARK} <b>{name}</b>"
+    if player == view.first:
+        name = f"{name} {FIRST_MARK}"
+    held = tr.nt("{n} card", "{n} cards", view.hand_sizes[player])
+    return tr.gettext("{name}: {cards} in hand · ✦ {ego} · 🏆 {trophies}").format(
+        name=name, cards=held, ego=view.ego_piles[player], trophies=view.trophies[player]
+    )
+
+
+def _discard_line(view: View, tr: Translator) -> str:
+    """The discard pile's size and its last cards (face up: everyone may look)."""
+    if not view.discard:
+        return tr.gettext("Discard pile: empty")
+    shown = cards_text(view.discard[-DISCARD_SHOWN:])
+    if len(view.discard) > DISCARD_SHOWN:
+        shown = f"… {shown}"
+    return tr.gettext("Discard pile ({n}): {cards}").format(n=len(view.discard), cards=shown)
+
+
+def _turn_line(view: View, names: Sequence[str], tr: Translator) -> str:
+    """Who is to act, and whether it is their momentum extra action."""
+    if view.over:
+        return tr.gettext("The game is over.")
+    name = f"<b>{names[view.turn]}</b>"
+    if view.momentum:
+        return tr.gettext("{player} is to act: momentum, one more action!").format(player=name)
+    return tr.gettext("{player} is to act.").format(player=name)
+
+
+def _hand_line(view: View, tr: Translator) -> str:
+    """The player's own hand, sorted by number."""
+    cards = cards_text(by_number(view.hand)) or tr.gettext("(empty)")
+    title = tr.gettext("Your hand")
+    return f"<b>{title}</b> ({len(view.hand)}): {cards}"
+
+
+def _own_line(view: View, tr: Translator) -> str:
+    """The player's own ego collected so far and trophies."""
+    me = view.me if view.me is not None else 0
+    return tr.gettext("Your ego ✦ {ego} · trophies 🏆 {trophies}").format(
+        ego=view.ego_piles[me], trophies=view.trophies[me]
+    )
+
+
+def _to_act_line(view: View, tr: Translator) -> str:
+    """The player's own turn: a fresh action or the momentum extra one."""
+    if view.momentum:
+        momentum, again = tr.gettext("Momentum!"), tr.gettext("Take one more action.")
+        return f"<b>{momentum}</b> {again}"
+    yours = tr.gettext("Your turn!")
+    return f"<b>{yours}</b>"
+
+
+def _units(text: str) -> int:
+    """A text's length in UTF-16 code units (an emoji outside the BMP counts 2)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+class EgonomyPresenter:
+    """Egonomy's texts and choices for the chat core."""
+
+    game = "egonomy"
+
+    def title(self, tr: Translator) -> str:
+        """The game's name."""
+        return tr.gettext("Egonomy")
+
+    def option_label(self, option: str, tr: Translator) -> str:
+        """A lobby option's name."""
+        labels = {
+            "flip": tr.gettext("Flip-table mode"),
+            "strict_topics": tr.gettext("Strict topics"),
+        }
+        return labels.get(option, option)
+
+    def table(self, view: View, names: Sequence[str], log: Sequence[object], tr: Translator) -> str:
+        """The group's table message: players, tables, discard pile, turn, recent events."""
+        round_no = tr.gettext("Round {round} of {rounds}").format(round=view.round, rounds=ROUNDS)
+        lines = [f"<b>{self.title(tr)}</b> · {round_no}"]
+        lines += [_player_line(view, p, names, tr) for p in range(view.players)]
+        lines += [
+            "",
+            *table_lines(view, tr),
+            _discard_line(view, tr),
+            "",
+            _turn_line(view, names, tr),
+        ]
+        narrated = [line for e in log if (line := self.narrate(e, names, tr))]
+        if narrated:
+            lines += ["", *(f"• {line}" for line in narrated[-LOG_LINES:])]
+        return "\n".join(lines)
+
+    def hand(
+        self, view: View, legal: Sequence[Action], path: str, names: Sequence[str], tr: Translator
+    ) -> tuple[str, Options]:
+        """The private hand message, and the choices at `path` when the player must act."""
+        lines = [_hand_line(view, tr), _own_line(view, tr), ""]
+        if not legal:  # only what stays true until this player acts again: nothing goes stale
+            if view.over:
+                return "\n".join([*lines, tr.gettext("The game is over.")]), ()
+            wait = tr.gettext(
+                "⏳ Not your turn yet: the table in the group shows the game. "
+                "Your choices come here when it is your turn."
+            )
+            return "\n".join([*lines, wait]), ()
+        _, prompt, options = choices(view, legal, path, tr)
+        lines += [*table_lines(view, tr), "", _to_act_line(view, tr), prompt]
+        return "\n".join(lines), options
+
+    def peek(self, view: View, tr: Translator) -> str:
+        """The hand in one short line (at most 200 UTF-16 units, as platforms count them)."""
+        cards = [card_text(c) for c in by_number(view.hand)]
+        ego = view.ego_piles[view.me] if view.me is not None else 0
+        title, ego_text = tr.gettext("Your hand"), tr.gettext("ego ✦ {ego}").format(ego=ego)
+        head, tail = f"{title} ({len(cards)}): ", f" · {ego_text}"
+        text = head + " ".join(cards) + tail
+        while _units(text) > PEEK_LIMIT and cards:
+            cards.pop()
+            text = f"{head}{' '.join(cards)} …{tail}"
+        return text
+
+    def narrate(self, event: object, names: Sequence[str], tr: Translator) -> str | None:
+        """One log line per action, momentum, stuck player and round start; else None."""
+        return narrate_action(event, names, tr) or narrate_turn(event, names, tr)
+
+    def announce(self, event: object, names: Sequence[str], tr: Translator) -> str | None:
+        """A new group message at a round's end and the game's end; else None."""
+        if isinstance(event, RoundEnded):
+            return announce_round(event, names, tr)
+        if isinstance(event, GameEnded):
+            return announce_game(event, names, tr)
+        return None
+
+    def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
+        """Why the engine refused an action, and the rule section that says so."""
+        msgid, section = EXPLANATIONS.get(code, UNKNOWN_REFUSAL)
+        return tr.gettext(msgid).format(**params), section
+
+
+PRESENTER = EgonomyPresenter()
