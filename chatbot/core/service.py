@@ -4,6 +4,7 @@ and `remember`, and send what they return."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import random
 import time
@@ -62,7 +63,39 @@ class GameService:
 
     async def load(self, chat: str) -> tuple[Session | None, int]:
         doc = await self.store.load(views.game_key(chat))
+        if doc is None and (moved := await self.moved_to(chat)):
+            doc = await self.store.load(views.game_key(moved))
         return self._session(doc)
+
+    async def moved_to(self, chat: str) -> str | None:
+        """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
+        return await self.store.get_setting("moved", chat)
+
+    async def chat_moved(self, old: str, new: str) -> list[Message]:
+        """A chat changed its id: its game, language and history follow it; buttons that
+        still name the old chat find the game through the recorded move. Idempotent."""
+        await self.store.set_setting("moved", old, new)
+        language = await self.store.get_setting(f"chat:{old}", "lang")
+        if language:
+            await self.store.set_setting(f"chat:{new}", "lang", language)
+        doc = await self.store.load(views.game_key(old))
+        session, version = self._session(doc)
+        if session is None:
+            return []
+        session.chat = new
+        session.messages = {}  # the old chat's messages cannot be edited from the new one
+        try:
+            await self.save(session, 0)
+        except Conflict:
+            return []  # moved already (by another process, or a retried update)
+        with contextlib.suppress(Conflict):
+            await self.store.delete(views.game_key(old), version)
+        for raw in reversed(await self.store.history(f"hist:{old}", self.settings.history_keep)):
+            await self.store.push_history(f"hist:{new}", raw, self.settings.history_keep)
+        if session.phase == LOBBY:
+            tr = translator(session.language)
+            return [with_slot(views.lobby(session, tr, self.deep_link), views.LOBBY_SLOT, new)]
+        return [fresh(views.table(session))]
 
     @staticmethod
     def _session(doc: Doc | None) -> tuple[Session | None, int]:
@@ -225,6 +258,9 @@ class GameService:
                     return Reply()  # the same update delivered again: already handled
             else:
                 doc = await self.store.load(key)
+            if doc is None and (moved := await self.moved_to(chat)):
+                chat, key = moved, views.game_key(moved)  # the group became a supergroup
+                continue
             loaded, version = self._session(doc)
             checked = await self._check_player(inc, loaded, move)
             if isinstance(checked, Reply):

@@ -13,7 +13,7 @@ from typing import Any
 
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ParseMode
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -29,7 +29,7 @@ from chatbot.core.service import GameService
 from chatbot.i18n import available_locales, translator
 from chatbot.settings import Settings
 from chatbot.store.base import Store
-from chatbot.telegram.convert import incoming, markup, telegram_id
+from chatbot.telegram.convert import incoming, markup, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
 
 log = logging.getLogger(__name__)
@@ -170,6 +170,10 @@ class TelegramBot:
     # --- updates in, messages out ----------------------------------------------------------
 
     async def on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        migrated = update.message.migrate_from_chat_id if update.message else None
+        if migrated and update.effective_chat is not None:  # a group became a supergroup
+            await self.moved(migrated, update.effective_chat.id)
+            return
         event = incoming(update, self.app.bot.username)
         if event is None:
             return
@@ -252,6 +256,9 @@ class TelegramBot:
                     reply_markup=keyboard,
                 )
                 return
+            except ChatMigrated as exc:
+                await self.moved(chat_id, exc.new_chat_id)
+                return
             except BadRequest as exc:
                 if "not modified" in str(exc).lower():
                     return
@@ -263,8 +270,16 @@ class TelegramBot:
         except Forbidden as exc:
             log.info("cannot write to %s: %s", message.chat, exc)
             return
+        except ChatMigrated as exc:  # learnt from a refused send: move, then send there
+            await self.moved(chat_id, exc.new_chat_id)
+            return
         if message.slot and message.game:
             await self.service.remember(message.game, message.slot, str(sent.message_id))
+
+    async def moved(self, old: int, new: int) -> None:
+        """Telegram gave a group a new id (upgraded to a supergroup): its game follows."""
+        # No game lock: this may run inside one (a refused send); chat_moved is idempotent.
+        await self.deliver(await self.service.chat_moved(qualify(old), qualify(new)))
 
     def run_polling(self) -> None:
         self.app.run_polling(allowed_updates=["message", "callback_query"])
