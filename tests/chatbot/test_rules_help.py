@@ -172,11 +172,17 @@ def squeeze(text: str) -> str:
 
 
 def rulebook(lang: str) -> str:
-    """The rulebook text with no-break spaces as plain spaces; skips when it is not there."""
+    """The rulebook text with no-break spaces as plain spaces."""
     path = SEEDS / RULEBOOK_FILES[lang]
-    if not path.is_file():
-        pytest.skip(f"rulebook not found at {path}")
     return path.read_text(encoding="utf-8").replace("\xa0", " ")
+
+
+# The rulebooks live in the planning repository, beside this one (as CI lays it out); a clone
+# on its own still checks the quotations held in this file, just not against the source.
+needs_rulebooks = pytest.mark.skipif(
+    not all((SEEDS / name).is_file() for name in RULEBOOK_FILES.values()),
+    reason=f"the rulebooks are not at {SEEDS}",
+)
 
 
 # --- the help's shape ---------------------------------------------------------------------
@@ -242,6 +248,7 @@ def test_words_lost_with_the_icons_are_restored(lang: str, marked: str) -> None:
     assert restored(marked) in help_text(lang)
 
 
+@needs_rulebooks
 @pytest.mark.parametrize("lang", ["th", "ja"])
 def test_quotations_are_in_the_rulebook(lang: str) -> None:
     text = squeeze(rulebook(lang))
@@ -252,6 +259,7 @@ def test_quotations_are_in_the_rulebook(lang: str) -> None:
         assert as_printed(marked).replace(" ", "") in text.replace(" ", ""), marked
 
 
+@needs_rulebooks
 @pytest.mark.parametrize("lang", ["th", "ja"])
 def test_glossary_titles_are_the_rulebooks(lang: str) -> None:
     text = rulebook(lang)
