@@ -6,7 +6,7 @@ from typing import Any
 
 from engine.core import Game, Player
 from engine.egonomy import GAME as EGONOMY
-from engine.egonomy.players import GreedyPlayer
+from engine.egonomy.players import SearchPlayer
 
 GAMES: dict[str, Game[Any, Any]] = {EGONOMY.spec.name: EGONOMY}
-COMPUTERS: dict[str, Player[Any]] = {EGONOMY.spec.name: GreedyPlayer()}
+COMPUTERS: dict[str, Player[Any]] = {EGONOMY.spec.name: SearchPlayer()}

@@ -5,9 +5,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.core import Rng
-from engine.egonomy.cards import TOPIC
-from engine.egonomy.rules import ARGUE, BABBLE, CUT_OFF, FLIP, LET_GO, LISTEN, Action
+from engine.egonomy.cards import TOPIC, cards_in_play
+from engine.egonomy.events import RoundEnded
+from engine.egonomy.rules import (
+    ARGUE,
+    BABBLE,
+    CUT_OFF,
+    FLIP,
+    LET_GO,
+    LISTEN,
+    Action,
+    State,
+    apply,
+    legal_actions,
+    round_ranking,
+)
 from engine.egonomy.view import View
+from engine.egonomy.view import view as seat_view
 
 
 class RandomPlayer:
@@ -49,4 +63,90 @@ class GreedyPlayer:
         return top[rng.below(len(top))]
 
 
-PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer}
+def determinize(view: View, rng: Rng) -> State:
+    """A whole game consistent with what `view`'s player sees: the cards they cannot see (other
+    hands, ego piles, the face-down card) dealt at random in the right numbers."""
+    me = view.me if view.me is not None else view.turn
+    seen = set(view.hand) | {c for t in view.tables for c in t} | set(view.discard)
+    unseen = rng.shuffled([c for c in cards_in_play(view.players) if c not in seen])
+    hands, egos = [], []
+    for p in range(view.players):
+        if p == me:
+            hands.append(tuple(view.hand))
+        else:
+            hands.append(tuple(sorted(unseen[: view.hand_sizes[p]])))
+            del unseen[: view.hand_sizes[p]]
+    for p in range(view.players):
+        egos.append(tuple(unseen[: view.ego_piles[p]]))
+        del unseen[: view.ego_piles[p]]
+    return State(
+        players=view.players,
+        flip_mode=view.flip_mode,
+        strict=view.strict,
+        rng=rng.next(),
+        round=view.round,
+        first=view.first,
+        turn=view.turn,
+        momentum=view.momentum,
+        hands=tuple(hands),
+        tables=view.tables,
+        flipped=view.flipped,
+        egos=tuple(egos),
+        discard=view.discard,
+        facedown=unseen[0] if unseen else -1,
+        trophies=view.trophies,
+        last_ranking=(),
+        over=view.over,
+    )
+
+
+class SearchPlayer:
+    """Tries its most promising actions on sampled deals of the cards it cannot see, plays each
+    sample to the end of the round with greedy players, and keeps the best on average."""
+
+    name = "search"
+
+    def __init__(self, samples: int = 6, candidates: int = 6, horizon: int = 80) -> None:
+        self.samples = samples
+        self.candidates = candidates
+        self.horizon = horizon
+        self.greedy = GreedyPlayer()
+
+    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        ranked = sorted(legal, key=lambda a: -self.greedy.score(view, a))[: self.candidates]
+        me = view.me if view.me is not None else view.turn
+        totals = [0.0] * len(ranked)
+        for _ in range(self.samples):
+            state = determinize(view, rng)
+            for i, action in enumerate(ranked):
+                totals[i] += self._playout(state, me, action, rng)
+        return ranked[max(range(len(ranked)), key=totals.__getitem__)]
+
+    def _playout(self, state: State, me: int, action: Action, rng: Rng) -> float:
+        """My round result after `action` and greedy play by all: margin of ego over the best
+        other player, and my place."""
+        state, events = apply(state, me, action)
+        for _ in range(self.horizon):
+            for event in events:
+                if isinstance(event, RoundEnded):
+                    return _round_value(event, me)
+            if state.over:
+                break
+            p = state.turn
+            legal = legal_actions(state, p)
+            state, events = apply(state, p, self.greedy.choose(seat_view(state, p), legal, rng))
+        ranking = round_ranking(state)
+        place = next(i for i, row in enumerate(ranking) if row[0] == me)
+        ego = {p: e for p, e, _ in ranking}
+        return ego[me] - max(e for p, e in ego.items() if p != me) - place
+
+
+def _round_value(event: RoundEnded, me: int) -> float:
+    mine = next(s for s in event.scores if s.player == me)
+    best_other = max(s.ego for s in event.scores if s.player != me)
+    return mine.ego - best_other - mine.place + 2 * mine.trophies_won
+
+
+PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer, "search": SearchPlayer}
