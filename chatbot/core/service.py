@@ -4,6 +4,7 @@ and `remember`, and send what they return."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import random
@@ -470,7 +471,10 @@ class GameService:
         rng = Rng(session.seed ^ session.move)
         view = game.view(state, player)
         computer = COMPUTERS[session.game]
-        action = computer.choose(view, game.legal_actions(state, player), rng)
+        legal = game.legal_actions(state, player)
+        # A computer thinks for some milliseconds: in a worker thread, so that the event loop
+        # goes on answering other presses meanwhile.
+        action = await asyncio.to_thread(computer.choose, view, legal, rng)
         state, events = game.apply(state, player, action)
         messages = self._advance(session, state, events, player, None)
         if not seat.bot:
