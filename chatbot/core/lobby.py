@@ -11,7 +11,7 @@ from chatbot.core import views
 from chatbot.core.model import Answer, Incoming, Message, Reply
 from chatbot.core.session import LOBBY, OVER, PLAYING, Seat, Session
 from chatbot.core.views import fresh, say, with_slot
-from chatbot.i18n import Translator, translator
+from chatbot.i18n import N_, Translator, translator
 from chatbot.present.registry import PRESENTERS
 from chatbot.store.base import RETRIES, Conflict
 from engine.core import dump_event
@@ -24,6 +24,9 @@ LOG_LINES = 6  # events kept for the table's narration
 # A game's move counter starts from its (random) seed, below this, not from the lobby's: the
 # buttons left on an earlier game's messages in the chat must not match the next game's.
 MOVE_START = 1_000_000
+
+
+ALREADY_OPEN = N_("A game is already open in this chat: /status shows it, /stop ends it.")
 
 
 class Busy(Exception):
@@ -55,9 +58,7 @@ class LobbyDesk:
                 messages=[
                     say(
                         inc.chat,
-                        tr.gettext(
-                            "A game is already open in this chat: /status shows it, /stop ends it."
-                        ),
+                        tr.gettext(ALREADY_OPEN),
                     )
                 ]
             )
@@ -73,8 +74,8 @@ class LobbyDesk:
             session.seats.append(await self.seat_for(inc))
         try:
             await self.service.save(session, 0)
-        except Conflict:
-            return Reply()
+        except Conflict:  # another /newgame opened a table at the same moment
+            return Reply(messages=[say(inc.chat, tr.gettext(ALREADY_OPEN))])
         if session.seats:  # the host sits down: a private /language must find this game
             await self.service.store.set_setting(f"user:{inc.user.id}", "game", inc.chat)
         lobby = views.lobby(session, tr, self.service.deep_link)

@@ -161,7 +161,10 @@ class GameService:
             return await self._press(inc)
         except Busy:  # many writers at once on one session: nothing was changed
             tr = translator(await self.user_language(inc.user.id, inc.user.language))
-            return Reply(Answer(tr.gettext("The table is busy right now: please press again.")))
+            text = tr.gettext("The table is busy right now: please press again.")
+            if inc.data is None:  # a command has no pop-up to answer with
+                return Reply(messages=[say(inc.chat, text)])
+            return Reply(Answer(text))
 
     async def _command(self, inc: Incoming) -> Reply:
         name = inc.command

@@ -7,6 +7,8 @@ nothing"; "a finished game leaves the store; its result joins the chat's history
 
 from __future__ import annotations
 
+import asyncio
+
 import orjson
 import pytest
 
@@ -179,3 +181,18 @@ async def test_a_game_whose_end_was_cut_short_does_not_block_a_new_table() -> No
     await service.handle(Incoming("tg:-5", False, host, command="newgame"))
     session, _ = await service.load("tg:-5")
     assert session is not None and session.phase == LOBBY
+
+
+async def test_two_tables_opened_at_the_same_moment_both_get_an_answer() -> None:
+    """Two /newgame at once: one lobby opens, the other asker is told a game is open."""
+
+    service = GameService(MemoryStore(), Settings())
+    await service.store.set_setting("user:tg:1", "dm", "1")
+    asks = [
+        Incoming("tg:-9", False, User(f"tg:{n}", f"P{n}", "en"), command="newgame") for n in (1, 2)
+    ]
+    replies = await asyncio.gather(*(service.handle(inc) for inc in asks))
+    texts = [m.text for r in replies for m in r.messages]
+    assert len(texts) == 2
+    assert sum("a new table is open" in t for t in texts) == 1
+    assert sum(t.startswith("A game is already open") for t in texts) == 1
