@@ -143,23 +143,29 @@ def is_sequence(cards: tuple[int, ...]) -> bool:
     return all(b == a + 1 for a, b in pairwise(nums))
 
 
-def beats(numbers: tuple[int, ...], table: tuple[int, ...]) -> bool:
-    """Whether a sequence (sorted numbers) wins on a table holding `table` (card ids)."""
-    if not table:
-        return True  # an empty table is always won
-    if len(numbers) != len(table):
-        return len(numbers) > len(table)  # more cards beat fewer
-    lying = tuple(sorted(NUMBER[c] for c in table))
-    if numbers == FALLACY and lying == FALLACY_VICTIM:
-        return True  # the fallacy: 123 also beats 789
-    return numbers[-1] > lying[-1]  # the higher sequence wins; equal loses
+def beats(size: int, top: int, strength: tuple[int, int, bool]) -> bool:
+    """Whether a sequence of `size` cards whose highest number is `top` wins on a table of
+    that `strength` (see `_strength`): an empty table is always won; more cards beat fewer;
+    with as many cards the higher sequence wins (equal loses); the fallacy 123 also beats 789."""
+    lying, lying_top, victim = strength
+    if size != lying:
+        return size > lying
+    return top > lying_top or (victim and top == FALLACY[-1])
 
 
-def _topic_ok(cards: tuple[int, ...], topic: int, strict: bool) -> bool:
-    """At least one card has the table's topic (strict option: every card)."""
-    if strict:
-        return all(TOPIC[c] == topic for c in cards)
-    return any(TOPIC[c] == topic for c in cards)
+def topic_mask(cards: tuple[int, ...]) -> int:
+    """The topics of some cards as bits (topic t = 1 << t)."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << TOPIC[c]
+    return mask
+
+
+def fits(mask: int, topic: int, strict: bool) -> bool:
+    """A sequence with these topics may argue on a table of `topic`: one card of the topic
+    (house ruling), or every card with the "strict topics" option."""
+    bit = 1 << topic
+    return mask == bit if strict else bool(mask & bit)
 
 
 # Every action object is made once and shared (actions are immutable): listing the legal
@@ -186,11 +192,9 @@ _SEQUENCES: dict[tuple[int, ...], Sequence_] = {}
 def _sequence(cards: tuple[int, ...]) -> Sequence_:
     seq = _SEQUENCES.get(cards)
     if seq is None:
-        mask = 0
-        for c in cards:
-            mask |= 1 << TOPIC[c]
         argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
-        seq = _SEQUENCES[cards] = Sequence_(len(cards), NUMBER[cards[-1]], mask, argue)
+        seq = Sequence_(len(cards), NUMBER[cards[-1]], topic_mask(cards), argue)
+        _SEQUENCES[cards] = seq
     return seq
 
 
@@ -258,15 +262,9 @@ def _arguable(state: State, index: HandIndex) -> Iterator[Action]:
     tops = topics(state)
     strict = state.strict
     for t in range(TABLES):
-        bit = 1 << tops[t]
-        lying, lying_top, victim = _strength(state.tables[t])
+        topic, strength = tops[t], _strength(state.tables[t])
         for seq in index.sequences:
-            if (seq.topics != bit) if strict else not (seq.topics & bit):
-                continue
-            size = seq.size
-            if size > lying or (
-                size == lying and (seq.top > lying_top or (victim and seq.top == FALLACY[-1]))
-            ):
+            if fits(seq.topics, topic, strict) and beats(seq.size, seq.top, strength):
                 yield seq.argue[t]
 
 
@@ -398,21 +396,21 @@ def _argue(state: State, player: int, action: Action) -> Outcome:
     if not is_sequence(cards):
         raise IllegalAction("not_a_sequence")
     topic = table_topic(t, state.flipped[t])
-    if not _topic_ok(cards, topic, state.strict):
+    mask = topic_mask(cards)
+    if not fits(mask, topic, state.strict):
         raise IllegalAction("argue_topic_strict" if state.strict else "argue_topic")
-    numbers = tuple(sorted(NUMBER[c] for c in cards))
     lying = state.tables[t]
-    if not beats(numbers, lying):
-        code = "argue_fewer_cards" if len(numbers) < len(lying) else "argue_not_higher"
-        raise IllegalAction(code)
-    fallacy = numbers == FALLACY and tuple(sorted(NUMBER[c] for c in lying)) == FALLACY_VICTIM
+    size, top, strength = len(cards), max(NUMBER[c] for c in cards), _strength(lying)
+    if not beats(size, top, strength):
+        raise IllegalAction("argue_fewer_cards" if size < len(lying) else "argue_not_higher")
+    fallacy = strength[2] and size == 3 and top == FALLACY[-1]
     ordered = tuple(sorted(cards, key=NUMBER.__getitem__))
     new = state._replace(
         hands=_set(state.hands, player, hand),
         tables=_set(state.tables, t, ordered),
         egos=_set(state.egos, player, state.egos[player] + lying),
     )
-    on_topic = all(TOPIC[c] == topic for c in cards)
+    on_topic = mask == 1 << topic  # every card has the table's topic
     return new, [Argued(player, t, ordered, lying, fallacy)], on_topic
 
 
