@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from babel import Locale
@@ -14,7 +13,6 @@ from chatbot.core.session import Session
 from chatbot.i18n import N_, Translator, available_locales, translator
 from chatbot.rules import RuleBook, find_term
 from chatbot.rules.egonomy import EGONOMY_RULES
-from chatbot.store.base import RETRIES, Conflict
 
 if TYPE_CHECKING:
     from chatbot.core.service import GameService
@@ -160,27 +158,13 @@ class HelpDesk:
             await store.set_setting(f"user:{inc.user.id}", "lang", code)
             game_chat = await store.get_setting(f"user:{inc.user.id}", "game")
             if game_chat:
-                await self._update_session(
-                    game_chat, lambda s: _seat_language(s, inc.user.id, code)
-                )
+                await self.service.update(game_chat, lambda s: _seat_language(s, inc.user.id, code))
             text = tr.gettext("Done: I will write to you in English.")
         else:
             await store.set_setting(f"chat:{inc.chat}", "lang", code)
-            await self._update_session(inc.chat, lambda s: setattr(s, "language", code))
+            await self.service.update(inc.chat, lambda s: _group_language(s, code))
             text = tr.gettext("Done: I will write in English in this group.")
         return Reply(Answer(text), [Message(inc.chat, text, edit=inc.message)])
-
-    async def _update_session(self, chat: str, change: Callable[[Session], None]) -> None:
-        for _ in range(RETRIES):
-            session, version = await self.service.load(chat)
-            if session is None:
-                return
-            change(session)
-            try:
-                await self.service.save(session, version)
-                return
-            except Conflict:
-                continue
 
 
 def _rows(buttons: list[Button]) -> Keyboard:
@@ -197,7 +181,15 @@ def _shown(query: str) -> str:
     return html.escape(query)
 
 
-def _seat_language(session: Session, user: str, code: str) -> None:
+def _seat_language(session: Session, user: str, code: str) -> bool:
+    """The user's private messages in this game in `code` (False: not a player here)."""
     seat = session.seat_of(user)
     if seat is not None:
         session.seats[seat].language = code
+    return seat is not None
+
+
+def _group_language(session: Session, code: str) -> bool:
+    """The group's messages in this game in `code`."""
+    session.language = code
+    return True

@@ -53,7 +53,7 @@ class Message:
     buttons: Keyboard = ()
     edit: str | None = None
     slot: str | None = None
-    game: str | None = None  # the game session the slot belongs to
+    game: str | None = None  # the chat whose game session the slot belongs to
     coalesce: bool = False  # a group table update: may be merged with later ones
 
 

@@ -129,29 +129,40 @@ class GameService:
             return True
         return self.is_admin is not None and await self.is_admin(inc.chat, inc.user.id)
 
-    async def remember(self, game: str, slot: str, message: str) -> None:
-        """Record the platform id of a newly sent slot message (not a game change)."""
+    async def update(self, chat: str, change: Callable[[Session], bool]) -> Session | None:
+        """Load `chat`'s session, apply `change` and save it with compare-and-set, again from
+        the load while another writer wins the race; `change` returns False to save nothing."""
         for _ in range(RETRIES):
-            doc = await self.store.load(game)
-            session, version = self._session(doc)
-            if session is None or session.messages.get(slot) == message:
-                return
-            session.messages[slot] = message
+            session, version = await self.load(chat)
+            if session is None or not change(session):
+                return session
             try:
                 await self.save(session, version)
-                return
+                return session
             except Conflict:
                 continue
+        raise Busy(chat)
+
+    async def remember(self, chat: str, slot: str, message: str) -> None:
+        """Record the platform id of a newly sent slot message (not a game change)."""
+
+        def record(session: Session) -> bool:
+            changed = session.messages.get(slot) != message
+            session.messages[slot] = message
+            return changed
+
+        with contextlib.suppress(Busy):  # a lost id only means the next update is sent anew
+            await self.update(chat, record)
 
     # --- dispatch ------------------------------------------------------------------------------
 
     async def handle(self, inc: Incoming) -> Reply:
         if inc.command is None and inc.data is None:
             return Reply()
-        # A move dedupes in the round trip that loads its session (`_move`); the rest here.
+        # Game presses dedupe in the round trip that loads their session (`_load_press`).
         if (
             inc.update_id
-            and not _is_move(inc.data)
+            and not _game_press(inc.data)
             and not await self.store.first_time(f"seen:{inc.update_id}", DEDUPE_TTL)
         ):
             return Reply()  # the same update delivered again: already handled
@@ -254,17 +265,13 @@ class GameService:
     # --- playing ---------------------------------------------------------------------------
 
     async def _move(self, inc: Incoming, move: int, chat: str, code: str) -> Reply:
-        key = views.game_key(chat)
         for attempt in range(RETRIES):
-            if attempt == 0 and inc.update_id:
-                doc, first = await self.store.load_once(key, f"seen:{inc.update_id}", DEDUPE_TTL)
-                if not first:
+            if attempt == 0:
+                doc, chat, duplicate = await self._load_press(inc, chat)
+                if duplicate:
                     return Reply()  # the same update delivered again: already handled
             else:
-                doc = await self.store.load(key)
-            if doc is None and (moved := await self.moved_to(chat)):
-                chat, key = moved, views.game_key(moved)  # the group became a supergroup
-                continue
+                doc = await self.store.load(views.game_key(chat))
             loaded, version = self._session(doc)
             checked = await self._check_player(inc, loaded, move)
             if isinstance(checked, Reply):
@@ -328,8 +335,24 @@ class GameService:
         rule = Button(tr.gettext("📖 Full rule"), b.encode(b.RULE, session.game, section))
         return Reply(answer, [Message(inc.user.id, why, ((rule,),))])
 
+    async def _load_press(self, inc: Incoming, chat: str) -> tuple[Doc | None, str, bool]:
+        """A game press's session (following a chat that moved), its chat, and whether this
+        update was handled before: the load and the dedupe share one round trip."""
+        key = views.game_key(chat)
+        if inc.update_id:
+            doc, first = await self.store.load_once(key, f"seen:{inc.update_id}", DEDUPE_TTL)
+        else:
+            doc, first = await self.store.load(key), True
+        if doc is None and (moved := await self.moved_to(chat)):
+            chat = moved  # the group became a supergroup
+            doc = await self.store.load(views.game_key(moved))
+        return doc, chat, not first
+
     async def _nav(self, inc: Incoming, move: int, chat: str, path: str) -> Reply:
-        loaded, _ = await self.load(chat)
+        doc, chat, duplicate = await self._load_press(inc, chat)
+        if duplicate:
+            return Reply()
+        loaded, _ = self._session(doc)
         checked = await self._check_player(inc, loaded, move)
         if isinstance(checked, Reply):
             return checked
@@ -337,7 +360,10 @@ class GameService:
         return Reply(Answer(), [views.hand(session, seat, path, edit=inc.message)])
 
     async def _peek(self, inc: Incoming, chat: str) -> Reply:
-        session, _ = await self.load(chat)
+        doc, chat, duplicate = await self._load_press(inc, chat)
+        if duplicate:
+            return Reply()
+        session, _ = self._session(doc)
         seat = await self._seated(inc, session)
         if isinstance(seat, Reply):
             return seat
@@ -500,7 +526,10 @@ class GameService:
             return False
 
 
-def _is_move(data: str | None) -> bool:
-    """Whether button data takes the move path (`GameService._move`)."""
+def _game_press(data: str | None) -> bool:
+    """Whether button data is a move, a step of a choice or a peek (`_load_press` dedupes)."""
     press = b.decode(data) if data is not None else None
-    return press is not None and press.op == b.MOVE and len(press.fields) == 2
+    if press is None:
+        return False
+    fields = {b.MOVE: 2, b.NAV: 2, b.PEEK: 1}.get(press.op)
+    return fields == len(press.fields)

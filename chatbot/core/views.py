@@ -121,7 +121,7 @@ def table(session: Session, final: bool = False) -> Message:
         keyboard,
         edit=session.messages.get(TABLE_SLOT),
         slot=TABLE_SLOT,
-        game=game_key(session.chat),
+        game=session.chat,
         coalesce=True,
     )
 
@@ -163,9 +163,7 @@ def say(chat: str, text: str) -> Message:
 
 def with_slot(message: Message, slot: str, chat: str, edit: str | None = None) -> Message:
     """`message` as the slot message `slot` of `chat`'s game (edited in place when `edit`)."""
-    return Message(
-        message.chat, message.text, message.buttons, edit=edit, slot=slot, game=game_key(chat)
-    )
+    return Message(message.chat, message.text, message.buttons, edit=edit, slot=slot, game=chat)
 
 
 def fresh(message: Message) -> Message:

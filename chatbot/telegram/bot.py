@@ -35,11 +35,12 @@ from chatbot.telegram.limits import FloodLimiter
 log = logging.getLogger(__name__)
 
 
-def nodelay_request() -> HTTPXRequest:
+def nodelay_request(**httpx_kwargs: Any) -> HTTPXRequest:
     """HTTP to the Bot API with Nagle's algorithm off (no waiting for delayed ACKs)."""
     return HTTPXRequest(
         connection_pool_size=64,
         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+        httpx_kwargs=httpx_kwargs or None,
     )
 
 

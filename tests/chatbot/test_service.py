@@ -67,7 +67,7 @@ async def test_a_press_on_an_outdated_lobby_shows_the_current_lobby(service: Gam
     for who in (HOST, GUEST):
         await service.handle(command("start", who, chat=who.id))
     opened = await service.handle(command("newgame", HOST))
-    await service.remember(views.game_key(GROUP), views.LOBBY_SLOT, "10")
+    await service.remember(GROUP, views.LOBBY_SLOT, "10")
     stale_start = data_of(opened.messages[0], b.START)
     await service.handle(press(b.encode(b.JOIN), GUEST))  # its lobby edit never arrives
 
@@ -97,7 +97,7 @@ class WriteBeforeDelete(MemoryStore):
         if not self.raced and doc is not None and b'"phase":"over"' in doc.data:
             self.raced = True
             assert self.service is not None
-            await self.service.remember(key, "elsewhere", "99")
+            await self.service.remember(key.removeprefix("game:"), "elsewhere", "99")
         await super().delete(key, expected)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -14,7 +13,7 @@ from telegram.request import HTTPXRequest
 
 from chatbot.settings import Settings
 from chatbot.store.base import Store
-from chatbot.telegram.bot import TelegramBot
+from chatbot.telegram.bot import TelegramBot, nodelay_request
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 
 JSON = dict[str, Any]
@@ -30,11 +29,8 @@ TEST_SETTINGS = Settings(
 
 
 def request() -> HTTPXRequest:
-    return HTTPXRequest(
-        httpx_kwargs={"trust_env": False},
-        connection_pool_size=64,
-        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-    )
+    """The bot's own Bot API connection, ignoring any proxy set in the environment."""
+    return nodelay_request(trust_env=False)
 
 
 class Harness:
