@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 MOVE, NAV, PEEK, RULE, LANGUAGE = "m", "n", "h", "r", "L"
 JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START = "j", "q", "b", "x", "o", "s"
-_OPS = {MOVE, NAV, PEEK, RULE, LANGUAGE, JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START}
+AGAIN = "g"  # under a game's final results: open a new table of the same game
+_OPS = {MOVE, NAV, PEEK, RULE, LANGUAGE, JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START, AGAIN}
 MAX_BYTES = 64
 
 

@@ -202,6 +202,8 @@ class GameService:
             return await self._nav(inc, press.move, *press.fields)
         if press.op == b.PEEK and len(press.fields) == 1:
             return await self._peek(inc, press.fields[0])
+        if press.op == b.AGAIN and len(press.fields) == 1:
+            return await self.lobby.open(replace(inc, command="newgame", args=press.fields[0]))
         if press.op in (b.RULE, b.LANGUAGE):
             return await self.help.press(inc, press)
         return await self.lobby.press(inc, press)
@@ -397,6 +399,10 @@ class GameService:
         new_round = bool(announcements)
         messages = [views.table(session, final=over or new_round)]
         if announcements:
+            if over:  # the final results offer the next game
+                again = Button(tr.gettext("🔁 Play again"), b.encode(b.AGAIN, session.game))
+                last = announcements[-1]
+                announcements[-1] = replace(last, buttons=((again,),))
             messages.extend(announcements)
             if not over:  # a new round: a fresh table below the results
                 messages.append(fresh(views.table(session)))

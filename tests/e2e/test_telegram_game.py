@@ -76,5 +76,13 @@ async def test_whole_game_two_people_two_computers_by_buttons_only(
         for user in (ann, bob):
             assert tg.sent_to(user["id"]), "each player got a private hand"
         assert len(tg.calls_to("setMyCommands")) >= 3
+        # the final results offer the next game: one press opens a new table
+        again = next(d for d in final.callback_data if d.startswith("g"))
+        await h.press(bob, final, again)
+        lobby = tg.last_message(GROUP)
+        assert lobby is not None and lobby.message_id != final.message_id
+        session, _ = await h.bot.service.load(f"tg:{GROUP}")
+        assert session is not None and session.phase == "lobby"
+        assert [s.name for s in session.seats] == ["Bob <b>"], "the presser hosts it"
     finally:
         await h.stop()
