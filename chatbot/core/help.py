@@ -10,7 +10,7 @@ from babel import Locale
 from chatbot.core import buttons as b
 from chatbot.core.model import Answer, Button, Incoming, Keyboard, Message, Reply
 from chatbot.core.session import Session
-from chatbot.i18n import N_, Translator, available_locales, translator
+from chatbot.i18n import N_, Translator, available_locales, translator, translators
 from chatbot.rules import RuleBook, find_term
 from chatbot.rules.egonomy import EGONOMY_RULES
 
@@ -93,8 +93,7 @@ class HelpDesk:
         book = EGONOMY_RULES
         if not query.strip():
             return Message(chat, tr.gettext("Which term? For example: /rule momentum"))
-        translators = [translator(code) for code in available_locales()]
-        entry, suggestions = find_term(book, query, translators)
+        entry, suggestions = find_term(book, query, translators())
         if entry is not None:
             term, body = html.escape(tr.gettext(entry.term)), html.escape(tr.gettext(entry.text))
             text = f"<b>{term}</b>\n{body}"

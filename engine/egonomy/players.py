@@ -147,6 +147,3 @@ def _round_value(event: RoundEnded, me: int) -> float:
     mine = next(s for s in event.scores if s.player == me)
     best_other = max(s.ego for s in event.scores if s.player != me)
     return mine.ego - best_other - mine.place + 2 * mine.trophies_won
-
-
-PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer, "search": SearchPlayer}
