@@ -80,7 +80,6 @@ class TelegramBot:
         self.app.add_error_handler(self._on_error)
         self.errors: list[BaseException] = []
         self._ticker: asyncio.Task[None] | None = None
-        self._last_table: dict[str, float] = {}
         self._pending: dict[str, Message] = {}
         self._flushers: dict[str, asyncio.Task[None]] = {}
         # One game's updates and timers run one at a time in this process, so its messages
@@ -209,32 +208,29 @@ class TelegramBot:
                 log.warning("could not deliver to %s: %s", message.chat, exc)
 
     def _coalesce(self, message: Message) -> None:
-        """Table edits: at most one per interval per chat, always the latest state."""
+        """Table edits: at most one per interval per table message, always the latest state."""
         key = f"{message.chat}/{message.edit}"
         self._pending[key] = message
-        if key in self._flushers:
-            return
-        wait = self._last_table.get(key, 0.0) + self.settings.table_interval - time.monotonic()
-        self._flushers[key] = asyncio.create_task(self._flush(key, max(wait, 0.0)))
+        if key not in self._flushers:
+            self._flushers[key] = asyncio.create_task(self._flush(key))
 
     async def flush(self) -> None:
         """Wait until every coalesced table edit waiting for its interval has been sent."""
         while self._flushers:
             await asyncio.gather(*self._flushers.values(), return_exceptions=True)
 
-    async def _flush(self, key: str, wait: float) -> None:
-        """Send the pending edit of `key` after `wait`, then any newer one an interval later.
+    async def _flush(self, key: str) -> None:
+        """Send the pending edit of `key` now, then the newest pending one each interval, until
+        an interval passes with nothing new; while this runs, edits of `key` only wait here.
 
         One flusher per key sends in order, so a newer edit is never overtaken by an older one
         held up (e.g. by a 429); an edit stays pending until sent, so a stop cannot lose it."""
         try:
-            await asyncio.sleep(wait)
             while (message := self._pending.get(key)) is not None:
                 await self.send(message)
                 if self._pending.get(key) is message:
                     del self._pending[key]
-                else:
-                    await asyncio.sleep(self.settings.table_interval)
+                await asyncio.sleep(self.settings.table_interval)
         except Exception as exc:  # the next table update starts a new flusher
             log.exception("table edit failed")
             self.errors.append(exc)
@@ -245,8 +241,6 @@ class TelegramBot:
         """Edit the message in place when it has one, else send it (and remember its slot)."""
         chat_id = telegram_id(message.chat)
         keyboard = markup(message.buttons)
-        if message.coalesce:
-            self._last_table[f"{message.chat}/{message.edit}"] = time.monotonic()
         if message.edit:
             try:
                 await self.app.bot.edit_message_text(
