@@ -8,13 +8,14 @@ state lives in the game state, so a game is reproducible from (options, seed, ac
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from functools import cache
+from typing import Any, Protocol, TypeVar, Union
 
 import orjson
-
-SCHEMA_VERSION = 1
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -37,31 +38,74 @@ class BadState(Exception):
     """Stored state that cannot be read (wrong game, unknown schema version, corrupt data)."""
 
 
+OptionValue = bool | int
+Options = Mapping[str, OptionValue]
+
+
 @dataclass(frozen=True)
 class OptionSpec:
-    """A yes/no lobby option of a game, e.g. Egonomy's flip-table mode."""
+    """A lobby option: yes/no (the default `choices`) or one of a few numbers (decks, rounds)."""
 
     name: str
-    default: bool = False
+    default: OptionValue = False
+    choices: tuple[OptionValue, ...] = (False, True)
+
+    def __post_init__(self) -> None:
+        if self.default not in self.choices:
+            raise ValueError(f"option {self.name}: default {self.default!r} not in choices")
+
+    @property
+    def yes_no(self) -> bool:
+        return set(self.choices) == {False, True} and all(isinstance(c, bool) for c in self.choices)
+
+    def next(self, value: OptionValue) -> OptionValue:
+        """The value after `value` when the option's lobby button cycles."""
+        at = self.choices.index(value) if value in self.choices else -1
+        return self.choices[(at + 1) % len(self.choices)]
 
 
 @dataclass(frozen=True)
 class GameSpec:
-    """What the lobby needs to know about a game."""
+    """What the lobby needs to know about a game; `schema` versions its stored state."""
 
     name: str
     min_players: int
     max_players: int
     options: tuple[OptionSpec, ...] = ()
+    schema: int = 1
 
-    def resolve_options(self, given: Mapping[str, bool] | None = None) -> dict[str, bool]:
-        """Defaults overlaid with `given`; unknown option names are refused."""
-        known = {o.name: o.default for o in self.options}
-        for name in given or {}:
-            if name not in known:
-                raise IllegalAction("unknown_option", option=name)
-        known.update(given or {})
+    def option(self, name: str) -> OptionSpec:
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise IllegalAction("unknown_option", option=name)
+
+    def resolve_options(self, given: Options | None = None) -> dict[str, OptionValue]:
+        """Defaults overlaid with `given`; unknown names and values not offered are refused."""
+        known: dict[str, OptionValue] = {o.name: o.default for o in self.options}
+        for name, value in (given or {}).items():
+            spec = self.option(name)
+            if value not in spec.choices or type(value) is not type(spec.default):
+                raise IllegalAction("bad_option", option=name, value=value)
+            known[name] = value
         return known
+
+
+class Signal:
+    """What an event means to the chat, beyond its text: set as an event class's `signal`.
+
+    The chat core re-sends the table and every hand on ROUND_BEGAN, closes the game on
+    GAME_ENDED, and never shows the content of a SECRET event to anyone but its player."""
+
+    ROUND_BEGAN = "round_began"
+    GAME_ENDED = "game_ended"
+    SECRET = "secret"  # a hidden choice was made (its content must stay private)
+    REVEALED = "revealed"  # hidden choices were shown to everyone
+
+
+def signals(events: Sequence[Any]) -> frozenset[str]:
+    """The signals of `events` (an event class declares one as `signal: ClassVar[str]`)."""
+    return frozenset(s for e in events if (s := getattr(type(e), "signal", None)))
 
 
 @dataclass(frozen=True)
@@ -79,7 +123,7 @@ class Game(Protocol[S, A]):
     spec: GameSpec
     event_types: Mapping[str, type]  # event class name -> class, for `load_event`
 
-    def new_game(self, players: int, options: Mapping[str, bool], seed: int) -> tuple[S, list[Any]]:
+    def new_game(self, players: int, options: Options, seed: int) -> tuple[S, list[Any]]:
         """A new game and the events of its start (e.g. who begins)."""
         ...
 
@@ -147,9 +191,26 @@ def seed_state(seed: int) -> int:
     return Rng(seed & 0xFFFFFFFFFFFFFFFF).next()
 
 
+def stored(game: Game[S, A], state: S) -> dict[str, Any]:
+    """The stored form of a state: {"g": game name, "v": the game's schema version, "s": data}."""
+    return {"g": game.spec.name, "v": game.spec.schema, "s": game.dump(state)}
+
+
+def restore(game: Game[S, A], data: Any) -> S:
+    """The state `stored` wrote; BadState for another game, another version or corrupt data."""
+    if not isinstance(data, dict) or data.get("g") != game.spec.name:
+        raise BadState("stored state belongs to another game")
+    if data.get("v") != game.spec.schema:
+        raise BadState(f"unknown schema version {data.get('v')!r}")
+    try:
+        return game.load(data["s"])
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise BadState(f"corrupt state: {exc!r}") from exc
+
+
 def to_json(game: Game[S, A], state: S) -> bytes:
-    """Compact stored form: {"g": name, "v": schema version, "s": state}."""
-    return orjson.dumps({"g": game.spec.name, "v": SCHEMA_VERSION, "s": game.dump(state)})
+    """`stored` as compact JSON."""
+    return orjson.dumps(stored(game, state))
 
 
 def from_json(game: Game[S, A], raw: bytes | str) -> S:
@@ -157,14 +218,7 @@ def from_json(game: Game[S, A], raw: bytes | str) -> S:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise BadState(f"not JSON: {exc}") from exc
-    if not isinstance(data, dict) or data.get("g") != game.spec.name:
-        raise BadState("stored state belongs to another game")
-    if data.get("v") != SCHEMA_VERSION:
-        raise BadState(f"unknown schema version {data.get('v')!r}")
-    try:
-        return game.load(data["s"])
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise BadState(f"corrupt state: {exc!r}") from exc
+    return restore(game, data)
 
 
 class Player(Protocol[A_contra]):
@@ -181,6 +235,32 @@ def dump_event(event: Any) -> list[Any]:
 
 
 def load_event(types: Mapping[str, type], data: list[Any]) -> Any:
-    """The event dumped by `dump_event` (lists stand where tuples were)."""
+    """The event dumped by `dump_event`, equal to the original: nested event dataclasses and
+    tuples are rebuilt from the fields' type hints."""
     name, fields = data
-    return types[name](**fields)
+    return _rebuild(types[name], fields)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _rebuild(hint: Any, value: Any) -> Any:
+    """`value` (JSON data) as the type `hint` names: dataclasses, tuples, unions of them."""
+    if value is None:
+        return None
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        hints = _hints(hint)
+        return hint(**{k: _rebuild(hints[k], v) for k, v in value.items()})
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_rebuild(args[0], v) for v in value)
+        return tuple(_rebuild(a, v) for a, v in zip(args, value, strict=True))
+    if origin in (Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(options) == 1:
+            return _rebuild(options[0], value)
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import GameSpec, Placing
+from engine.core import GameSpec, Options, Placing
 from engine.egonomy import rules
 from engine.egonomy.events import EVENT_TYPES, Event
 from engine.egonomy.rules import Action, State
@@ -18,9 +18,7 @@ class Egonomy:
     spec: GameSpec = rules.SPEC
     event_types: Mapping[str, type] = EVENT_TYPES
 
-    def new_game(
-        self, players: int, options: Mapping[str, bool], seed: int
-    ) -> tuple[State, list[Event]]:
+    def new_game(self, players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
         return rules.new_game(players, options, seed)
 
     def to_move(self, state: State) -> tuple[int, ...]:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.core import Signal
 
 
 @dataclass(frozen=True)
 class RoundStarted:
+    signal: ClassVar[str] = Signal.ROUND_BEGAN
     round: int
     first_player: int
     humblest: bool  # round 1: the bot "found the humblest player" (a random pick)
@@ -90,6 +94,7 @@ class RoundEnded:
 
 @dataclass(frozen=True)
 class GameEnded:
+    signal: ClassVar[str] = Signal.GAME_ENDED
     ranking: tuple[int, ...]  # players, winner first
     trophies: tuple[int, ...]
 

@@ -6,12 +6,12 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import combinations, pairwise
 from typing import Any, NamedTuple
 
-from engine.core import GameSpec, IllegalAction, OptionSpec, Placing, Rng, seed_state
+from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
 from engine.egonomy.cards import NUMBER, TABLES, TOPIC, cards_in_play, table_topic
 from engine.egonomy.events import (
     Argued,
@@ -80,7 +80,7 @@ class State(NamedTuple):
 # --- setup -------------------------------------------------------------------------------
 
 
-def new_game(players: int, options: Mapping[str, bool], seed: int) -> tuple[State, list[Event]]:
+def new_game(players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
     """Set up round 1: the bot picks the first player at random (house ruling)."""
     if not SPEC.min_players <= players <= SPEC.max_players:
         raise IllegalAction("player_count", min=SPEC.min_players, max=SPEC.max_players)
@@ -89,8 +89,8 @@ def new_game(players: int, options: Mapping[str, bool], seed: int) -> tuple[Stat
     first = rng.below(players)
     blank = State(
         players=players,
-        flip_mode=opts["flip"],
-        strict=opts["strict_topics"],
+        flip_mode=bool(opts["flip"]),
+        strict=bool(opts["strict_topics"]),
         rng=rng.state,
         round=1,
         first=first,
