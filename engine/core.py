@@ -138,6 +138,12 @@ class Game(Protocol[S, A]):
         """Returns the new state and the events; raises IllegalAction and changes nothing."""
         ...
 
+    def timeout(self, state: S, player: int) -> tuple[S, list[Any]] | None:
+        """What happens when a person awaited in `to_move` does not act in time (e.g. EGO
+        skips their guess): the new state and events, or None to let the game's computer
+        player act for them. Never offered as a button."""
+        ...
+
     def view(self, state: S, player: int | None) -> Any:
         """What `player` may see (None: the public view shown in the group)."""
         ...

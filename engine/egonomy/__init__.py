@@ -30,6 +30,10 @@ class Egonomy:
     def apply(self, state: State, player: int, action: Action) -> tuple[State, list[Event]]:
         return rules.apply(state, player, action)
 
+    def timeout(self, state: State, player: int) -> None:
+        """An idle player's turn is taken by a computer player."""
+        return None
+
     def view(self, state: State, player: int | None) -> View:
         return view(state, player)
 
