@@ -11,12 +11,12 @@ import argparse
 import time
 from typing import Any
 
+from chatbot.games import registry
 from engine.core import Rng, to_json
-from engine.registry import GAMES
 
 
 def selfplay(game_name: str, games: int, players: tuple[int, ...]) -> None:
-    game = GAMES[game_name]
+    game = registry()[game_name].game
     options: list[dict[str, bool]] = [{}] + [{o.name: True} for o in game.spec.options]
     rng = Rng(12345)
     actions = 0
@@ -49,9 +49,9 @@ def selfplay(game_name: str, games: int, players: tuple[int, ...]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=3000)
-    parser.add_argument("--game", default="egonomy", choices=sorted(GAMES))
+    parser.add_argument("--game", default="egonomy", choices=sorted(registry().names))
     args = parser.parse_args()
-    spec = GAMES[args.game].spec
+    spec = registry()[args.game].game.spec
     selfplay(args.game, args.games, tuple(range(spec.min_players, spec.max_players + 1)))
 
 

@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_telegram(settings: Settings) -> int:
+    from chatbot.games import registry
     from chatbot.store.memory import MemoryStore
     from chatbot.store.redis import RedisStore
     from chatbot.telegram.bot import TelegramBot
@@ -48,7 +49,7 @@ def run_telegram(settings: Settings) -> int:
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     store = RedisStore.from_url(settings.redis_url) if settings.redis_url else MemoryStore()
-    TelegramBot(settings, store).run_polling()
+    TelegramBot(settings, store, registry()).run_polling()
     return 0
 
 

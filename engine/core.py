@@ -94,10 +94,12 @@ class GameSpec:
 class Signal:
     """What an event means to the chat, beyond its text: set as an event class's `signal`.
 
-    The chat core re-sends the table and every hand on ROUND_BEGAN, closes the game on
-    GAME_ENDED, and never shows the content of a SECRET event to anyone but its player."""
+    The chat core re-sends the table and every hand on ROUND_BEGAN, outdates every button on
+    ROUND_BEGAN and TURN_BEGAN, closes the game on GAME_ENDED, and never shows the content of a
+    SECRET event to anyone but its player."""
 
     ROUND_BEGAN = "round_began"
+    TURN_BEGAN = "turn_began"  # a new turn of a game whose turns are rounds of choices (EGO)
     GAME_ENDED = "game_ended"
     SECRET = "secret"  # a hidden choice was made (its content must stay private)
     REVEALED = "revealed"  # hidden choices were shown to everyone
@@ -228,11 +230,12 @@ def from_json(game: Game[S, A], raw: bytes | str) -> S:
 
 
 class Player(Protocol[A_contra]):
-    """A computer player: sees only what a human in its seat sees."""
+    """A computer player: sees only what a human in its seat sees. Out of turn (when its seat
+    is not in `to_move`) it may return None: it lets the chance go."""
 
     name: str
 
-    def choose(self, view: Any, legal: Sequence[A_contra], rng: Rng) -> A_contra: ...
+    def choose(self, view: Any, legal: Sequence[A_contra], rng: Rng) -> A_contra | None: ...
 
 
 def dump_event(event: Any) -> list[Any]:

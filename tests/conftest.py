@@ -13,6 +13,12 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
+from chatbot.core.registry import Registry
+from chatbot.core.service import GameService
+from chatbot.core.tables import Platform, Tables
+from chatbot.games import registry
+from chatbot.settings import Settings
+from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 
@@ -86,3 +92,16 @@ async def redis_store(redis_url: str, redis_prefix: str) -> AsyncIterator[RedisS
 def memory_store() -> MemoryStore:
     """A fresh in-process store."""
     return MemoryStore()
+
+
+def make_service(
+    store: Store | None = None,
+    settings: Settings | None = None,
+    games: Registry | None = None,
+    platform: Platform | None = None,
+) -> GameService:
+    """A game service on `store` (default: a fresh MemoryStore) with the real games."""
+    tables = Tables(
+        store or MemoryStore(), settings or Settings(), games or registry(), platform or Platform()
+    )
+    return GameService(tables)

@@ -12,7 +12,10 @@ from collections.abc import Callable
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, Message, User
+from chatbot.core.registry import Registry
 from chatbot.core.service import GameService
+from chatbot.core.tables import Platform, Tables
+from chatbot.games import registry
 from chatbot.i18n import negotiate, translator
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
@@ -44,11 +47,13 @@ class Console:
         show: Callable[[str], None] = print,
         lang: str | None = None,
         seed: int | None = None,
+        games: Registry | None = None,
     ) -> None:
         settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9)
-        self.service = GameService(MemoryStore(), settings)
+        tables = Tables(MemoryStore(), settings, games or registry(), Platform())
         if seed is not None:
-            self.service.seeds = lambda: seed
+            tables.seeds = lambda: seed
+        self.service = GameService(tables)
         self.ask, self.show = ask, show
         # TRANSLATORS: the name of the person playing in the terminal, among computer players.
         self.me = User(YOU, translator(negotiate(lang)).gettext("Human"), lang)
@@ -70,7 +75,7 @@ class Console:
                 self._ids += 1
                 message_id = str(self._ids)
                 if message.slot and message.game:
-                    await self.service.remember(message.game, message.slot, message_id)
+                    await self.service.tables.remember(message.game, message.slot, message_id)
             self.messages[message_id] = message
             if message.chat == YOU and _has_choices(message):
                 self.hand_id = message_id  # the newest hand to act from
@@ -119,7 +124,7 @@ class Console:
     async def play(self) -> bool:
         """One of your choices (or the computers' turns); False when the game is over."""
         await self.run_computers()
-        session, _ = await self.service.load(GROUP)
+        session, _ = await self.service.tables.load(GROUP)
         if session is None:
             return False
         table = session.messages.get("table")

@@ -1,7 +1,8 @@
 """Button data: short ASCII codes (Telegram allows 64 bytes) that carry what a press means.
 
-Every code that changes a game carries the session's move counter, so a press on an outdated
-message is refused, not applied. Fields are separated by "|" (chat ids contain ":").
+A code that changes a game carries a stamp: a seat's stamp on private buttons, the game's
+epoch on group buttons, the lobby's stamp in the lobby; a press whose stamp is not the current
+one is refused, not applied. Fields are separated by "|" (chat ids contain ":").
 """
 
 from __future__ import annotations
@@ -9,23 +10,42 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MOVE, NAV, PEEK, RULE, LANGUAGE = "m", "n", "h", "r", "L"
+GROUP_MOVE = "M"  # a move pressed on the group's table (every eligible player's button)
 JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START = "j", "q", "b", "x", "o", "s"
 AGAIN = "g"  # under a game's final results: open a new table of the same game
-_OPS = {MOVE, NAV, PEEK, RULE, LANGUAGE, JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START, AGAIN}
+_OPS = {
+    MOVE,
+    GROUP_MOVE,
+    NAV,
+    PEEK,
+    RULE,
+    LANGUAGE,
+    JOIN,
+    LEAVE,
+    ADD_BOT,
+    REMOVE_BOT,
+    OPTION,
+    START,
+    AGAIN,
+}
 MAX_BYTES = 64
+SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat
+OVERVIEW = "^"  # "All rules" under a section: the overview in place of the section
+GAMES_MENU = "?"  # the list of games whose rules can be read
+PAGE = "~"  # in a choice path: "<path>~<page>" shows a page of a long list
 
 
 @dataclass(frozen=True)
 class Press:
-    """A decoded button: `op`, the move counter it was made at (-1: none), and its fields."""
+    """A decoded button: `op`, the stamp it was made at (-1: none), and its fields."""
 
     op: str
-    move: int
+    stamp: int
     fields: tuple[str, ...]
 
 
-def encode(op: str, *fields: str, move: int = -1) -> str:
-    head = op if move < 0 else f"{op}{move}"
+def encode(op: str, *fields: str, stamp: int = -1) -> str:
+    head = op if stamp < 0 else f"{op}{stamp}"
     data = "|".join((head, *fields))
     if len(data.encode()) > MAX_BYTES:
         raise ValueError(f"button data over {MAX_BYTES} bytes: {data!r}")
@@ -60,3 +80,12 @@ def game_chat(data: str | None, chat: str) -> str:
     if press is not None and press.op in (MOVE, NAV, PEEK) and press.fields:
         return press.fields[0]
     return chat
+
+
+def game_press(data: str | None) -> bool:
+    """Whether button data is a move, a step of a choice or a peek (deduped with its load)."""
+    press = decode(data) if data is not None else None
+    if press is None:
+        return False
+    fields = {MOVE: 2, NAV: 2, PEEK: 1, GROUP_MOVE: 1}.get(press.op)
+    return fields == len(press.fields)

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from babel import Locale
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Answer, Button, Incoming, Keyboard, Message, Reply
+from chatbot.core.registry import Bundle
 from chatbot.core.session import Session
+from chatbot.core.tables import Tables
 from chatbot.i18n import N_, Translator, available_locales, translator, translators
-from chatbot.rules import RuleBook, find_term
-from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.rules import GlossaryEntry, RuleBook, find_term
 
-if TYPE_CHECKING:
-    from chatbot.core.service import GameService
-
-RULEBOOKS: dict[str, RuleBook] = {EGONOMY_RULES.game: EGONOMY_RULES}
-SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat
-OVERVIEW = "^"  # "All rules" under a section: the overview in place of the section
+INTRO = N_(
+    "👋 I host card games in this chat: {games}, with computer players for empty seats. "
+    "/newgame opens a table; /newgame and a game's name opens that game."
+)
 QUERY_SHOWN = 64  # characters of an unknown /rule query repeated in the answer
 
 # The command menu, registered with the platform in every language.
@@ -41,42 +40,62 @@ def language_name(locale: str) -> str:
 
 
 class HelpDesk:
-    def __init__(self, service: GameService) -> None:
-        self.service = service
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
 
     async def command(self, inc: Incoming) -> Reply:
-        tr = translator(await self.service.chat_language(inc))
+        tr = translator(await self.tables.chat_language(inc))
         if inc.command == "rules":
-            return Reply(messages=[self.overview(inc.chat, self._book(inc.args), tr)])
+            return Reply(messages=[await self.rules(inc, tr)])
         if inc.command == "rule":
             return Reply(messages=[self.lookup(inc.chat, inc.args, tr)])
         if inc.command == "language":
             return Reply(messages=[self.language_menu(inc, tr)])
         return Reply(messages=[self.help(inc.chat, tr)])
 
-    @staticmethod
-    def _book(name: str) -> RuleBook:
-        return RULEBOOKS.get(name.strip().lower(), EGONOMY_RULES)
+    async def rules(self, inc: Incoming, tr: Translator) -> Message:
+        """/rules [game]: the game named, else the game in this chat, else the game menu."""
+        games = self.tables.games
+        bundle = games.get(inc.args.strip().lower()) if inc.args.strip() else None
+        if bundle is None and not inc.private:
+            session, _ = await self.tables.load(inc.chat)
+            bundle = games.get(session.game) if session is not None else None
+        if bundle is None and len(games) == 1:
+            bundle = games.default
+        if bundle is None:
+            return self.games_menu(inc.chat, tr)
+        return self.overview(inc.chat, bundle, tr)
 
-    @staticmethod
-    def help(chat: str, tr: Translator) -> Message:
+    def help(self, chat: str, tr: Translator) -> Message:
+        titles = tr.list(g.presenter.title(tr) for g in self.tables.games)
         lines = [
-            tr.gettext(
-                "👋 I host card games in this chat: Egonomy, with computer players for empty "
-                "seats. Your hand comes to our private chat."
-            ),
+            tr.t(INTRO, games=titles),
             "",
         ]
         lines.extend(f"/{name} — {tr.gettext(text)}" for name, text in COMMANDS)
         return Message(chat, "\n".join(lines))
 
-    @staticmethod
-    def overview(chat: str, book: RuleBook, tr: Translator, edit: str | None = None) -> Message:
+    def games_menu(self, chat: str, tr: Translator, edit: str | None = None) -> Message:
+        """Which game's rules to read."""
+        buttons = [
+            Button(g.presenter.title(tr), b.encode(b.RULE, g.name, b.OVERVIEW))
+            for g in self.tables.games
+        ]
+        return Message(chat, tr.gettext("📖 Which game's rules?"), _rows(buttons), edit=edit)
+
+    def overview(
+        self, chat: str, bundle: Bundle, tr: Translator, edit: str | None = None
+    ) -> Message:
         """The rulebook's sections as buttons."""
+        book = bundle.rules
         text = tr.gettext("📖 Which rule would you like to read?")
+        if len(self.tables.games) > 1:
+            text = f"<b>{html.escape(bundle.presenter.title(tr))}</b>\n{text}"
         buttons = [
             Button(tr.gettext(s.title), b.encode(b.RULE, book.game, s.key)) for s in book.sections
         ]
+        if len(self.tables.games) > 1:
+            buttons.append(Button(tr.gettext("🎲 Other games"), b.encode(b.RULE, "", b.GAMES_MENU)))
         return Message(chat, text, _rows(buttons), edit=edit)
 
     @staticmethod
@@ -86,28 +105,49 @@ class HelpDesk:
         text = f"<b>{title}</b>\n\n{body}"
         if section.ruling:
             text += f"\n\n<i>{html.escape(tr.gettext(section.ruling))}</i>"
-        back = ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, book.game, OVERVIEW)),),)
+        back = ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, book.game, b.OVERVIEW)),),)
         return Message(chat, text, back, edit=edit)
 
     def lookup(self, chat: str, query: str, tr: Translator) -> Message:
-        book = EGONOMY_RULES
+        """/rule <term>, searched in every game's glossary and every language."""
         if not query.strip():
             return Message(chat, tr.gettext("Which term? For example: /rule momentum"))
-        entry, suggestions = find_term(book, query, translators())
-        if entry is not None:
+        found: list[tuple[Bundle, GlossaryEntry]] = []
+        suggested: list[tuple[Bundle, GlossaryEntry]] = []
+        for bundle in self.tables.games:
+            entry, suggestions = find_term(bundle.rules, query, translators())
+            if entry is not None:
+                found.append((bundle, entry))
+            suggested += [(bundle, s) for s in suggestions]
+        if len(found) == 1:
+            bundle, entry = found[0]
             term, body = html.escape(tr.gettext(entry.term)), html.escape(tr.gettext(entry.text))
             text = f"<b>{term}</b>\n{body}"
-            more = Button(tr.gettext("📖 Read more"), b.encode(b.RULE, book.game, entry.section))
+            more = Button(tr.gettext("📖 Read more"), b.encode(b.RULE, bundle.name, entry.section))
             return Message(chat, text, ((more,),))
-        if suggestions:
+        if found:
+            text = tr.t("“{query}” is a rule of several games. Which one?", query=_shown(query))
+            return Message(chat, text, self._entries(found, tr, titled=True))
+        if suggested:
             text = tr.t("I don't know “{query}”. Did you mean:", query=_shown(query))
-            rows = tuple(
-                (Button(tr.gettext(s.term), b.encode(b.RULE, book.game, s.section)),)
-                for s in suggestions
+            return Message(
+                chat, text, self._entries(suggested, tr, titled=len(self.tables.games) > 1)
             )
-            return Message(chat, text, rows)
         text = tr.t("I don't know “{query}”. /rules lists every section.", query=_shown(query))
         return Message(chat, text)
+
+    @staticmethod
+    def _entries(
+        entries: Sequence[tuple[Bundle, GlossaryEntry]], tr: Translator, titled: bool
+    ) -> Keyboard:
+        """A button per glossary entry (with its game's name when several games are meant)."""
+        rows = []
+        for bundle, entry in entries:
+            label = tr.gettext(entry.term)
+            if titled:
+                label = f"{bundle.presenter.title(tr)}: {label}"
+            rows.append((Button(label, b.encode(b.RULE, bundle.name, entry.section)),))
+        return tuple(rows)
 
     @staticmethod
     def language_menu(inc: Incoming, tr: Translator) -> Message:
@@ -126,42 +166,49 @@ class HelpDesk:
     async def press(self, inc: Incoming, press: b.Press) -> Reply:
         if press.op == b.LANGUAGE and len(press.fields) == 2:
             return await self._choose_language(inc, *press.fields)
-        tr = translator(await self.service.chat_language(inc))
-        book = RULEBOOKS.get(press.fields[0] if press.fields else "", EGONOMY_RULES)
+        tables = self.tables
+        tr = translator(await tables.chat_language(inc))
+        game = press.fields[0] if press.fields else ""
         key = press.fields[1] if len(press.fields) > 1 else ""
+        if key == b.GAMES_MENU:
+            return Reply(Answer(), [self.games_menu(inc.chat, tr, edit=inc.message)])
+        bundle = tables.games.get(game)
+        if bundle is None:
+            return Reply(Answer(tr.gettext("This button is no longer in use.")))
         # The table's rules button is shared by everyone: the overview goes to the presser's
         # private chat instead of replacing the table.
-        if key == SEND_PRIVATELY:
-            ptr = translator(await self.service.user_language(inc.user.id, inc.user.language))
-            if not await self.service.lobby.reachable(inc.user.id):
+        if key == b.SEND_PRIVATELY:
+            ptr = translator(await tables.user_language(inc.user.id, inc.user.language))
+            if not await tables.reachable(inc.user.id):
                 text = ptr.gettext("Open a private chat with me first, then press again.")
-                return Reply(Answer(text, url=self.service.deep_link("rules")))
+                return Reply(Answer(text, url=tables.platform.deep_link("rules")))
             return Reply(
                 Answer(ptr.gettext("I sent the rules to our private chat.")),
-                [self.overview(inc.user.id, book, ptr)],
+                [self.overview(inc.user.id, bundle, ptr)],
             )
-        if key in ("", OVERVIEW):
-            return Reply(Answer(), [self.overview(inc.chat, book, tr, edit=inc.message)])
+        if key in ("", b.OVERVIEW):
+            return Reply(Answer(), [self.overview(inc.chat, bundle, tr, edit=inc.message)])
         try:
-            return Reply(Answer(), [self.section(inc.chat, book, key, tr, inc.message)])
+            return Reply(Answer(), [self.section(inc.chat, bundle.rules, key, tr, inc.message)])
         except KeyError:
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
 
     async def _choose_language(self, inc: Incoming, scope: str, code: str) -> Reply:
+        tables = self.tables
         if code not in available_locales():
-            tr = translator(await self.service.chat_language(inc))
+            tr = translator(await tables.chat_language(inc))
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
-        store = self.service.store
+        store = tables.store
         tr = translator(code)
         if scope == "u":
             await store.set_setting(f"user:{inc.user.id}", "lang", code)
             game_chat = await store.get_setting(f"user:{inc.user.id}", "game")
             if game_chat:
-                await self.service.update(game_chat, lambda s: _seat_language(s, inc.user.id, code))
+                await tables.update(game_chat, lambda s: _seat_language(s, inc.user.id, code))
             text = tr.gettext("Done: I will write to you in English.")
         else:
             await store.set_setting(f"chat:{inc.chat}", "lang", code)
-            await self.service.update(inc.chat, lambda s: _group_language(s, code))
+            await tables.update(inc.chat, lambda s: _group_language(s, code))
             text = tr.gettext("Done: I will write in English in this group.")
         return Reply(Answer(text), [Message(inc.chat, text, edit=inc.message)])
 

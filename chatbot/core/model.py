@@ -29,6 +29,7 @@ class Incoming:
     data: str | None = None  # button data
     message: str | None = None  # the platform id of the message whose button was pressed
     update_id: str | None = None  # for dropping duplicate deliveries
+    reply_token: str | None = None  # platforms that answer an event with a token (LINE)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class Message:
     slot: str | None = None
     game: str | None = None  # the chat whose game session the slot belongs to
     coalesce: bool = False  # a group table update: may be merged with later ones
+    reply_token: str | None = None  # set by the runner on messages that answer an event
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,22 @@ class Answer:
 
 @dataclass
 class Reply:
-    """Everything one incoming event causes."""
+    """Everything one incoming event causes. The runner marks the messages to the event's own
+    chat as answering it (`Message.reply_token`), so a platform with reply tokens uses them."""
 
     answer: Answer | None = None
     messages: list[Message] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a platform can do; the core picks the fallback for what it cannot."""
+
+    edits: bool = True  # a sent message can be edited in place
+    popups: bool = True  # a press in a group can be answered privately (a pop-up)
+    answer_chars: int = 200  # a pop-up's length (UTF-16 units)
+    label_chars: int = 64  # a button label
+    data_bytes: int = 64  # a button's data
+    row_buttons: int = 8  # buttons in one row
+    message_buttons: int = 100  # buttons on one message
+    message_chars: int = 4096  # a message's text

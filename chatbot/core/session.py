@@ -7,10 +7,16 @@ from typing import Any
 
 import orjson
 
-SESSION_SCHEMA = 1
+from engine.core import OptionValue
+
+SESSION_SCHEMA = 2
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
-# What the session waits for at its deadline.
+# What a seat's timer does when it runs out.
 WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER = "bot", "remind", "takeover"
+
+
+class BadSession(Exception):
+    """A stored session that cannot be read (corrupt, or from an unknown schema)."""
 
 
 @dataclass
@@ -25,20 +31,28 @@ class Seat:
 
 @dataclass
 class Session:
+    """Freshness is kept per seat: a private button carries its seat's stamp, which changes
+    only when that seat acted or its choices changed; a group button carries the epoch, which
+    changes when a turn or a round begins. An outdated press is refused, never applied."""
+
     game: str
     chat: str
     creator: str
     language: str  # for group messages
-    options: dict[str, bool]
+    options: dict[str, OptionValue]
     seats: list[Seat] = field(default_factory=list)
     phase: str = LOBBY
-    move: int = 0  # bumped by every change that outdates buttons (moves, lobby changes)
+    stamp: int = 0  # the lobby's buttons: bumped by every lobby change
+    epoch: int = 0  # the game's group buttons
+    moves: int = 0  # game actions applied so far
+    stamps: list[int] = field(default_factory=list)  # per seat
+    legal: list[int] = field(default_factory=list)  # per seat: a digest of its legal actions
     seed: int = 0
-    state: Any = None  # the engine's dump of the game state
+    state: Any = None  # the engine state in its stored form (engine.core.stored)
     log: list[Any] = field(default_factory=list)  # the last events, as [type, fields]
     messages: dict[str, str] = field(default_factory=dict)  # slot -> platform message id
-    waiting: str | None = None  # WAIT_* : what happens at the deadline
-    deadline: float | None = None  # unix time of the next timer (kept with every save)
+    timers: dict[str, list[Any]] = field(default_factory=dict)  # seat -> [WAIT_*, unix time]
+    deadline: float | None = None  # the earliest timer (kept with every save)
     schema: int = SESSION_SCHEMA
 
     def seat_of(self, user: str) -> int | None:
@@ -55,8 +69,26 @@ class Session:
 
     @classmethod
     def loads(cls, raw: bytes) -> Session:
-        data = orjson.loads(raw)
-        if data.get("schema") != SESSION_SCHEMA:
-            raise ValueError(f"unknown session schema {data.get('schema')!r}")
-        data["seats"] = [Seat(**s) for s in data["seats"]]
-        return cls(**data)
+        """The stored session; BadSession for anything unreadable (never a crash loop)."""
+        try:
+            data = orjson.loads(raw)
+            if data.get("schema") == 1:
+                data = _from_schema_1(data)
+            if data.get("schema") != SESSION_SCHEMA:
+                raise BadSession(f"unknown session schema {data.get('schema')!r}")
+            data["seats"] = [Seat(**s) for s in data["seats"]]
+            return cls(**data)
+        except (orjson.JSONDecodeError, TypeError, KeyError, AttributeError, ValueError) as exc:
+            raise BadSession(repr(exc)) from exc
+
+
+def _from_schema_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A session saved before freshness was per seat: one move counter for every button."""
+    move = data.pop("move")
+    data.pop("waiting", None)
+    seats = len(data["seats"])
+    data.update(stamp=move, epoch=move, moves=0, stamps=[move] * seats, legal=[], timers={})
+    if data.get("state") is not None:
+        data["state"] = {"g": data["game"], "v": 1, "s": data["state"]}
+    data["schema"] = SESSION_SCHEMA
+    return data

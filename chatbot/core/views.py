@@ -3,36 +3,19 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chatbot.core import buttons as b
-from chatbot.core.help import SEND_PRIVATELY
-from chatbot.core.model import Button, Keyboard, Message
+from chatbot.core.model import Button, Capabilities, Keyboard, Message
+from chatbot.core.registry import Bundle
 from chatbot.core.session import Seat, Session
-from chatbot.i18n import N_, Translator, translator
-from chatbot.present.base import Options
-from chatbot.present.registry import PRESENTERS
-from engine.core import load_event
-from engine.registry import GAMES
+from chatbot.i18n import Translator, translator
+from chatbot.present.base import Option, Options
+from engine.core import load_event, restore
 
-# Computer players are named after thinkers (the game is set at a philosophers' symposium).
-BOT_NAMES = (
-    N_("Socrates"),
-    N_("Hypatia"),
-    N_("Confucius"),
-    N_("Nagarjuna"),
-    N_("Simone"),
-    N_("Avicenna"),
-    N_("Laozi"),
-    N_("Diogenes"),
-    N_("Spinoza"),
-)
 TABLE_SLOT, LOBBY_SLOT = "table", "lobby"
-
-
-def game_key(chat: str) -> str:
-    return f"game:{chat}"
+OPTION_ROW = 2  # lobby option buttons a row: long names stay readable
 
 
 def seat_name(seat: Seat, tr: Translator) -> str:
@@ -46,114 +29,186 @@ def names(session: Session, tr: Translator) -> list[str]:
     return [seat_name(s, tr) for s in session.seats]
 
 
-def lobby(session: Session, tr: Translator, deep_link: Callable[[str], str | None]) -> Message:
-    """The lobby: game, options, seats, and the buttons to join, fill seats and start."""
-    spec = GAMES[session.game].spec
-    presenter = PRESENTERS[session.game]
-    lines = [
-        tr.t("🎲 <b>{game}</b>: a new table is open!", game=presenter.title(tr)),
-        "",
+def state_of(session: Session, bundle: Bundle) -> Any:
+    """The session's engine state (BadState when it cannot be read)."""
+    return restore(bundle.game, session.state)
+
+
+def option_text(bundle: Bundle, name: str, value: bool | int, tr: Translator) -> str:
+    """An option as shown in the lobby: "✅ Flip-table mode", "Decks: 2"."""
+    label = bundle.presenter.option_label(name, tr)
+    if bundle.game.spec.option(name).yes_no:
+        return ("✅ " if value else "⬜ ") + label
+    return f"{label}: {bundle.presenter.option_value(name, value, tr)}"
+
+
+def options_line(session: Session, bundle: Bundle, tr: Translator) -> str:
+    """The options in force, on one line (the game's header and the console)."""
+    shown = [
+        option_text(bundle, o.name, session.options.get(o.name, o.default), tr)
+        for o in bundle.game.spec.options
     ]
-    for option in spec.options:
-        mark = "✅" if session.options.get(option.name) else "⬜"
-        lines.append(f"{mark} {presenter.option_label(option.name, tr)}")
-    lines.append("")
-    lines.append(
+    return " · ".join(shown)
+
+
+def lobby(
+    session: Session,
+    bundle: Bundle,
+    tr: Translator,
+    deep_link: Callable[[str], str | None],
+    caps: Capabilities,
+) -> Message:
+    """The lobby: game, options, seats, and the buttons to join, fill seats and start."""
+    spec = bundle.game.spec
+    lines = [tr.t("🎲 <b>{game}</b>: a new table is open!", game=bundle.presenter.title(tr)), ""]
+    lines += [option_text(bundle, o.name, session.options[o.name], tr) for o in spec.options]
+    lines += [
+        "",
         tr.t(
             "Players ({count}/{most}):",
             count=tr.number(len(session.seats)),
             most=tr.number(spec.max_players),
-        )
-    )
+        ),
+    ]
     lines.extend(f"{i + 1}. {name}" for i, name in enumerate(names(session, tr)))
-    lines.append("")
-    lines.append(tr.gettext("Join, then the host presses Start. Empty seats get computers."))
-    move = session.move
-    rows: list[tuple[Button, ...]] = []
-    link = deep_link(b.deep_link_payload(session.chat))
+    lines += ["", tr.gettext("Join, then the host presses Start. Empty seats get computers.")]
+    stamp = session.stamp
+    link = deep_link(b.deep_link_payload(session.chat)) if bundle.private_hands else None
     join = [Button(tr.gettext("🙋 Join"), b.encode(b.JOIN))]
     if link:
         join.insert(0, Button(tr.gettext("🙋 Join (private chat)"), url=link))
-    rows.append(tuple(join))
-    rows.append(
+    rows: list[tuple[Button, ...]] = [
+        tuple(join),
         (
             Button(tr.gettext("🚪 Leave"), b.encode(b.LEAVE)),
-            Button(tr.gettext("🤖 Add"), b.encode(b.ADD_BOT, move=move)),
-            Button(tr.gettext("🤖 Remove"), b.encode(b.REMOVE_BOT, move=move)),
+            Button(tr.gettext("🤖 Add"), b.encode(b.ADD_BOT, stamp=stamp)),
+            Button(tr.gettext("🤖 Remove"), b.encode(b.REMOVE_BOT, stamp=stamp)),
+        ),
+    ]
+    option_buttons = [
+        Button(
+            option_text(bundle, o.name, session.options[o.name], tr),
+            b.encode(b.OPTION, o.name, stamp=stamp),
         )
-    )
-    rows.append(
-        tuple(
-            Button(
-                ("✅ " if session.options.get(o.name) else "⬜ ")
-                + presenter.option_label(o.name, tr),
-                b.encode(b.OPTION, o.name, move=move),
-            )
-            for o in spec.options
-        )
-    )
-    rows.append((Button(tr.gettext("▶️ Start"), b.encode(b.START, move=move)),))
-    return Message(session.chat, "\n".join(lines), tuple(r for r in rows if r))
+        for o in spec.options
+    ]
+    rows += [
+        tuple(option_buttons[i : i + OPTION_ROW]) for i in range(0, len(option_buttons), OPTION_ROW)
+    ]
+    rows.append((Button(tr.gettext("▶️ Start"), b.encode(b.START, stamp=stamp)),))
+    return Message(session.chat, "\n".join(lines), fit(tuple(rows), caps))
 
 
-def _state(session: Session) -> Any:
-    return GAMES[session.game].load(session.state)
-
-
-def table(session: Session, final: bool = False) -> Message:
+def table(
+    session: Session, bundle: Bundle, caps: Capabilities, state: Any = None, final: bool = False
+) -> Message:
     """The group's table message, in the chat's language, edited in place after moves."""
     tr = translator(session.language)
-    game = GAMES[session.game]
-    state = _state(session)
+    game = bundle.game
+    state = state_of(session, bundle) if state is None else state
     log = [load_event(game.event_types, e) for e in session.log]
-    text = PRESENTERS[session.game].table(game.view(state, None), names(session, tr), log, tr)
+    text = bundle.presenter.table(game.view(state, None), names(session, tr), log, tr)
     keyboard: Keyboard = ()
     if not final:
-        keyboard = (
-            (
-                Button(tr.gettext("🃏 My hand"), b.encode(b.PEEK, session.chat)),
-                Button(tr.gettext("📖 Rules"), b.encode(b.RULE, session.game, SEND_PRIVATELY)),
-            ),
-        )
+        legal = [game.legal_actions(state, p) for p in range(len(session.seats))]
+        options = bundle.presenter.table_options(game.view(state, None), legal, tr)
+        rows = [
+            tuple(
+                Button(o.label, b.encode(b.GROUP_MOVE, o.act or "", stamp=session.epoch))
+                for o in row
+            )
+            for row in options
+        ]
+        tools = [Button(tr.gettext("📖 Rules"), b.encode(b.RULE, session.game, b.SEND_PRIVATELY))]
+        if bundle.private_hands:
+            tools.insert(0, Button(tr.gettext("🃏 My hand"), b.encode(b.PEEK, session.chat)))
+        keyboard = fit((*rows, tuple(tools)), caps)
     return Message(
         session.chat,
         text,
         keyboard,
-        edit=session.messages.get(TABLE_SLOT),
+        edit=session.messages.get(TABLE_SLOT) if caps.edits else None,
         slot=TABLE_SLOT,
         game=session.chat,
         coalesce=True,
     )
 
 
-def hand(session: Session, seat: int, path: str = "", edit: str | None = None) -> Message:
+def hand(
+    session: Session,
+    bundle: Bundle,
+    seat: int,
+    caps: Capabilities,
+    state: Any = None,
+    path: str = "",
+    edit: str | None = None,
+) -> Message:
     """A player's private hand message with their choices (when they may act); sent anew, or
     edited in place when `edit` names the message (the one the player pressed)."""
     player = session.seats[seat]
     assert player.user is not None
     tr = translator(player.language)
-    game = GAMES[session.game]
-    state = _state(session)
+    game = bundle.game
+    state = state_of(session, bundle) if state is None else state
     legal = game.legal_actions(state, seat)
-    text, options = PRESENTERS[session.game].hand(
+    path, _, page = path.partition(b.PAGE)
+    text, options = bundle.presenter.hand(
         game.view(state, seat), legal, path, names(session, tr), tr
     )
-    return Message(player.user, text, option_buttons(session, options), edit=edit)
+    keyboard = choice_buttons(session, seat, options, path, int(page or 0), caps, tr)
+    return Message(player.user, text, keyboard, edit=edit if caps.edits else None)
 
 
-def option_buttons(session: Session, options: Options) -> Keyboard:
-    """A presenter's options as buttons carrying the move counter and the group chat."""
-    rows = []
-    for row in options:
-        out = []
-        for o in row:
-            if o.act is not None:
-                data = b.encode(b.MOVE, session.chat, o.act, move=session.move)
-            else:
-                data = b.encode(b.NAV, session.chat, o.nav or "", move=session.move)
-            out.append(Button(o.label, data))
-        rows.append(tuple(out))
-    return tuple(rows)
+def choice_buttons(
+    session: Session,
+    seat: int,
+    options: Options,
+    path: str,
+    page: int,
+    caps: Capabilities,
+    tr: Translator,
+) -> Keyboard:
+    """A presenter's options as buttons carrying the seat's stamp and the group chat; a list
+    longer than the platform's message holds comes in pages with ◀ ▶."""
+    stamp = session.stamps[seat]
+
+    def button(o: Option) -> Button:
+        if o.act is not None:
+            return Button(o.label, b.encode(b.MOVE, session.chat, o.act, stamp=stamp))
+        return Button(o.label, b.encode(b.NAV, session.chat, o.nav or "", stamp=stamp))
+
+    total = sum(len(row) for row in options)
+    if total <= caps.message_buttons:
+        return fit(tuple(tuple(button(o) for o in row) for row in options), caps)
+    width = min(max(len(row) for row in options), caps.row_buttons)
+    flat = [o for row in options for o in row]
+    per_page = max(1, caps.message_buttons - 2)
+    pages = (len(flat) + per_page - 1) // per_page
+    page = min(max(page, 0), pages - 1)
+    shown = flat[page * per_page : (page + 1) * per_page]
+    rows = [tuple(button(o) for o in shown[i : i + width]) for i in range(0, len(shown), width)]
+    turns = []
+    if page > 0:
+        turns.append(Option(tr.gettext("◀ Back a page"), nav=f"{path}{b.PAGE}{page - 1}"))
+    if page < pages - 1:
+        turns.append(Option(tr.gettext("More ▶"), nav=f"{path}{b.PAGE}{page + 1}"))
+    rows.append(tuple(button(o) for o in turns))
+    return fit(tuple(rows), caps)
+
+
+def fit(rows: Sequence[tuple[Button, ...]], caps: Capabilities) -> Keyboard:
+    """Rows within the platform's limits: long rows split, long labels shortened."""
+    out: list[tuple[Button, ...]] = []
+    for row in rows:
+        row = tuple(_short(button, caps.label_chars) for button in row)
+        out += [row[i : i + caps.row_buttons] for i in range(0, len(row), caps.row_buttons)]
+    return tuple(r for r in out if r)
+
+
+def _short(button: Button, limit: int) -> Button:
+    if len(button.label) <= limit:
+        return button
+    return Button(button.label[: limit - 1] + "…", button.data, button.url)
 
 
 def say(chat: str, text: str) -> Message:

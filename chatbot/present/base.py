@@ -2,9 +2,11 @@
 
 A presenter turns an engine view and events into localized text (tiny HTML subset: <b>, <i>,
 <code>; every name passed in is already HTML-escaped) and into `Option`s that the core turns into
-buttons. Choices are multi-step: the private hand message shows the options of a `path`
-("" = top level, then whatever the presenter encodes, ASCII, at most 24 characters); an option
-either navigates to another path or plays an action code (the engine's `encode_action`).
+buttons (and pages of buttons, when a platform's message holds fewer). Choices are multi-step:
+the private hand message shows the options of a `path` ("" = top level, then whatever the
+presenter encodes, ASCII, at most 20 characters); an option either navigates to another path
+or plays an action code (the engine's `encode_action`). Options on the group's table are for
+whoever may play them (e.g. EGO's secret picks, Ano's "Caught!"): the core checks the presser.
 """
 
 from __future__ import annotations
@@ -41,9 +43,18 @@ class Presenter(Protocol):
         """A lobby option's name, e.g. "flip" -> "Flip-table mode"."""
         ...
 
+    def option_value(self, option: str, value: bool | int, tr: Translator) -> str:
+        """A value of an option that is not yes/no, e.g. "decks", 2 -> "2 decks"."""
+        ...
+
     def table(self, view: Any, names: Sequence[str], log: Sequence[Any], tr: Translator) -> str:
         """The group's table message (public view): tables, hand sizes, ego, trophies, whose
         turn, and the last narrated events (`log`, oldest first)."""
+        ...
+
+    def table_options(self, view: Any, legal: Sequence[Sequence[Any]], tr: Translator) -> Options:
+        """Buttons under the group's table for actions any eligible player may press there
+        (`legal` holds every seat's legal actions); () when the game has none."""
         ...
 
     def hand(
@@ -55,6 +66,11 @@ class Presenter(Protocol):
 
     def peek(self, view: Any, tr: Translator) -> str:
         """A short pop-up (at most 200 characters) showing the player's hand."""
+        ...
+
+    def confirm(self, view: Any, action: Any, tr: Translator) -> str:
+        """The presser's private confirmation of their action ("" for none), e.g. a secret
+        pick made on the group's table: "You picked 2 🤫, stake 2"."""
         ...
 
     def narrate(self, event: Any, names: Sequence[str], tr: Translator) -> str | None:

@@ -17,28 +17,26 @@ import pytest
 
 from chatbot import i18n
 from chatbot.core import buttons as b
-from chatbot.core.help import COMMANDS, OVERVIEW, SEND_PRIVATELY, language_name
+from chatbot.core.buttons import OVERVIEW, SEND_PRIVATELY
+from chatbot.core.help import COMMANDS, INTRO, language_name
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply, User
 from chatbot.core.service import GameService
 from chatbot.i18n import available_locales, translator
 from chatbot.rules.egonomy import EGONOMY_RULES
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
+from tests.conftest import make_service
 
 GROUP = "tg:-100777"
 REPO = Path(__file__).resolve().parents[2]
 LANGS = available_locales()
 SECTION_KEYS = [s.key for s in EGONOMY_RULES.sections]
 NO_LONGER = "This button is no longer in use."
-INTRO = (
-    "👋 I host card games in this chat: Egonomy, with computer players for empty seats. "
-    "Your hand comes to our private chat."
-)
 
 
 @pytest.fixture
 def service() -> GameService:
-    return GameService(MemoryStore(), Settings())
+    return make_service(MemoryStore(), Settings())
 
 
 def user(n: int = 1, language: str | None = "en") -> User:
@@ -76,7 +74,7 @@ async def test_help_lists_every_command(service: GameService, lang: str) -> None
 async def test_rules_shows_every_section_three_to_a_row(service: GameService, lang: str) -> None:
     tr = translator(lang)
     overview = only(await service.handle(command("rules", who=user(1, lang))))
-    assert overview.text == tr.gettext("📖 Which rule would you like to read?")
+    assert overview.text.endswith(tr.gettext("📖 Which rule would you like to read?"))
     assert all(len(row) <= 3 for row in overview.buttons)
     buttons = [x for row in overview.buttons for x in row]
     assert buttons == [
@@ -110,7 +108,7 @@ async def test_the_back_button_edits_the_section_into_the_overview(service: Game
     reply = await service.handle(press(b.encode(b.RULE, "egonomy", OVERVIEW), user(1, "ja")))
     overview = only(reply)
     assert overview.edit == "7" and overview.chat == GROUP
-    assert overview.text == translator("ja").gettext("📖 Which rule would you like to read?")
+    assert overview.text.endswith(translator("ja").gettext("📖 Which rule would you like to read?"))
 
 
 async def test_a_section_that_does_not_exist_is_refused(service: GameService) -> None:
@@ -121,14 +119,16 @@ async def test_a_section_that_does_not_exist_is_refused(service: GameService) ->
 async def test_rules_asked_from_a_table_go_to_the_private_chat(service: GameService) -> None:
     """The table's button: the overview goes to the presser, in their language; the group's
     shared message (the table) is not edited."""
-    await service.store.set_setting(f"chat:{GROUP}", "lang", "th")
-    await service.store.set_setting("user:tg:1", "dm", "1")  # has a private chat with the bot
+    await service.tables.store.set_setting(f"chat:{GROUP}", "lang", "th")
+    await service.tables.store.set_setting(
+        "user:tg:1", "dm", "1"
+    )  # has a private chat with the bot
     reply = await service.handle(press(b.encode(b.RULE, "egonomy", SEND_PRIVATELY), user(1, "ja")))
     ja = translator("ja")
     assert reply.answer == Answer(ja.gettext("I sent the rules to our private chat."))
     overview = only(reply)
     assert overview.chat == "tg:1" and overview.edit is None
-    assert overview.text == ja.gettext("📖 Which rule would you like to read?")
+    assert overview.text.endswith(ja.gettext("📖 Which rule would you like to read?"))
 
 
 async def test_rules_asked_by_someone_the_bot_cannot_write_to_open_the_private_chat(
@@ -253,10 +253,10 @@ async def test_a_group_language_button_sets_the_chats_language(
     reply = await service.handle(press(b.encode(b.LANGUAGE, "c", code), user(1, "en")))
     done = translator(code).gettext("Done: I will write in English in this group.")
     assert reply == Reply(Answer(done), [Message(GROUP, done, edit="7")])
-    assert await service.store.get_setting(f"chat:{GROUP}", "lang") == code
-    assert await service.store.get_setting("user:tg:1", "lang") is None
+    assert await service.tables.store.get_setting(f"chat:{GROUP}", "lang") == code
+    assert await service.tables.store.get_setting("user:tg:1", "lang") is None
     help_text = only(await service.handle(command("help", who=user(2, "en")))).text
-    assert help_text.startswith(translator(code).gettext(INTRO))
+    assert help_text.startswith(translator(code).t(INTRO, games="Egonomy"))
 
 
 @pytest.mark.parametrize("code", LANGS)
@@ -266,8 +266,8 @@ async def test_a_private_language_button_sets_the_players_language(
     reply = await service.handle(press(b.encode(b.LANGUAGE, "u", code), user(1, "en"), "private"))
     done = translator(code).gettext("Done: I will write to you in English.")
     assert reply == Reply(Answer(done), [Message("tg:1", done, edit="7")])
-    assert await service.store.get_setting("user:tg:1", "lang") == code
-    assert await service.store.get_setting(f"chat:{GROUP}", "lang") is None
+    assert await service.tables.store.get_setting("user:tg:1", "lang") == code
+    assert await service.tables.store.get_setting(f"chat:{GROUP}", "lang") is None
 
 
 @pytest.mark.parametrize("code", ["xx", "", "TH", "th-TH", "../th"])
@@ -275,8 +275,8 @@ async def test_a_language_without_a_catalogue_is_refused(service: GameService, c
     for scope, chat in (("c", GROUP), ("u", "private")):
         reply = await service.handle(press(b.encode(b.LANGUAGE, scope, code), user(1, "ja"), chat))
         assert reply == Reply(Answer(translator("ja").gettext(NO_LONGER)))
-    assert await service.store.get_setting(f"chat:{GROUP}", "lang") is None
-    assert await service.store.get_setting("user:tg:1", "lang") is None
+    assert await service.tables.store.get_setting(f"chat:{GROUP}", "lang") is None
+    assert await service.tables.store.get_setting("user:tg:1", "lang") is None
 
 
 async def open_lobby(service: GameService, host: User, guest: User) -> None:
@@ -291,7 +291,7 @@ async def open_lobby(service: GameService, host: User, guest: User) -> None:
 async def test_a_private_choice_reaches_the_seat_of_a_game(service: GameService, who: int) -> None:
     await open_lobby(service, user(1, "en"), user(2, "en"))
     await service.handle(press(b.encode(b.LANGUAGE, "u", "th"), user(who, "en"), "private"))
-    session, _ = await service.load(GROUP)
+    session, _ = await service.tables.load(GROUP)
     assert session is not None
     assert {s.user: s.language for s in session.seats} == {
         "tg:1": "th" if who == 1 else "en",
@@ -303,7 +303,7 @@ async def test_a_private_choice_reaches_the_seat_of_a_game(service: GameService,
 async def test_a_group_choice_reaches_the_open_session(service: GameService) -> None:
     await open_lobby(service, user(1, "en"), user(2, "ja"))
     await service.handle(press(b.encode(b.LANGUAGE, "c", "th"), user(2, "ja")))
-    session, _ = await service.load(GROUP)
+    session, _ = await service.tables.load(GROUP)
     assert session is not None
     assert session.language == "th"
     assert [s.language for s in session.seats] == ["en", "ja"], "private messages unchanged"
@@ -312,11 +312,7 @@ async def test_a_group_choice_reaches_the_open_session(service: GameService) -> 
 async def test_an_unknown_command_in_a_private_chat_gets_the_help(service: GameService) -> None:
     """Bad input gets a clear answer: in a private chat, an unknown command shows the help."""
     reply = await service.handle(command("dance", who=user(1, "ja"), chat="private"))
-    opening = (
-        "👋 I host card games in this chat: Egonomy, with computer players for empty "
-        "seats. Your hand comes to our private chat."
-    )
-    assert only(reply).text.startswith(translator("ja").gettext(opening))
+    assert only(reply).text.startswith(translator("ja").t(INTRO, games="Egonomy"))
 
 
 async def test_an_unknown_command_in_a_group_is_left_to_other_bots(service: GameService) -> None:

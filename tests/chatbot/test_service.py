@@ -14,13 +14,15 @@ import pytest
 
 from chatbot.core import buttons as b
 from chatbot.core import views
-from chatbot.core.model import Incoming, Message, Reply, User
+from chatbot.core.model import Capabilities, Incoming, Message, Reply, User
 from chatbot.core.service import GameService
 from chatbot.core.session import LOBBY, OVER, Session
+from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
-from engine.registry import GAMES
+from engine.core import restore
+from tests.conftest import make_service
 
 GROUP = "tg:-100555"
 HOST, GUEST = User("tg:1", "Ann", "en"), User("tg:2", "Bob", "en")
@@ -28,7 +30,7 @@ HOST, GUEST = User("tg:1", "Ann", "en"), User("tg:2", "Bob", "en")
 
 @pytest.fixture
 def service() -> GameService:
-    return GameService(MemoryStore(), Settings(bot_delay=0))
+    return make_service(MemoryStore(), Settings(bot_delay=0))
 
 
 def command(name: str, who: User, chat: str = GROUP, args: str = "") -> Incoming:
@@ -67,7 +69,7 @@ async def test_a_press_on_an_outdated_lobby_shows_the_current_lobby(service: Gam
     for who in (HOST, GUEST):
         await service.handle(command("start", who, chat=who.id))
     opened = await service.handle(command("newgame", HOST))
-    await service.remember(GROUP, views.LOBBY_SLOT, "10")
+    await service.tables.remember(GROUP, views.LOBBY_SLOT, "10")
     stale_start = data_of(opened.messages[0], b.START)
     await service.handle(press(b.encode(b.JOIN), GUEST))  # its lobby edit never arrives
 
@@ -97,16 +99,16 @@ class WriteBeforeDelete(MemoryStore):
         if not self.raced and doc is not None and b'"phase":"over"' in doc.data:
             self.raced = True
             assert self.service is not None
-            await self.service.remember(key.removeprefix("game:"), "elsewhere", "99")
+            await self.service.tables.remember(key.removeprefix("game:"), "elsewhere", "99")
         await super().delete(key, expected)
 
 
 async def play_computers(service: GameService) -> Reply:
     """An all-computer game: the host opens a table without sitting down and starts it."""
     await service.handle(command("newgame", HOST))
-    session, _ = await service.load(GROUP)
+    session, _ = await service.tables.load(GROUP)
     assert session is not None
-    start = b.encode(b.START, move=session.move)
+    start = b.encode(b.START, stamp=session.stamp)
     reply = await service.handle(press(start, HOST))
     for _ in range(1000):
         if not await service.tick():
@@ -116,11 +118,11 @@ async def play_computers(service: GameService) -> Reply:
 
 async def test_a_finished_game_leaves_the_store_even_when_a_write_races_its_end() -> None:
     store = WriteBeforeDelete()
-    service = GameService(store, Settings(bot_delay=0))
+    service = make_service(store, Settings(bot_delay=0))
     store.service = service
     await play_computers(service)
     assert store.raced, "the write landed between the end's load and delete"
-    session, _ = await service.load(GROUP)
+    session, _ = await service.tables.load(GROUP)
     assert session is None, "the finished game is gone: /newgame may open the next one"
     (entry,) = await store.history(f"hist:{GROUP}", 5)
     assert orjson.loads(entry)["stopped"] is False
@@ -134,15 +136,17 @@ async def start_with_a_computer(service: GameService) -> Session:
     await service.handle(command("newgame", HOST))
     await service.handle(press(data_of(await lobby_of(service), b.ADD_BOT), HOST))
     await service.handle(press(data_of(await lobby_of(service), b.START), HOST))
-    session, _ = await service.load(GROUP)
+    session, _ = await service.tables.load(GROUP)
     assert session is not None and session.phase == "playing"
     return session
 
 
 async def lobby_of(service: GameService) -> Message:
-    session, _ = await service.load(GROUP)
+    session, _ = await service.tables.load(GROUP)
     assert session is not None
-    return views.lobby(session, translator("en"), service.deep_link)
+    bundle = service.tables.bundle(session)
+    deep_link = service.tables.platform.deep_link
+    return views.lobby(session, bundle, translator("en"), deep_link, Capabilities())
 
 
 @pytest.mark.parametrize("op", [b.NAV, b.MOVE])
@@ -152,42 +156,42 @@ async def test_a_hand_button_of_an_earlier_game_is_refused_in_the_next_one(
     """A game stopped (or expired) leaves its hand messages behind; their buttons must not
     count as buttons of the chat's next game, which went through the same lobby steps."""
     seeds = iter([41, 42])
-    service.seeds = lambda: next(seeds)
+    service.tables.seeds = lambda: next(seeds)
     await service.handle(command("start", HOST, chat=HOST.id))
     first = await start_with_a_computer(service)
-    game = GAMES[first.game]
-    state = game.load(first.state)
+    game = registry()[first.game].game
+    state = restore(game, first.state)
     legal = game.legal_actions(state, 0) or game.legal_actions(state, 1)
     field = game.encode_action(legal[0]) if op == b.MOVE else ""
-    stale = b.encode(op, GROUP, field, move=first.move)
+    stale = b.encode(op, GROUP, field, stamp=first.stamps[0])
     await service.handle(command("stop", HOST))
 
     second = await start_with_a_computer(service)
     reply = await service.handle(press(stale, HOST, chat=HOST.id))
     assert reply.answer is not None
     assert reply.answer.text == "That button is outdated: here is your current hand."
-    after, _ = await service.load(GROUP)
-    assert after is not None and (after.move, after.state) == (second.move, second.state)
+    after, _ = await service.tables.load(GROUP)
+    assert after is not None and (after.stamps, after.state) == (second.stamps, second.state)
 
 
 async def test_a_game_whose_end_was_cut_short_does_not_block_a_new_table() -> None:
     """A crash between a game's last save and its removal leaves an ended session behind:
     /newgame clears it instead of answering that a game is already open."""
-    service = GameService(MemoryStore(), Settings())
+    service = make_service(MemoryStore(), Settings())
     ended = Session(game="egonomy", chat="tg:-5", creator="tg:1", language="en", options={})
     ended.phase = OVER
-    await service.save(ended, 0)
+    await service.tables.save(ended, 0)
     host = User("tg:1", "Ann", "en")
     await service.handle(Incoming("tg:-5", False, host, command="newgame"))
-    session, _ = await service.load("tg:-5")
+    session, _ = await service.tables.load("tg:-5")
     assert session is not None and session.phase == LOBBY
 
 
 async def test_two_tables_opened_at_the_same_moment_both_get_an_answer() -> None:
     """Two /newgame at once: one lobby opens, the other asker is told a game is open."""
 
-    service = GameService(MemoryStore(), Settings())
-    await service.store.set_setting("user:tg:1", "dm", "1")
+    service = make_service(MemoryStore(), Settings())
+    await service.tables.store.set_setting("user:tg:1", "dm", "1")
     asks = [
         Incoming("tg:-9", False, User(f"tg:{n}", f"P{n}", "en"), command="newgame") for n in (1, 2)
     ]

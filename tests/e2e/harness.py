@@ -11,6 +11,8 @@ from typing import Any
 from telegram import Update
 from telegram.request import HTTPXRequest
 
+from chatbot.core.registry import Registry
+from chatbot.games import registry
 from chatbot.settings import Settings
 from chatbot.store.base import Store
 from chatbot.telegram.bot import TelegramBot, nodelay_request
@@ -42,13 +44,19 @@ class Harness:
         store: Store,
         settings: Settings = TEST_SETTINGS,
         clock: Callable[[], float] = time.time,
+        games: Registry | None = None,
     ):
         self.tg = tg
         self.settings = replace(
             settings, telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot")
         )
         self.bot = TelegramBot(
-            self.settings, store, clock, request=request(), get_updates_request=request()
+            self.settings,
+            store,
+            games or registry(),
+            clock,
+            request=request(),
+            get_updates_request=request(),
         )
 
     async def start(self) -> Harness:
@@ -57,11 +65,12 @@ class Harness:
         return self
 
     async def stop(self) -> None:
-        await self.bot.stop_ticker()
+        await self.bot.runner.stop()
         await self.bot.app.shutdown()
 
     async def feed(self, update: JSON) -> None:
         await self.bot.app.process_update(Update.de_json(update, self.bot.app.bot))
+        await self.bot.runner.settle()
         assert not self.bot.errors, self.bot.errors
 
     async def command(self, chat: JSON | int, user: JSON, text: str) -> None:
@@ -77,10 +86,10 @@ class Harness:
 
     async def tick(self) -> int:
         """Run due timers once (computer moves); how many messages they produced."""
-        out = await self.bot.service.tick()
-        await self.bot.deliver(out)
+        posted = await self.bot.runner.tick()
+        await self.bot.runner.settle()
         assert not self.bot.errors, self.bot.errors
-        return len(out)
+        return posted
 
 
 def hand_message(tg: FakeTelegram, user_id: int) -> StoredMessage | None:

@@ -10,7 +10,8 @@ from telegram import Update
 
 from chatbot.core import buttons as b
 from chatbot.core.session import Session
-from engine.registry import GAMES
+from chatbot.games import registry
+from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import Harness, hand_message, pick, playable
 
@@ -44,7 +45,7 @@ async def open_table(
     for _ in range(computers):
         await h.press(host, lobby, button(lobby, b.ADD_BOT))
         lobby = tg.message(GROUP, lobby.message_id)
-    h.bot.service.seeds = lambda: seed
+    h.bot.tables.seeds = lambda: seed
     await h.press(host, lobby, button(lobby, b.START))
     session = await load(h)
     assert session.phase == "playing", "the game began"
@@ -52,18 +53,21 @@ async def open_table(
 
 
 async def load(h: Harness) -> Session:
-    session, _ = await h.bot.service.load(CHAT)
+    session, _ = await h.bot.tables.load(CHAT)
     assert session is not None, "a game is running"
     return session
 
 
+GAMES = registry()
+
+
 def state_of(session: Session) -> Any:
-    return GAMES[session.game].load(session.state)
+    return restore(GAMES[session.game].game, session.state)
 
 
 def to_move(session: Session) -> int:
     """The seat whose turn it is (Egonomy is a turn game: exactly one)."""
-    (seat,) = GAMES[session.game].to_move(state_of(session))
+    (seat,) = GAMES[session.game].game.to_move(state_of(session))
     return seat
 
 
@@ -84,7 +88,9 @@ async def ready_to_move(
         assert message is not None and playable(message), "the player to move has buttons"
         session = await load(h)
         presses = [p for d in message.callback_data if (p := b.decode(d)) is not None]
-        if any(p.op in (b.MOVE, b.NAV) and p.move != session.move for p in presses):
+        seat = session.seat_of(f"tg:{user['id']}")
+        assert seat is not None
+        if any(p.op in (b.MOVE, b.NAV) and p.stamp != session.stamps[seat] for p in presses):
             await h.press(user, message, message.callback_data[0])
             continue
         if any(d.startswith(b.MOVE) for d in message.callback_data):
@@ -100,7 +106,7 @@ async def play_out(
     rng = random.Random(seed)
     presses = 0
     for _ in range(limit):
-        session, _ = await h.bot.service.load(CHAT)
+        session, _ = await h.bot.tables.load(CHAT)
         if session is None:
             return presses
         if await h.tick():
@@ -153,3 +159,10 @@ def real_failures(tg: FakeTelegram) -> list[tuple[str, str | None]]:
         for c in tg.failed_calls()
         if "not modified" not in (c.description or "")
     ]
+
+
+def waiting(session: Session) -> str | None:
+    """What the game's one running timer waits for (Egonomy: one seat at a time), or None."""
+    kinds = {kind for kind, _ in session.timers.values()}
+    assert len(kinds) <= 1, session.timers
+    return next(iter(kinds), None)

@@ -45,7 +45,7 @@ async def h(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterato
         yield harness
     finally:
         await harness.stop()
-        await harness.bot.service.store.close()
+        await harness.bot.service.tables.store.close()
 
 
 async def two_players(h: Harness, tg: FakeTelegram) -> list[JSON]:
@@ -68,7 +68,7 @@ async def answered(
 
 
 def unchanged(before: Session, after: Session) -> bool:
-    return (after.move, after.state, after.log) == (before.move, before.state, before.log)
+    return (after.moves, after.state, after.log) == (before.moves, before.state, before.log)
 
 
 async def move_until(h: Harness, tg: FakeTelegram, users: list[JSON], seat: int) -> None:
@@ -116,7 +116,9 @@ async def test_a_press_on_an_outdated_hand_is_refused_privately(
     assert unchanged(before, await load(h))
     assert len(hand.history) == edits + 1 and hand.text != step, "the same message, edited"
     moves = [b.decode(d) for d in hand.callback_data]
-    assert moves and all(p is not None and p.move == before.move for p in moves)
+    seat = before.seat_of(f"tg:{user['id']}")
+    assert seat is not None
+    assert moves and all(p is not None and p.stamp == before.stamps[seat] for p in moves)
 
 
 async def test_a_press_by_a_non_player_gets_a_clear_private_answer(
@@ -168,7 +170,7 @@ async def test_a_navigation_press_edits_the_same_message(h: Harness, tg: FakeTel
     assert len(tg.sent_to(user["id"])) == count, "no new message"
     assert len(hand.history) == edits + 1 and hand.text != text
     assert "Back" in " ".join(hand.button_texts), "the next step, with a way back"
-    assert (await load(h)).move == session.move, "looking is not moving"
+    assert (await load(h)).moves == session.moves, "looking is not moving"
 
 
 async def test_stop_needs_the_host_or_a_chat_admin(h: Harness, tg: FakeTelegram) -> None:
@@ -176,14 +178,14 @@ async def test_stop_needs_the_host_or_a_chat_admin(h: Harness, tg: FakeTelegram)
     carl = tg.users[43].to_dict()
     await h.command(GROUP, users[1], "/stop")
     assert "Only the player who opened the game or a chat admin" in tg.last_message(GROUP).text  # type: ignore[union-attr]
-    assert await h.bot.service.store.load(f"game:{CHAT}") is not None, "still running"
+    assert await h.bot.service.tables.store.load(f"game:{CHAT}") is not None, "still running"
     await h.command(GROUP, carl, "/stop")
-    assert await h.bot.service.store.load(f"game:{CHAT}") is not None, "Carl is no admin yet"
+    assert await h.bot.service.tables.store.load(f"game:{CHAT}") is not None, "Carl is no admin yet"
     tg.set_admins(GROUP, [carl])
     await h.command(GROUP, carl, "/stop")
     assert tg.last_message(GROUP).text == "The game was stopped by Carl."  # type: ignore[union-attr]
-    assert await h.bot.service.store.load(f"game:{CHAT}") is None
-    (entry,) = await h.bot.service.store.history(f"hist:{CHAT}", 5)
+    assert await h.bot.service.tables.store.load(f"game:{CHAT}") is None
+    (entry,) = await h.bot.service.tables.store.history(f"hist:{CHAT}", 5)
     assert orjson.loads(entry)["stopped"] is True
 
 
@@ -227,11 +229,12 @@ async def test_markup_in_names_breaks_nothing_and_status_shows_the_result(
     await h.command(GROUP, stars, "/status")
     status = tg.last_message(GROUP)
     assert status is not None and status.text.startswith("No game is running here. Latest results:")
-    (entry,) = await h.bot.service.store.history(f"hist:{CHAT}", 5)
+    (entry,) = await h.bot.service.tables.store.history(f"hist:{CHAT}", 5)
     ranking = orjson.loads(entry)["ranking"]
-    assert sorted(ranking) == sorted(["<b>x</b>", "*_[", "Socrates"])
+    stored_names = sorted((r["name"], r["bot"]) for r in ranking)
+    assert stored_names == sorted([("<b>x</b>", False), ("*_[", False), ("Socrates", True)])
     line = next(x for x in status.text.splitlines() if x.startswith("• Egonomy: "))
-    assert all(name in line for name in ranking), status.text
+    assert all(r["name"] in line for r in ranking), status.text
 
     assert not real_failures(tg), real_failures(tg)
     data = sent_callback_data(tg)

@@ -21,10 +21,11 @@ import pytest
 from chatbot.core import buttons as b
 from chatbot.core.session import Session
 from chatbot.store.redis import RedisStore
-from engine.registry import GAMES
+from engine.core import stored
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import Harness, hand_message
 from tests.e2e.helpers import (
+    GAMES,
     GROUP,
     JSON,
     answer_calls,
@@ -54,7 +55,7 @@ async def processes(
     finally:
         for h in (a, b2):
             await h.stop()
-            await h.bot.service.store.close()
+            await h.bot.service.tables.store.close()
 
 
 async def two_players(tg: FakeTelegram, a: Harness) -> list[JSON]:
@@ -70,7 +71,7 @@ async def race(processes: Processes, updates: list[JSON]) -> None:
     First each process opens enough Redis connections, as a busy bot has: else the first
     press would finish on an open connection while the others still connect."""
     for h in processes:
-        await asyncio.gather(*(h.bot.service.store.load("warm") for _ in updates))
+        await asyncio.gather(*(h.bot.service.tables.store.load("warm") for _ in updates))
 
     async def deliver(i: int, update: JSON) -> None:
         h = processes[i % 2]
@@ -84,9 +85,9 @@ async def race(processes: Processes, updates: list[JSON]) -> None:
 
 def applied_once(session: Session, seat: int, code: str) -> Any:
     """The stored state after `seat` plays `code` once in `session`."""
-    game = GAMES[session.game]
+    game = GAMES[session.game].game
     state, _ = game.apply(state_of(session), seat, game.decode_action(code))
-    return game.dump(state)
+    return stored(game, state)
 
 
 def answers(tg: FakeTelegram, updates: list[JSON]) -> list[str]:
@@ -127,7 +128,7 @@ async def test_one_button_pressed_20_times_at_once_is_applied_once(
     await race(processes, updates)
 
     after = await load(a)
-    assert after.move == prior.move + 1
+    assert after.moves == prior.moves + 1
     assert after.state == applied_once(prior, seat, code_of(data))
     texts = answers(tg, updates)
     assert texts.count("") == 1, "exactly one press was accepted"
@@ -168,14 +169,15 @@ async def test_racing_presses_equal_a_serial_replay_of_the_accepted_ones(
             old, data = stale[other]
             updates += [tg.callback_update(other_user, old, d, check=False) for d in data[:3]]
         own = hand_message(tg, other_user["id"]) or tg.sent_to(other_user["id"])[-1]
-        out_of_turn = b.encode(b.MOVE, session.chat, code_of(moves[0]), move=session.move)
+        stamp = session.stamps[other]
+        out_of_turn = b.encode(b.MOVE, session.chat, code_of(moves[0]), stamp=stamp)
         updates.append(tg.callback_update(other_user, own, out_of_turn, check=False))
         rng.shuffle(updates)
         duplicate = updates[0]
         await race(processes, [*updates, duplicate])
 
         after = await load(a)
-        assert after.move == session.move + 1, f"step {step}: exactly one move"
+        assert after.moves == session.moves + 1, f"step {step}: exactly one move"
         texts = answers(tg, updates)
         taken = [
             code_of(u["callback_query"]["data"])
@@ -187,13 +189,13 @@ async def test_racing_presses_equal_a_serial_replay_of_the_accepted_ones(
         stale[seat] = (message, list(message.callback_data))
 
     final = await load(a)
-    game = GAMES[final.game]
+    game = GAMES[final.game].game
     state, _ = game.new_game(len(final.seats), final.options, final.seed)
     assert final.seed == start.seed
     for seat, code in accepted:
         state, _ = game.apply(state, seat, game.decode_action(code))
-    assert game.dump(state) == final.state
-    assert final.move == start.move + len(accepted)
+    assert stored(game, state) == final.state
+    assert final.moves == start.moves + len(accepted)
     assert not real_failures(tg), real_failures(tg)
 
 
@@ -220,7 +222,7 @@ async def test_a_duplicate_delivery_is_ignored(tg: FakeTelegram, processes: Proc
         else:
             await asyncio.gather(twice[0].feed(update), feed_via_processor(twice[1], update))
         after = await load(a)
-        assert after.move == session.move + 1, "applied once"
+        assert after.moves == session.moves + 1, "applied once"
         assert len(answer_calls(tg, update)) == 1, "answered once"
         made = tg.calls[calls:]
         edited = [

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from chatbot.core import buttons as b
-from chatbot.core.help import COMMANDS
+from chatbot.core.help import COMMANDS, INTRO
 from chatbot.core.session import Session
 from chatbot.i18n import Translator, translator
 from chatbot.rules.egonomy import EGONOMY_RULES
@@ -43,10 +43,6 @@ OWN_NAMES = {"th": "ไทย", "ja": "日本語", "en": "English"}  # each lang
 THAI = re.compile(r"[\u0e00-\u0e7f]")
 KANA = re.compile(r"[\u3040-\u30ff]")
 OTHER_GROUP = -1005550001111
-INTRO = (
-    "👋 I host card games in this chat: Egonomy, with computer players for empty seats. "
-    "Your hand comes to our private chat."
-)
 
 # Sentences of the rulebooks (seeds 000 and 001), verbatim, that the rule sections quote.
 RULEBOOK = {
@@ -137,7 +133,7 @@ def table_line(tr: Translator) -> str:
 
 
 def unchanged(before: Session, after: Session) -> bool:
-    return (after.move, after.state, after.log) == (before.move, before.state, before.log)
+    return (after.moves, after.state, after.log) == (before.moves, before.state, before.log)
 
 
 # --- /language ---------------------------------------------------------------------------
@@ -200,7 +196,7 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
     h2 = await Harness(tg, store).start()
     try:
         await h2.command(GROUP, ann, "/help")
-        assert last(tg, GROUP).text.startswith(TH.gettext(INTRO))
+        assert last(tg, GROUP).text.startswith(TH.t(INTRO, games="Egonomy"))
         await h2.command(GROUP, ann, "/stop")
         await h2.command(GROUP, ann, "/newgame")
         lobby = last(tg, GROUP)
@@ -253,7 +249,7 @@ async def test_the_default_language_is_the_users_telegram_language(
     user = tg.user(41, "Noor", language_code=code)
     tr = translator(language)
     await h.command(user["id"], user, "/help")
-    assert last(tg, user["id"]).text.startswith(tr.gettext(INTRO))
+    assert last(tg, user["id"]).text.startswith(tr.t(INTRO, games="Egonomy"))
     tg.group(OTHER_GROUP, "Agora", creator=user)
     await h.command(OTHER_GROUP, user, "/rules")
     overview = last(tg, OTHER_GROUP)
@@ -399,7 +395,7 @@ async def test_a_refused_press_names_the_rule_in_the_players_language(
 
     def crafted(action: Action) -> str:
         """The real button's data with another action code of the same format."""
-        return b.encode(b.MOVE, real.fields[0], encode_action(action), move=real.move)
+        return b.encode(b.MOVE, real.fields[0], encode_action(action), stamp=real.stamp)
 
     mtr, otr = translator(mover_lang), translator(other_lang)
     empty = next(t for t, lying in enumerate(state.tables) if not lying)

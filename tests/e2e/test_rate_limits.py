@@ -17,12 +17,22 @@ from dataclasses import replace
 import pytest
 
 from chatbot.core import views
+from chatbot.core.model import Capabilities
 from chatbot.core.session import Session
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import Call, FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
-from tests.e2e.helpers import GROUP, JSON, load, open_table, real_failures, to_move, user_of
+from tests.e2e.helpers import (
+    GAMES,
+    GROUP,
+    JSON,
+    load,
+    open_table,
+    real_failures,
+    to_move,
+    user_of,
+)
 
 COALESCED = replace(TEST_SETTINGS, table_interval=0.3)
 
@@ -53,7 +63,7 @@ async def play_moves(
         user = user_of(session, to_move(session), users)
         hand = hand_message(tg, user["id"])
         assert hand is not None
-        while (await load(h)).move == session.move:
+        while (await load(h)).moves == session.moves:
             edits = len(hand.history)
             await h.press(user, hand, pick(hand, rng))
             assert len(hand.history) == edits + 1, "the player's own message updated at once"
@@ -65,7 +75,7 @@ def table_of(tg: FakeTelegram, session: Session) -> StoredMessage:
 
 def shows(message: StoredMessage, session: Session) -> bool:
     """Whether the table message shows the session's latest state, text and buttons."""
-    latest = views.table(session)
+    latest = views.table(session, GAMES[session.game], Capabilities())
     data = [button.data for row in latest.buttons for button in row]
     return message.raw == latest.text and message.callback_data == data
 
@@ -85,8 +95,8 @@ async def settled(h: Harness, tg: FakeTelegram, timeout: float = 8.0) -> Session
     deadline = time.monotonic() + timeout
     while True:
         session = await load(h)
-        await h.bot.flush()
-        if shows(table_of(tg, session), session) and session.move == (await load(h)).move:
+        await h.bot.runner.flush()
+        if shows(table_of(tg, session), session) and session.moves == (await load(h)).moves:
             return session
         assert time.monotonic() < deadline, "the table never showed the latest state"
         await asyncio.sleep(0.02)
@@ -101,6 +111,7 @@ async def test_sends_and_edits_retry_after_429_and_nothing_is_lost(
         since = len(tg.calls)
         tg.flood_limit(GROUP, 3, retry_after=1)
         await play_moves(h, tg, users, 7, random.Random(1))
+        await h.bot.runner.flush()  # the table edits wait in their queue, not in the press
         session = await load(h)
         limited = [c for c in tg.calls[since:] if c.error_code == 429]
         assert limited, "the flood limit was hit"
@@ -128,11 +139,14 @@ async def test_table_edits_are_coalesced_and_show_the_latest_state(
         session = await settled(h, tg)
         took = time.monotonic() - began
         assert session.messages["table"] == start.messages["table"], "still the same table"
-        made = session.move - start.move
+        made = session.moves - start.moves
         edits = table_edits(tg, table, since)
         assert 1 <= len(edits) < made, (len(edits), made)
         assert len(edits) <= 1 + took / COALESCED.table_interval, "at most one per interval"
-        assert edits[-1].params["text"] == views.table(session).text, "the last edit is latest"
+        assert (
+            edits[-1].params["text"]
+            == views.table(session, GAMES[session.game], Capabilities()).text
+        ), "the last edit is latest"
     finally:
         await h.stop()
 

@@ -25,6 +25,7 @@ from tests.e2e.helpers import (
     real_failures,
     to_move,
     user_of,
+    waiting,
 )
 
 
@@ -54,7 +55,7 @@ async def test_process_b_finishes_the_game_process_a_began(
             if await a.tick():
                 continue
             session = await load(a)
-            if session.move >= dealt.move + 8:
+            if session.moves >= dealt.moves + 8:
                 break
             user = user_of(session, to_move(session), users)
             message = hand_message(tg, user["id"])
@@ -63,15 +64,15 @@ async def test_process_b_finishes_the_game_process_a_began(
         before = await load(a)
     finally:
         await a.stop()
-        await a.bot.service.store.close()
-    assert before.move >= dealt.move + 8, "A played moves"
+        await a.bot.service.tables.store.close()
+    assert before.moves >= dealt.moves + 8, "A played moves"
     table_id = int(before.messages["table"])
     restart = len(tg.calls)
 
     b = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
     try:
         resumed = await load(b)
-        assert (resumed.move, resumed.state) == (before.move, before.state)
+        assert (resumed.moves, resumed.state) == (before.moves, before.state)
         presses = await play_out(b, tg, users, seed=8)
         assert presses > 5, "B's players finished the game by pressing buttons"
         after = tg.calls[restart:]
@@ -81,16 +82,18 @@ async def test_process_b_finishes_the_game_process_a_began(
         assert all(c.ok for c in sends)
         first_send = tg.calls.index(sends[0]) if sends else len(tg.calls)
         assert tg.calls.index(edits[0]) < first_send, "no new table before the first edit"
-        assert await b.bot.service.store.load(f"game:{CHAT}") is None, "the game left the store"
+        assert await b.bot.service.tables.store.load(f"game:{CHAT}") is None, (
+            "the game left the store"
+        )
         final = tg.last_message(GROUP)
         assert final is not None and "🏆" in final.text, "the game ended with a ranking"
-        (entry,) = await b.bot.service.store.history(f"hist:{CHAT}", 5)
+        (entry,) = await b.bot.service.tables.store.history(f"hist:{CHAT}", 5)
         ranking = orjson.loads(entry)["ranking"]
-        assert sorted(ranking) == sorted(["Ann", "Bob", "Socrates"])
+        assert sorted(r["name"] for r in ranking) == sorted(["Ann", "Bob", "Socrates"])
         assert not real_failures(tg), real_failures(tg)
     finally:
         await b.stop()
-        await b.bot.service.store.close()
+        await b.bot.service.tables.store.close()
 
 
 async def test_a_computer_move_scheduled_by_a_is_played_by_b(
@@ -107,7 +110,7 @@ async def test_a_computer_move_scheduled_by_a_is_played_by_b(
         rng = random.Random(3)
         for _ in range(20):
             session = await load(a)
-            if session.waiting == WAIT_BOT:
+            if waiting(session) == WAIT_BOT:
                 break
             message = hand_message(tg, ann["id"])
             assert message is not None
@@ -115,8 +118,8 @@ async def test_a_computer_move_scheduled_by_a_is_played_by_b(
         scheduled = await load(a)
     finally:
         await a.stop()
-        await a.bot.service.store.close()
-    assert scheduled.waiting == WAIT_BOT and scheduled.deadline == clock.now + 5.0
+        await a.bot.service.tables.store.close()
+    assert waiting(scheduled) == WAIT_BOT and scheduled.deadline == clock.now + 5.0
     assert scheduled.seats[to_move(scheduled)].bot, "the computer is to move"
     table_id = int(scheduled.messages["table"])
     edits_before = len(tg.message(GROUP, table_id).history)
@@ -128,9 +131,9 @@ async def test_a_computer_move_scheduled_by_a_is_played_by_b(
         clock.now += 0.2
         assert await b.tick() > 0, "B played the computer's move"
         after = await load(b)
-        assert after.move > scheduled.move
+        assert after.moves > scheduled.moves
         assert len(tg.message(GROUP, table_id).history) > edits_before, "the table was edited"
         assert not real_failures(tg), real_failures(tg)
     finally:
         await b.stop()
-        await b.bot.service.store.close()
+        await b.bot.service.tables.store.close()

@@ -21,7 +21,16 @@ from chatbot.core.session import WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
-from tests.e2e.helpers import GROUP, JSON, load, open_table, real_failures, to_move, user_of
+from tests.e2e.helpers import (
+    GROUP,
+    JSON,
+    load,
+    open_table,
+    real_failures,
+    to_move,
+    user_of,
+    waiting,
+)
 
 SETTINGS = replace(TEST_SETTINGS, bot_delay=2.0, remind_after=30.0, takeover_after=20.0)
 
@@ -63,7 +72,7 @@ async def test_an_idle_player_is_reminded_then_a_computer_moves_for_them(
     await open_table(h, tg, users)
     session = await load(h)
     idle = user_of(session, to_move(session), users)
-    assert session.waiting == WAIT_REMIND and session.deadline == clock.now + 30.0
+    assert waiting(session) == WAIT_REMIND and session.deadline == clock.now + 30.0
     private = len(tg.sent_to(idle["id"]))
 
     clock.now += 29.9
@@ -77,8 +86,8 @@ async def test_an_idle_player_is_reminded_then_a_computer_moves_for_them(
     )
     assert any(d[0] in "mn" for d in reminder.callback_data), "the hand comes with the reminder"
     reminded = await load(h)
-    assert (reminded.move, reminded.state) == (session.move, session.state), "only a reminder"
-    assert reminded.waiting == WAIT_TAKEOVER and reminded.deadline == clock.now + 20.0
+    assert (reminded.moves, reminded.state) == (session.moves, session.state), "only a reminder"
+    assert waiting(reminded) == WAIT_TAKEOVER and reminded.deadline == clock.now + 20.0
 
     group = len(tg.sent_to(GROUP))
     clock.now += 19.9
@@ -86,7 +95,7 @@ async def test_an_idle_player_is_reminded_then_a_computer_moves_for_them(
     clock.now += 0.2
     assert await h.tick() > 0
     taken = await load(h)
-    assert taken.move == session.move + 1, "a computer moved for the idle player"
+    assert taken.moves == session.moves + 1, "a computer moved for the idle player"
     notices = [m.text for m in tg.sent_to(GROUP)[group:]]
     name = idle["first_name"]
     assert f"{name} was away: a computer player moved for them." in notices
@@ -108,7 +117,7 @@ async def test_a_move_in_time_cancels_the_reminder(
     hand = hand_message(tg, user["id"])
     assert hand is not None
     rng = random.Random(1)
-    while (await load(h)).move == session.move:
+    while (await load(h)).moves == session.moves:
         await h.press(user, hand, pick(hand, rng))
     moved = await load(h)
     assert moved.deadline == clock.now + 30.0, "the next player gets the full time"
@@ -123,9 +132,12 @@ async def your_turn(h: Harness, tg: FakeTelegram, user: JSON) -> StoredMessage:
         session = await load(h)
         hand = hand_message(tg, user["id"])
         if (
-            session.waiting != WAIT_BOT
+            not any(kind == WAIT_BOT for kind, _ in session.timers.values())
             and hand is not None
-            and all(b.decode(d).move == session.move for d in hand.callback_data)  # type: ignore[union-attr]
+            and all(
+                b.decode(d).stamp == session.stamps[to_move(session)]  # type: ignore[union-attr]
+                for d in hand.callback_data
+            )
         ):
             assert session.seats[to_move(session)].user == f"tg:{user['id']}"
             return hand
@@ -141,7 +153,7 @@ async def test_computer_players_move_on_their_own(
     settings = replace(TEST_SETTINGS, bot_delay=0.05, tick=0.02)
     store = RedisStore.from_url(redis_url, redis_prefix)
     h = await Harness(tg, store, settings).start()
-    h.bot.start_ticker()
+    h.bot.runner.start()
     try:
         ann = tg.user(55, "Ann")
         await open_table(h, tg, [ann], computers=3)
@@ -150,13 +162,13 @@ async def test_computer_players_move_on_their_own(
         presses = 0
         for _ in range(3):
             hand = await your_turn(h, tg, ann)
-            before = (await load(h)).move
-            while (await load(h)).move == before:
+            before = (await load(h)).moves
+            while (await load(h)).moves == before:
                 await h.press(ann, hand, pick(hand, rng))
                 presses += 1
         await your_turn(h, tg, ann)
         end = await load(h)
-        assert end.move - start.move > presses, "the computers moved too"
+        assert end.moves - start.moves > presses, "the computers moved too"
         table = tg.message(GROUP, int(end.messages["table"]))
         assert "🤖" in table.text and len(table.history) >= 3
         assert not h.bot.errors and not real_failures(tg), real_failures(tg)
@@ -168,8 +180,9 @@ async def test_computer_players_move_on_their_own(
 async def test_a_session_that_cannot_be_read_does_not_stop_the_other_games_timers(
     tg: FakeTelegram, redis_url: str, redis_prefix: str, clock: Clock
 ) -> None:
-    """Keep ticking whatever one game did: a game whose timer fails (here a session saved by
-    a newer version) is logged, and the games due after it still get their turn."""
+    """Keep ticking whatever one game did: a game whose session cannot be read (here saved by
+    a newer version) is logged and its deadline dropped, and the games due after it still get
+    their turn."""
     settings = replace(SETTINGS, tick=0.02)
     store = RedisStore.from_url(redis_url, redis_prefix)
     h = await Harness(tg, store, settings, clock).start()
@@ -180,12 +193,13 @@ async def test_a_session_that_cannot_be_read_does_not_stop_the_other_games_timer
         newer = orjson.dumps({"schema": 99})
         await store.save("game:tg:-100999", newer, 0, None, clock.now - 100)  # due first
         clock.now += 31.0  # the game's timer is due too (a computer move or a reminder)
-        h.bot.start_ticker()
+        h.bot.runner.start()
         deadline = time.monotonic() + 5
         while (await load(h)).deadline == session.deadline:
             assert time.monotonic() < deadline, "the game's timer never ran"
             await asyncio.sleep(0.01)
-        assert h.bot.errors and all(isinstance(e, ValueError) for e in h.bot.errors)
+        assert "game:tg:-100999" not in await store.due(clock.now, 50), "the poison is gone"
+        assert not h.bot.errors
     finally:
         h.bot.errors.clear()
         await h.stop()

@@ -108,6 +108,20 @@ class EgonomyPresenter:
         }
         return labels.get(option, option)
 
+    def option_value(self, option: str, value: bool | int, tr: Translator) -> str:
+        """Egonomy's options are all yes/no."""
+        return tr.number(int(value))
+
+    def table_options(
+        self, view: View, legal: Sequence[Sequence[Action]], tr: Translator
+    ) -> Options:
+        """Egonomy is played from the private hands only."""
+        return ()
+
+    def confirm(self, view: View, action: Action, tr: Translator) -> str:
+        """The hand message shows the move; nothing more to say."""
+        return ""
+
     def table(self, view: View, names: Sequence[str], log: Sequence[object], tr: Translator) -> str:
         """The group's table message: players, tables, discard pile, turn, recent events."""
         round_no = tr.gettext("Round {round} of {rounds}").format(round=view.round, rounds=ROUNDS)

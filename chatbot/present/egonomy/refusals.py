@@ -91,5 +91,6 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         N_("Egonomy has no such option: only flip-table mode and strict topics."),
         "rulings",
     ),
+    "bad_option": (N_("Egonomy's options are yes or no."), "rulings"),
 }
 UNKNOWN_REFUSAL = (N_("That is not allowed now."), "turn")

@@ -1,0 +1,462 @@
+"""The game desk: moves (from a private hand or the group's table), steps of a choice, the
+hand peek, and the timers of every seat (computer moves, reminders, take-overs).
+
+A change of a running game is two steps: `record` puts the new state in the session (log,
+per-seat freshness, timers) and `render` says which messages that change sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import orjson
+
+from chatbot.core import buttons as b
+from chatbot.core import views
+from chatbot.core.model import Answer, Button, Incoming, Message, Reply
+from chatbot.core.registry import Bundle
+from chatbot.core.session import (
+    OVER,
+    PLAYING,
+    WAIT_BOT,
+    WAIT_REMIND,
+    WAIT_TAKEOVER,
+    BadSession,
+    Session,
+)
+from chatbot.core.tables import Busy, Tables, game_key
+from chatbot.core.views import fresh, say
+from chatbot.i18n import Translator, translator
+from chatbot.store.base import RETRIES, Doc
+from engine.core import BadState, IllegalAction, Rng, Signal, dump_event, signals, stored
+
+log = logging.getLogger(__name__)
+
+DEDUPE_TTL = 3600  # seconds a delivered update's id is remembered
+LOG_LINES = 6  # events kept for the table's narration
+NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
+# Stamps start from the game's (random) seed, below this, not from zero: the buttons left on an
+# earlier game's messages in the chat must not match the next game's.
+STAMP_START = 1_000_000
+TIMEOUT_STEPS = 16  # due timers handled in one go for one game (the rest at the next tick)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one recorded step changed: the seats whose situation changed, every seat's legal
+    actions now, the events' signals, and who acted (None: the game's start)."""
+
+    changed: frozenset[int]
+    legal: tuple[list[Any], ...]
+    signals: frozenset[str]
+    actor: int | None
+
+
+def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
+    """A short fingerprint of a seat's legal actions, to see them change."""
+    return zlib.crc32("\n".join(map(bundle.game.encode_action, legal)).encode())
+
+
+class GameDesk:
+    """Plays a running game: presses, timers, and the end of the game."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+
+    # --- recording and rendering a change ---------------------------------------------------
+
+    def start(self, session: Session, state: Any, events: list[Any]) -> Change:
+        """Record a dealt game: every seat's stamp starts from the seed."""
+        first = session.seed % STAMP_START
+        session.phase = PLAYING
+        session.epoch = first
+        session.stamps = [first] * len(session.seats)
+        session.legal = []
+        session.log = []
+        return self.record(session, state, events, None)
+
+    def record(self, session: Session, state: Any, events: list[Any], actor: int | None) -> Change:
+        """Put the new state in `session`: log, stamps of the seats whose situation changed,
+        the epoch when a turn or round began, and every seat's timer."""
+        bundle = self.tables.bundle(session)
+        game = bundle.game
+        session.state = stored(game, state)
+        session.log = (session.log + [dump_event(e) for e in events])[-LOG_LINES:]
+        session.moves += actor is not None
+        sig = signals(events)
+        begun = Signal.ROUND_BEGAN in sig or Signal.TURN_BEGAN in sig
+        if begun:
+            session.epoch += 1
+        seats = range(len(session.seats))
+        legal = tuple(game.legal_actions(state, p) for p in seats)
+        digests = [digest(bundle, legal[p]) for p in seats]
+        before = session.legal
+        changed = frozenset(
+            p for p in seats if begun or p == actor or p >= len(before) or before[p] != digests[p]
+        )
+        for p in changed:
+            session.stamps[p] += 1
+        session.legal = digests
+        over = game.is_over(state)
+        self.schedule(session, legal, changed, over, set(game.to_move(state)))
+        if over:
+            session.phase = OVER
+        return Change(changed, legal, sig, actor)
+
+    def schedule(
+        self,
+        session: Session,
+        legal: tuple[list[Any], ...],
+        changed: frozenset[int],
+        over: bool,
+        awaited: set[int],
+    ) -> None:
+        """Every seat's timer: a computer with something to do acts after a short delay; a
+        person awaited is reminded, then replaced. A seat whose situation did not change
+        keeps its timer (one player's pick does not restart another's clock)."""
+        now = self.tables.clock()
+        settings = self.tables.settings
+        timers: dict[str, list[Any]] = {}
+        for p, seat in enumerate(session.seats):
+            if over:
+                break
+            key = str(p)
+            old = session.timers.get(key)
+            kept = old if old is not None and p not in changed else None
+            if seat.bot and legal[p]:
+                timers[key] = (
+                    kept if kept and kept[0] == WAIT_BOT else [WAIT_BOT, now + settings.bot_delay]
+                )
+            elif not seat.bot and p in awaited:
+                timers[key] = (
+                    kept
+                    if kept and kept[0] != WAIT_BOT
+                    else [WAIT_REMIND, now + settings.remind_after]
+                )
+        session.timers = timers
+        session.deadline = min((at for _, at in timers.values()), default=None)
+
+    def render(
+        self, session: Session, state: Any, events: list[Any], change: Change, pressed: str | None
+    ) -> list[Message]:
+        """The messages of a recorded change: the table, announcements, and the hands.
+
+        The actor's pressed hand message is edited in place; every other hand that changes
+        comes as a new private message, so its player is notified (edits notify nobody)."""
+        bundle = self.tables.bundle(session)
+        caps = self.tables.caps
+        tr = translator(session.language)
+        group_names = views.names(session, tr)
+        over = session.phase == OVER
+        new_round = Signal.ROUND_BEGAN in change.signals and change.actor is not None
+        announcements = [
+            say(session.chat, text)
+            for e in events
+            if (text := bundle.presenter.announce(e, group_names, tr)) is not None
+        ]
+        if over and announcements:  # the final results offer the next game
+            again = Button(tr.gettext("🔁 Play again"), b.encode(b.AGAIN, session.game))
+            announcements[-1] = replace(announcements[-1], buttons=((again,),))
+        messages = [views.table(session, bundle, caps, state, final=over or new_round)]
+        messages += announcements
+        if new_round and not over:  # a fresh table below the results
+            messages.append(fresh(views.table(session, bundle, caps, state)))
+        if bundle.private_hands and not over:
+            for seat, _ in session.humans():
+                if seat == change.actor and pressed:
+                    messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
+                elif (
+                    change.actor is None
+                    or new_round
+                    or seat == change.actor
+                    or (seat in change.changed and change.legal[seat])
+                ):
+                    messages.append(views.hand(session, bundle, seat, caps, state))
+        return messages
+
+    # --- presses ---------------------------------------------------------------------------
+
+    async def load_press(self, inc: Incoming, chat: str) -> tuple[Doc | None, str, bool]:
+        """A game press's session (following a chat that moved), its chat, and whether this
+        update was handled before: the load and the dedupe share one round trip."""
+        store = self.tables.store
+        key = game_key(chat)
+        if inc.update_id:
+            doc, first = await store.load_once(key, f"seen:{inc.update_id}", DEDUPE_TTL)
+        else:
+            doc, first = await store.load(key), True
+        if doc is None and (moved := await self.tables.moved_to(chat)):
+            chat = moved  # the group became a supergroup
+            doc = await store.load(game_key(moved))
+        return doc, chat, not first
+
+    async def act(self, inc: Incoming, press: b.Press) -> Reply:
+        """A move: from a private hand (`m<seat stamp>|chat|code`) or from the group's table
+        (`M<epoch>|code`), by whoever pressed it, if it is theirs to make."""
+        group = press.op == b.GROUP_MOVE
+        chat, code = (inc.chat, press.fields[0]) if group else press.fields
+        for attempt in range(RETRIES):
+            if attempt == 0:
+                doc, chat, duplicate = await self.load_press(inc, chat)
+                if duplicate:
+                    return Reply()  # the same update delivered again: already handled
+            else:
+                doc = await self.tables.store.load(game_key(chat))
+            checked = await self._check(inc, doc, press.stamp, group)
+            if isinstance(checked, Reply):
+                return checked
+            session, version, seat, state = checked
+            bundle = self.tables.bundle(session)
+            tr = translator(session.seats[seat].language)
+            try:
+                action = bundle.game.decode_action(code)
+                state, events = bundle.game.apply(state, seat, action)
+            except IllegalAction as refused:
+                return self._refused(inc, session, refused, tr)
+            change = self.record(session, state, events, seat)
+            pressed = inc.message if inc.private else None
+            messages = self.render(session, state, events, change, pressed)
+            if not await self.tables.try_save(session, version):
+                continue
+            if session.phase == OVER:
+                await self.finish(session)
+            view = bundle.game.view(state, seat)
+            return Reply(Answer(bundle.presenter.confirm(view, action, tr)), messages)
+        raise Busy(chat)
+
+    async def nav(self, inc: Incoming, press: b.Press) -> Reply:
+        """A step of a choice (or a page of a long list) in the private hand message."""
+        chat, path = press.fields
+        doc, chat, duplicate = await self.load_press(inc, chat)
+        if duplicate:
+            return Reply()
+        checked = await self._check(inc, doc, press.stamp, False)
+        if isinstance(checked, Reply):
+            return checked
+        session, _, seat, state = checked
+        bundle = self.tables.bundle(session)
+        hand = views.hand(session, bundle, seat, self.tables.caps, state, path, edit=inc.message)
+        return Reply(Answer(), [hand])
+
+    async def peek(self, inc: Incoming, press: b.Press) -> Reply:
+        """The "My hand" button on the table: a pop-up, or the hand in the private chat where
+        the platform has no pop-ups."""
+        doc, _, duplicate = await self.load_press(inc, press.fields[0])
+        if duplicate:
+            return Reply()
+        checked = await self._check(inc, doc, -1, True)
+        if isinstance(checked, Reply):
+            return checked
+        session, _, seat, state = checked
+        bundle = self.tables.bundle(session)
+        caps = self.tables.caps
+        if not caps.popups:
+            return Reply(Answer(), [views.hand(session, bundle, seat, caps, state)])
+        tr = translator(session.seats[seat].language)
+        text = bundle.presenter.peek(bundle.game.view(state, seat), tr)
+        return Reply(Answer(text[: caps.answer_chars], alert=True))
+
+    async def _check(
+        self, inc: Incoming, doc: Doc | None, stamp: int, group: bool
+    ) -> tuple[Session, int, int, Any] | Reply:
+        """The session, its version, the presser's seat and the game state, or the private
+        answer why the press cannot act now (no game, not a player, an outdated button)."""
+        ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        try:
+            session, version = self.tables.session(doc)
+            if session is None or session.phase != PLAYING:
+                return Reply(Answer(ptr.gettext("No game is running here.")))
+            state = views.state_of(session, self.tables.bundle(session))
+        except (BadSession, BadState, KeyError) as exc:
+            log.error("unreadable session in %s: %r", inc.chat, exc)
+            return Reply(Answer(ptr.gettext("This game could not be read: /stop ends it.")))
+        seat = session.seat_of(inc.user.id)
+        if seat is None:
+            return Reply(Answer(ptr.gettext("You are not playing in this game.")))
+        current = session.epoch if group else session.stamps[seat]
+        if stamp >= 0 and stamp != current:
+            tr = translator(session.seats[seat].language)
+            if group or not inc.private:
+                return Reply(Answer(tr.gettext("That button is outdated.")))
+            text = tr.gettext("That button is outdated: here is your current hand.")
+            bundle = self.tables.bundle(session)
+            caps = self.tables.caps
+            return Reply(
+                Answer(text), [views.hand(session, bundle, seat, caps, state, edit=inc.message)]
+            )
+        return session, version, seat, state
+
+    def _refused(
+        self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator
+    ) -> Reply:
+        """The rule that forbids it, in a pop-up, and privately with a button to the rule."""
+        caps = self.tables.caps
+        bundle = self.tables.bundle(session)
+        why, section = bundle.presenter.explain(refused.code, refused.params, tr)
+        answer = Answer(why[: caps.answer_chars], alert=True)
+        if refused.code in NOT_A_RULE:
+            return Reply(answer)
+        rule = Button(tr.gettext("📖 Full rule"), b.encode(b.RULE, session.game, section))
+        explained = Message(inc.user.id, why, ((rule,),))
+        return Reply(answer if caps.popups else Answer(), [explained])
+
+    # --- the end ---------------------------------------------------------------------------
+
+    async def finish(self, session: Session) -> None:
+        """A finished game leaves the store; its result joins the chat's history."""
+        await self.tables.delete(session.chat)
+        await self.record_history(session, stopped=False)
+
+    async def record_history(self, session: Session, stopped: bool) -> None:
+        """The chat's history gets the game's ranking (names as stored: computer players'
+        names are msgids, translated when shown)."""
+        entry: dict[str, Any] = {
+            "game": session.game,
+            "at": self.tables.clock(),
+            "stopped": stopped,
+        }
+        bundle = self.tables.games.get(session.game)
+        if not stopped and session.state is not None and bundle is not None:
+            with_state = views.state_of(session, bundle)
+            entry["ranking"] = [
+                {"name": session.seats[p.player].name, "bot": bool(session.seats[p.player].bot)}
+                for p in bundle.game.result(with_state)
+            ]
+        await self.tables.store.push_history(
+            f"hist:{session.chat}", orjson.dumps(entry), self.tables.settings.history_keep
+        )
+
+    # --- timers ----------------------------------------------------------------------------
+
+    async def timeout(self, key: str) -> list[Message]:
+        """Run a game's due timers: computer players act, idle people are reminded (a fresh
+        hand message, so their buttons are at the bottom) or replaced for the turn."""
+        store = self.tables.store
+        try:
+            session, version = self.tables.session(await store.load(key))
+        except BadSession as exc:
+            log.error("unreadable session %s: %r (its timer is dropped)", key, exc)
+            await store.clear_deadline(key)
+            return []
+        if session is None:
+            await store.clear_deadline(key)
+            return []
+        if session.phase == OVER:  # its end was cut short (a crash): finish it now
+            await self.finish(session)
+            return []
+        now = self.tables.clock()
+        if session.deadline is None or session.deadline > now:
+            return []  # another process already handled it
+        if session.phase != PLAYING:
+            session.timers, session.deadline = {}, None
+            await self.tables.try_save(session, version)
+            return []
+        bundle = self.tables.bundle(session)
+        try:
+            state = views.state_of(session, bundle)
+        except BadState as exc:
+            log.error("unreadable game state %s: %r (its timer is dropped)", key, exc)
+            await store.clear_deadline(key)
+            return []
+        messages: list[Message] = []
+        for _ in range(TIMEOUT_STEPS):
+            due = sorted(
+                (at, int(p), kind) for p, (kind, at) in session.timers.items() if at <= now
+            )
+            if not due:
+                break
+            _, seat, kind = due[0]
+            state, out = await self._expire(session, state, seat, kind)
+            messages += out
+            if session.phase != PLAYING:
+                break
+        if session.deadline is not None and session.deadline <= now and not messages:
+            self.schedule_all(session, state)  # a stale deadline (e.g. an older schema)
+        if not await self.tables.try_save(session, version):
+            return []  # another process changed the game: the next tick looks again
+        if session.phase == OVER:
+            await self.finish(session)
+        return messages
+
+    def schedule_all(self, session: Session, state: Any) -> None:
+        """Every seat's timer anew, as if every situation had changed."""
+        game = self.tables.bundle(session).game
+        seats = range(len(session.seats))
+        legal = tuple(game.legal_actions(state, p) for p in seats)
+        session.timers = {}
+        self.schedule(
+            session, legal, frozenset(seats), game.is_over(state), set(game.to_move(state))
+        )
+
+    async def _expire(
+        self, session: Session, state: Any, seat: int, kind: str
+    ) -> tuple[Any, list[Message]]:
+        """One seat's timer ran out: its computer acts, its person is reminded or replaced."""
+        bundle = self.tables.bundle(session)
+        game = bundle.game
+        player = session.seats[seat]
+        if kind == WAIT_REMIND and not player.bot:
+            at = self.tables.clock() + self.tables.settings.takeover_after
+            session.timers[str(seat)] = [WAIT_TAKEOVER, at]
+            session.deadline = min(at for _, at in session.timers.values())
+            return state, [self._reminder(session, bundle, state, seat)]
+        events: list[Any] | None = None
+        if not player.bot:
+            outcome = game.timeout(state, seat)
+            if outcome is not None:
+                state, events = outcome
+        computer_moved = events is None
+        if events is None:
+            legal = game.legal_actions(state, seat)
+            rng = Rng(session.seed ^ session.stamps[seat])
+            view = game.view(state, seat)
+            # A computer thinks for some milliseconds: in a worker thread, so that the event
+            # loop goes on answering other presses meanwhile.
+            action = await asyncio.to_thread(bundle.computer.choose, view, legal, rng)
+            if action is None and seat in game.to_move(state) and legal:
+                action = legal[0]
+            if action is None:  # it lets an out-of-turn chance go
+                del session.timers[str(seat)]
+                session.deadline = min((at for _, at in session.timers.values()), default=None)
+                return state, []
+            state, events = game.apply(state, seat, action)
+        change = self.record(session, state, events, seat)
+        messages = self.render(session, state, events, change, None)
+        if not player.bot and computer_moved:
+            tr = translator(session.language)
+            notice = tr.t(
+                "{name} was away: a computer player moved for them.",
+                name=views.seat_name(player, tr),
+            )
+            messages.insert(1, say(session.chat, notice))
+        return state, messages
+
+    def _reminder(self, session: Session, bundle: Bundle, state: Any, seat: int) -> Message:
+        """A person's reminder: their hand anew, or a word in the group for a game without
+        private hands."""
+        player = session.seats[seat]
+        seconds = round(self.tables.settings.takeover_after)
+        if not bundle.private_hands or player.user is None:
+            tr = translator(session.language)
+            text = tr.nt(
+                "⏰ {name}, it is your turn: {n} second left.",
+                "⏰ {name}, it is your turn: {n} seconds left.",
+                seconds,
+                name=views.seat_name(player, tr),
+            )
+            return say(session.chat, text)
+        tr = translator(player.language)
+        text = tr.nt(
+            "⏰ It is your turn! If you do not move in {n} second, "
+            "a computer player will move for you.",
+            "⏰ It is your turn! If you do not move in {n} seconds, "
+            "a computer player will move for you.",
+            seconds,
+        )
+        hand = views.hand(session, bundle, seat, self.tables.caps, state)
+        return replace(hand, text=f"{text}\n\n{hand.text}")

@@ -1,0 +1,65 @@
+"""Game bundles: everything the chat needs to host one game, and the registry of them.
+
+A bundle joins a game's engine, presenter, rule help and computer players. The registry is
+built once at start-up (`chatbot.games.registry()`) and handed to the service, the console and
+the help; nothing else knows which games exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from chatbot.present.base import Presenter
+from chatbot.rules import RuleBook
+from engine.core import Game, Player
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """One hosted game. `computer_names` are msgids (translated when shown); `private_hands`
+    says whether players need the bot's private chat (their hand lives there)."""
+
+    game: Game[Any, Any]
+    presenter: Presenter
+    rules: RuleBook
+    computer: Player[Any]
+    computer_names: tuple[str, ...]
+    private_hands: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.game.spec.name
+
+
+class Registry:
+    """The hosted games by name, in the order given (the first is the default)."""
+
+    def __init__(self, bundles: Iterable[Bundle]) -> None:
+        self._bundles = {b.name: b for b in bundles}
+        if not self._bundles:
+            raise ValueError("a registry needs at least one game")
+
+    def __getitem__(self, name: str) -> Bundle:
+        return self._bundles[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._bundles
+
+    def __iter__(self) -> Iterator[Bundle]:
+        return iter(self._bundles.values())
+
+    def __len__(self) -> int:
+        return len(self._bundles)
+
+    def get(self, name: str) -> Bundle | None:
+        return self._bundles.get(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._bundles)
+
+    @property
+    def default(self) -> Bundle:
+        return next(iter(self._bundles.values()))

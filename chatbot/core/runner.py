@@ -1,0 +1,292 @@
+"""The runner: what every platform adapter needs around the game service, in one place.
+
+- Per-game ordering: one game's updates and timers run one at a time in this process; the
+  lock covers load, rules and save only.
+- A press is answered at once; its messages go to per-chat delivery queues, so an answer never
+  waits behind a group's flood budget.
+- Coalescing: an unsent table update is replaced by a newer one, and a table message is edited
+  at most once per `table_interval`; on a platform without edits, the group messages of one
+  event are merged into one new message.
+- The ticker runs due timers (computer moves, reminders, take-overs).
+
+Adapters give an `Outbox` (send or edit one message) and their capabilities.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+import weakref
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from chatbot.core.buttons import game_chat
+from chatbot.core.model import Answer, Capabilities, Incoming, Message
+from chatbot.core.service import GameService
+from chatbot.core.tables import chat_of
+from chatbot.i18n import negotiate, translator
+
+log = logging.getLogger(__name__)
+SLOTS_KEPT = 10_000  # newest slot message ids known in this process
+
+
+class Outbox(Protocol):
+    """A platform's way out."""
+
+    capabilities: Capabilities
+
+    async def send(self, message: Message) -> str | None:
+        """Send `message` (or edit the one it names); the platform id of a newly sent message,
+        None when it was an edit or could not be delivered (the adapter logs why)."""
+        ...
+
+
+@dataclass
+class _Queue:
+    """One chat's undelivered messages: new messages in order, and table edits by target."""
+
+    fifo: deque[Message] = field(default_factory=deque)
+    edits: dict[str, Message] = field(default_factory=dict)
+    edited: dict[str, float] = field(default_factory=dict)  # target -> when last edited
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    sending: bool = False
+
+
+class Runner:
+    """Runs a game service for one platform: ordering, answers, delivery, timers."""
+
+    def __init__(
+        self,
+        service: GameService,
+        outbox: Outbox,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.service = service
+        self.outbox = outbox
+        self.settings = service.tables.settings
+        self.monotonic = monotonic
+        self.errors: list[BaseException] = []
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._queues: dict[str, _Queue] = {}
+        self._slots: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._ticker: asyncio.Task[None] | None = None
+
+    @property
+    def caps(self) -> Capabilities:
+        return self.outbox.capabilities
+
+    def lock(self, chat: str) -> asyncio.Lock:
+        lock = self._locks.get(chat)
+        if lock is None:
+            lock = self._locks[chat] = asyncio.Lock()
+        return lock
+
+    # --- events in ---------------------------------------------------------------------------
+
+    async def handle(self, inc: Incoming) -> Answer | None:
+        """Handle one event; returns the answer to give the presser at once (None for a
+        command). The event's messages are queued for delivery."""
+        try:
+            async with self.lock(game_chat(inc.data, inc.chat)):
+                reply = await self.service.handle(inc)
+        except Exception as exc:
+            log.exception("update %s in %s failed", inc.update_id, inc.chat)
+            self.errors.append(exc)
+            tr = translator(negotiate(inc.user.language))
+            text = tr.gettext("Something went wrong on my side: please try again in a moment.")
+            if inc.data is None:
+                self.post([Message(inc.chat, text)], inc)
+                return None
+            return Answer(text)
+        answer = reply.answer
+        messages = list(reply.messages)
+        if inc.data is not None and answer is None and messages:
+            answer = Answer()  # (an update delivered twice makes no messages: answered once)
+        if answer is not None and answer.text and not self.caps.popups:
+            to = inc.chat if inc.private else inc.user.id  # no pop-ups: say it privately
+            messages.append(Message(to, answer.text))
+            answer = Answer(url=answer.url)
+        self.post(messages, inc)
+        return answer
+
+    # --- messages out ------------------------------------------------------------------------
+
+    def post(self, messages: list[Message], inc: Incoming | None = None) -> None:
+        """Queue messages for delivery, per chat, in order (never waits)."""
+        if inc is not None and inc.reply_token:
+            messages = [
+                replace(m, reply_token=inc.reply_token) if m.chat == inc.chat else m
+                for m in messages
+            ]
+        if not self.caps.edits:
+            messages = _merged(messages)
+        for message in messages:
+            self._enqueue(message)
+
+    def _enqueue(self, message: Message) -> None:
+        queue = self._queues.get(message.chat)
+        if queue is None:
+            queue = self._queues[message.chat] = _Queue()
+        if message.coalesce and message.slot and message.game:
+            key = (message.game, message.slot)
+            for i, waiting in enumerate(queue.fifo):  # an unsent one: replace its content
+                if waiting.slot == message.slot and waiting.game == message.game:
+                    queue.fifo[i] = replace(waiting, text=message.text, buttons=message.buttons)
+                    return self._start(queue, message.chat)
+            target = self._slots.get(key) or message.edit
+            if target and self.caps.edits:
+                queue.edits[target] = replace(message, edit=target)
+                return self._start(queue, message.chat)
+            message = replace(message, edit=None)
+        queue.fifo.append(message)
+        self._start(queue, message.chat)
+
+    def _start(self, queue: _Queue, chat: str) -> None:
+        queue.wake.set()
+        if queue.task is None:
+            queue.task = asyncio.create_task(self._drain(chat, queue))
+
+    async def _drain(self, chat: str, queue: _Queue) -> None:
+        """Deliver one chat's queue: new messages first, in order; each table edit when its
+        interval allows."""
+        interval = self.settings.table_interval
+        try:
+            while queue.fifo or queue.edits:
+                queue.wake.clear()
+                if queue.fifo:
+                    queue.sending = True
+                    await self._send(queue.fifo.popleft())
+                    queue.sending = False
+                    continue
+                target, at = min(
+                    ((t, queue.edited.get(t, -math.inf) + interval) for t in queue.edits),
+                    key=lambda pair: pair[1],
+                )
+                wait = at - self.monotonic()
+                if wait > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(queue.wake.wait(), wait)
+                    continue
+                message = queue.edits.pop(target)
+                queue.edited[target] = self.monotonic()
+                await self._send(message)
+        finally:
+            queue.task, queue.sending = None, False
+            if queue.fifo or queue.edits:  # posted while the last send was finishing
+                self._start(queue, chat)
+            elif self._queues.get(chat) is queue and not _recent(queue, self.monotonic(), interval):
+                del self._queues[chat]
+
+    async def _send(self, message: Message) -> None:
+        try:
+            sent = await self.outbox.send(message)
+        except Exception as exc:  # one message lost must not stop the chat's queue
+            log.exception("could not deliver to %s", message.chat)
+            self.errors.append(exc)
+            return
+        if sent is not None and message.slot and message.game:
+            self._slots[(message.game, message.slot)] = sent
+            self._slots.move_to_end((message.game, message.slot))
+            while len(self._slots) > SLOTS_KEPT:
+                self._slots.popitem(last=False)
+            try:
+                await self.service.tables.remember(message.game, message.slot, sent)
+            except Exception as exc:  # the next update then sends the slot anew
+                log.exception("could not record the message id of %s", message.slot)
+                self.errors.append(exc)
+
+    async def settle(self) -> None:
+        """Wait until every new message queued so far has been sent (table edits may still
+        wait for their interval)."""
+        while any(q.fifo or q.sending for q in self._queues.values()):
+            await asyncio.sleep(0.001)
+
+    async def flush(self) -> None:
+        """Wait until every queued message has been delivered, table edits included."""
+        while tasks := [q.task for q in self._queues.values() if q.task is not None]:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def moved(self, old: str, new: str) -> None:
+        """A chat got a new id (a Telegram group upgraded): its game follows it."""
+        self.post(await self.service.chat_moved(old, new))
+
+    # --- timers ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._ticker is None:
+            self._ticker = asyncio.create_task(self._tick_forever())
+
+    async def stop(self) -> None:
+        """Stop the timers and deliver everything still queued."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+        for queue in self._queues.values():  # owed table edits go now, not after an interval
+            queue.edited.clear()
+        await self.flush()
+
+    async def tick(self) -> int:
+        """Run every due timer once; how many messages they posted."""
+        try:
+            keys = await self.service.due()
+        except Exception as exc:  # keep ticking (e.g. the store is briefly unreachable)
+            log.exception("timer tick failed")
+            self.errors.append(exc)
+            return 0
+        posted = 0
+        for key in keys:
+            try:
+                async with self.lock(chat_of(key)):
+                    messages = await self.service.timeout(key)
+                self.post(messages)
+                posted += len(messages)
+            except Exception as exc:  # keep ticking the other games whatever one did
+                log.exception("timer of %s failed", key)
+                self.errors.append(exc)
+        return posted
+
+    async def _tick_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.tick)
+            await self.tick()
+
+
+def _recent(queue: _Queue, now: float, interval: float) -> bool:
+    """Whether a table of this chat was edited within the interval (keep its timing)."""
+    return any(now - at < interval for at in queue.edited.values())
+
+
+def _merged(messages: list[Message]) -> list[Message]:
+    """For platforms without edits: a table superseded within the same event is dropped, and a
+    message without buttons joins its chat's neighbour, so a move sends one group message."""
+    later = set()
+    kept: list[Message] = []
+    for message in reversed(messages):
+        key = (message.game, message.slot)
+        if message.coalesce and message.slot and key in later:
+            continue
+        later.add(key)
+        kept.append(replace(message, edit=None))
+    out: list[Message] = []
+    for message in reversed(kept):
+        last = out[-1] if out else None
+        if last is None or last.chat != message.chat or (last.buttons and message.buttons):
+            out.append(message)
+            continue
+        out[-1] = replace(
+            last,
+            text=f"{last.text}\n\n{message.text}",
+            buttons=message.buttons or last.buttons,
+            slot=message.slot or last.slot,
+            game=message.game or last.game,
+            coalesce=last.coalesce and message.coalesce,
+        )
+    return out

@@ -1,0 +1,154 @@
+"""What every desk shares: a chat's session in the store (load, compare-and-set save, update),
+languages, who may host, and the platform's ports. Desks use it; it knows no desk."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from chatbot.core.model import Capabilities, Incoming
+from chatbot.core.registry import Bundle, Registry
+from chatbot.core.session import Session
+from chatbot.i18n import negotiate
+from chatbot.settings import Settings
+from chatbot.store.base import RETRIES, Conflict, Doc, Store
+
+
+class Busy(Exception):
+    """Too many concurrent writers on one session."""
+
+
+@dataclass(frozen=True)
+class Platform:
+    """The ports a platform adapter gives the core."""
+
+    capabilities: Capabilities = field(default_factory=Capabilities)
+    deep_link: Callable[[str], str | None] = lambda payload: None
+    is_admin: Callable[[str, str], Awaitable[bool]] | None = None
+
+
+def game_key(chat: str) -> str:
+    return f"game:{chat}"
+
+
+def chat_of(key: str) -> str:
+    return key.removeprefix("game:")
+
+
+class Tables:
+    """The sessions of every chat, and what desks need to know about people and chats."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        games: Registry,
+        platform: Platform,
+        clock: Callable[[], float] = time.time,
+        seeds: Callable[[], int] = lambda: random.SystemRandom().randrange(1 << 62),
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.games = games
+        self.platform = platform
+        self.clock = clock
+        self.seeds = seeds
+
+    @property
+    def caps(self) -> Capabilities:
+        return self.platform.capabilities
+
+    def bundle(self, session: Session) -> Bundle:
+        return self.games[session.game]
+
+    async def load(self, chat: str) -> tuple[Session | None, int]:
+        doc = await self.store.load(game_key(chat))
+        if doc is None and (moved := await self.moved_to(chat)):
+            doc = await self.store.load(game_key(moved))
+        return self.session(doc)
+
+    async def moved_to(self, chat: str) -> str | None:
+        """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
+        return await self.store.get_setting("moved", chat)
+
+    @staticmethod
+    def session(doc: Doc | None) -> tuple[Session | None, int]:
+        """The session of a stored document (BadSession when it cannot be read)."""
+        if doc is None:
+            return None, 0
+        return Session.loads(doc.data), doc.version
+
+    async def save(self, session: Session, version: int) -> None:
+        await self.store.save(
+            game_key(session.chat),
+            session.dumps(),
+            version,
+            self.settings.idle_ttl,
+            session.deadline,
+        )
+
+    async def try_save(self, session: Session, version: int) -> bool:
+        try:
+            await self.save(session, version)
+            return True
+        except Conflict:
+            return False
+
+    async def update(self, chat: str, change: Callable[[Session], bool]) -> Session | None:
+        """Load `chat`'s session, apply `change` and save it with compare-and-set, again from
+        the load while another writer wins the race; `change` returns False to save nothing."""
+        for _ in range(RETRIES):
+            session, version = await self.load(chat)
+            if session is None or not change(session):
+                return session
+            if await self.try_save(session, version):
+                return session
+        raise Busy(chat)
+
+    async def remember(self, chat: str, slot: str, message: str) -> None:
+        """Record the platform id of a newly sent slot message (not a game change)."""
+
+        def record(session: Session) -> bool:
+            changed = session.messages.get(slot) != message
+            session.messages[slot] = message
+            return changed
+
+        with contextlib.suppress(Busy):  # a lost id only means the next update is sent anew
+            await self.update(chat, record)
+
+    async def delete(self, chat: str) -> None:
+        """Remove `chat`'s session whatever its version (a finished or unreadable game)."""
+        key = game_key(chat)
+        for _ in range(RETRIES):
+            doc = await self.store.load(key)
+            if doc is None:
+                return
+            try:
+                await self.store.delete(key, doc.version)
+                return
+            except Conflict:
+                continue
+
+    async def user_language(self, user_id: str, code: str | None) -> str:
+        return await self.store.get_setting(f"user:{user_id}", "lang") or negotiate(code)
+
+    async def chat_language(self, inc: Incoming) -> str:
+        if inc.private:
+            return await self.user_language(inc.user.id, inc.user.language)
+        return await self.store.get_setting(f"chat:{inc.chat}", "lang") or negotiate(
+            inc.user.language
+        )
+
+    async def may_host(self, inc: Incoming, session: Session) -> bool:
+        """The player who opened the table, or an admin of the chat."""
+        if inc.user.id == session.creator:
+            return True
+        is_admin = self.platform.is_admin
+        return is_admin is not None and await is_admin(inc.chat, inc.user.id)
+
+    async def reachable(self, user: str) -> bool:
+        """Whether the bot may write to `user` privately (they opened the private chat)."""
+        return await self.store.get_setting(f"user:{user}", "dm") == "1"
