@@ -103,7 +103,7 @@ class GameDesk:
             session.stamps[p] += 1
         session.legal = digests
         over = game.is_over(state)
-        self.schedule(session, legal, changed, over, set(game.to_move(state)))
+        self.schedule(session, legal, changed, over, set(game.to_move(state)), actor)
         if over:
             session.phase = OVER
         return Change(changed, legal, sig, actor)
@@ -115,10 +115,12 @@ class GameDesk:
         changed: frozenset[int],
         over: bool,
         awaited: set[int],
+        actor: int | None = None,
     ) -> None:
-        """Every seat's timer: a computer with something to do acts after a short delay; a
-        person awaited is reminded, then replaced. A seat whose situation did not change
-        keeps its timer (one player's pick does not restart another's clock)."""
+        """Every seat's timer: a computer acts after a short delay when it is awaited, or when
+        a chance out of turn appears for it (not after its own action); a person awaited is
+        reminded, then replaced. A seat whose situation did not change keeps its timer (one
+        player's pick does not restart another's clock)."""
         now = self.tables.clock()
         settings = self.tables.settings
         timers: dict[str, list[Any]] = {}
@@ -129,15 +131,15 @@ class GameDesk:
             old = session.timers.get(key)
             kept = old if old is not None and p not in changed else None
             if seat.bot and legal[p]:
-                timers[key] = (
-                    kept if kept and kept[0] == WAIT_BOT else [WAIT_BOT, now + settings.bot_delay]
-                )
+                if kept and kept[0] == WAIT_BOT:
+                    timers[key] = kept
+                elif p in awaited or (p in changed and p != actor):
+                    timers[key] = [WAIT_BOT, now + settings.bot_delay]
             elif not seat.bot and p in awaited:
-                timers[key] = (
-                    kept
-                    if kept and kept[0] != WAIT_BOT
-                    else [WAIT_REMIND, now + settings.remind_after]
-                )
+                if kept and kept[0] != WAIT_BOT:
+                    timers[key] = kept
+                else:
+                    timers[key] = [WAIT_REMIND, now + settings.remind_after]
         session.timers = timers
         session.deadline = min((at for _, at in timers.values()), default=None)
 

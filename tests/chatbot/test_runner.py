@@ -1,0 +1,118 @@
+"""The runner with a platform shaped like LINE: no edits, no pop-ups, 13 buttons a message.
+
+A recording outbox stands in for the platform's API (ours: the core's port, not a mock of
+our code); a whole Egonomy game is played through the real service on a real Redis.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from chatbot.core import buttons as b
+from chatbot.core.model import Capabilities, Incoming, Message, User
+from chatbot.core.runner import Runner
+from chatbot.core.tables import Platform
+from chatbot.settings import Settings
+from chatbot.store.redis import RedisStore
+from engine.core import restore
+from tests.conftest import make_service
+
+LINE_LIKE = Capabilities(
+    edits=False, popups=False, answer_chars=0, label_chars=20, message_buttons=13
+)
+GROUP = "ln:group"
+
+
+class RecordingOutbox:
+    """Keeps every message sent, with an id; refuses what the platform could not do."""
+
+    capabilities = LINE_LIKE
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Message]] = []
+
+    async def send(self, message: Message) -> str | None:
+        assert message.edit is None, "no edits on this platform"
+        rows = message.buttons
+        assert sum(len(r) for r in rows) <= LINE_LIKE.message_buttons, rows
+        assert all(len(x.label) <= LINE_LIKE.label_chars for r in rows for x in r), rows
+        message_id = str(len(self.sent) + 1)
+        self.sent.append((message_id, message))
+        return message_id
+
+    def to(self, chat: str) -> list[tuple[str, Message]]:
+        return [(i, m) for i, m in self.sent if m.chat == chat]
+
+
+async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
+    redis_url: str, redis_prefix: str
+) -> None:
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    settings = Settings(bot_delay=0, table_interval=0)
+    service = make_service(store, settings, platform=Platform(LINE_LIKE))
+    outbox = RecordingOutbox()
+    runner = Runner(service, outbox)
+    ann, bob = User("ln:ann", "Ann", "en"), User("ln:bob", "Bob", "th")
+    try:
+        for user in (ann, bob):
+            await runner.handle(Incoming(user.id, True, user, command="start"))
+        await runner.handle(Incoming(GROUP, False, ann, command="newgame"))
+        await runner.flush()
+        (lobby_id, lobby), *_ = outbox.to(GROUP)
+        join = next(x.data for r in lobby.buttons for x in r if x.data == b.JOIN)
+        await runner.handle(Incoming(GROUP, False, bob, data=join, message=lobby_id))
+        await runner.flush()
+        lobby_id, lobby = outbox.to(GROUP)[-1]
+        start = next(x.data for r in lobby.buttons for x in r if (x.data or "")[0] == b.START)
+        await runner.handle(Incoming(GROUP, False, ann, data=start, message=lobby_id))
+        await runner.flush()
+
+        table_id, table = outbox.to(GROUP)[-1]
+        peek = next(x.data for r in table.buttons for x in r if (x.data or "")[0] == b.PEEK)
+        before = len(outbox.to(bob.id))
+        answer = await runner.handle(Incoming(GROUP, False, bob, data=peek, message=table_id))
+        await runner.flush()
+        assert answer is not None and answer.text == "", "no pop-up"
+        assert len(outbox.to(bob.id)) == before + 1, "the hand came to the private chat"
+
+        rng = random.Random(5)
+        group_per_move: Counter[int] = Counter()
+        for _ in range(3000):
+            session, _ = await service.tables.load(GROUP)
+            if session is None:
+                break
+            moves = session.moves
+            sent = len(outbox.to(GROUP))
+            if await runner.tick():
+                await runner.flush()
+            else:
+                game = service.tables.bundle(session).game
+                (seat,) = game.to_move(restore(game, session.state))
+                user = ann if session.seats[seat].user == ann.id else bob
+                message_id, hand = _hand(outbox, user)
+                choices = [x.data for r in hand.buttons for x in r if x.data]
+                moving = [d for d in choices if d[0] == b.MOVE]
+                data = rng.choice(moving or choices)
+                await runner.handle(Incoming(user.id, True, user, data=data, message=message_id))
+                await runner.flush()
+            after, _ = await service.tables.load(GROUP)
+            if after is None or after.moves != moves:
+                group_per_move[len(outbox.to(GROUP)) - sent] += 1
+        else:
+            raise AssertionError("the game did not end")
+        assert set(group_per_move) <= {0, 1}, f"at most one group message a move: {group_per_move}"
+        assert "🏆" in outbox.to(GROUP)[-1][1].text, "the final results"
+        assert not runner.errors
+    finally:
+        await runner.stop()
+        await store.close()
+
+
+def _hand(outbox: RecordingOutbox, user: User) -> tuple[str, Message]:
+    """The user's newest private message with game buttons."""
+    return next(
+        (i, m)
+        for i, m in reversed(outbox.to(user.id))
+        if any((x.data or " ")[0] in (b.MOVE, b.NAV) for r in m.buttons for x in r)
+    )
