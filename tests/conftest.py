@@ -21,6 +21,7 @@ from chatbot.settings import Settings
 from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
+from tests.e2e.fake_telegram import FakeTelegram
 
 
 def _free_port() -> int:
@@ -105,3 +106,10 @@ def make_service(
         store or MemoryStore(), settings or Settings(), games or registry(), platform or Platform()
     )
     return GameService(tables)
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    """The local fake Telegram Bot API server."""
+    async with FakeTelegram.running() as fake:
+        yield fake

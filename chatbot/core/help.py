@@ -171,7 +171,7 @@ class HelpDesk:
         game = press.fields[0] if press.fields else ""
         key = press.fields[1] if len(press.fields) > 1 else ""
         if key == b.GAMES_MENU:
-            return Reply(Answer(), [self.games_menu(inc.chat, tr, edit=inc.message)])
+            return Reply(Answer(), [self.games_menu(inc.chat, tr, edit=await self._own(inc))])
         bundle = tables.games.get(game)
         if bundle is None:
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
@@ -187,11 +187,14 @@ class HelpDesk:
                 [self.overview(inc.user.id, bundle, ptr)],
             )
         if key in ("", b.OVERVIEW):
-            return Reply(Answer(), [self.overview(inc.chat, bundle, tr, edit=inc.message)])
+            edit = await self._own(inc)
+            return Reply(Answer(), [self.overview(inc.chat, bundle, tr, edit=edit)])
         try:
-            return Reply(Answer(), [self.section(inc.chat, bundle.rules, key, tr, inc.message)])
+            bundle.rules.section(key)
         except KeyError:
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
+        edit = await self._own(inc)
+        return Reply(Answer(), [self.section(inc.chat, bundle.rules, key, tr, edit)])
 
     async def _choose_language(self, inc: Incoming, scope: str, code: str) -> Reply:
         tables = self.tables
@@ -202,15 +205,34 @@ class HelpDesk:
         tr = translator(code)
         if scope == "u":
             await store.set_setting(f"user:{inc.user.id}", "lang", code)
-            game_chat = await store.get_setting(f"user:{inc.user.id}", "game")
-            if game_chat:
+            for game_chat in await tables.games_of(inc.user.id):
                 await tables.update(game_chat, lambda s: _seat_language(s, inc.user.id, code))
             text = tr.gettext("Done: I will write to you in English.")
         else:
+            session, _ = await tables.load(inc.chat)
+            host = session is not None and session.creator == inc.user.id
+            if not host and not await tables.is_admin(inc.chat, inc.user.id):
+                ptr = translator(await tables.user_language(inc.user.id, inc.user.language))
+                text = ptr.gettext(
+                    "Only a chat admin or the host of the open table can change the group's "
+                    "language."
+                )
+                return Reply(Answer(text))
             await store.set_setting(f"chat:{inc.chat}", "lang", code)
             await tables.update(inc.chat, lambda s: _group_language(s, code))
             text = tr.gettext("Done: I will write in English in this group.")
-        return Reply(Answer(text), [Message(inc.chat, text, edit=inc.message)])
+        edit = await self._own(inc)
+        return Reply(Answer(text), [Message(inc.chat, text, edit=edit)])
+
+    async def _own(self, inc: Incoming) -> str | None:
+        """The pressed message when help may edit it: never a game's table or lobby (a forged
+        button there must not replace the game's message)."""
+        if inc.private or inc.message is None:
+            return inc.message
+        session, _ = await self.tables.load(inc.chat)
+        if session is not None and inc.message in session.messages.values():
+            return None
+        return inc.message
 
 
 def _rows(buttons: list[Button]) -> Keyboard:

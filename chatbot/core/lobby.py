@@ -25,11 +25,6 @@ class LobbyDesk:
         self.tables = tables
         self.play = play
 
-    def unknown_game(self, chat: str, tr: Translator) -> Reply:
-        """The games this bot hosts, for a name it does not know."""
-        titles = tr.list(g.presenter.title(tr) for g in self.tables.games)
-        return Reply(messages=[say(chat, tr.t("I know these games: {games}.", games=titles))])
-
     def find(self, name: str) -> Bundle | None:
         """A game by its name or its title in any language ("" : the default game)."""
         wanted = name.strip().lower()
@@ -43,7 +38,8 @@ class LobbyDesk:
         tr = translator(language)
         bundle = self.find(inc.args)
         if bundle is None:
-            return self.unknown_game(inc.chat, tr)
+            titles = tr.list(g.presenter.title(tr) for g in tables.games)
+            return self._notice(inc, tr.t("I know these games: {games}.", games=titles))
         try:
             session, _ = await tables.load(inc.chat)
         except BadSession:  # an unreadable session must not block a new table
@@ -53,7 +49,7 @@ class LobbyDesk:
             await self.play.finish(session)
             session = None
         if session is not None:
-            return Reply(messages=[say(inc.chat, tr.gettext(ALREADY_OPEN))])
+            return self._notice(inc, tr.gettext(ALREADY_OPEN))
         session = Session(
             game=bundle.name,
             chat=inc.chat,
@@ -66,9 +62,9 @@ class LobbyDesk:
         try:
             await tables.save(session, 0)
         except Conflict:  # another /newgame opened a table at the same moment
-            return Reply(messages=[say(inc.chat, tr.gettext(ALREADY_OPEN))])
+            return self._notice(inc, tr.gettext(ALREADY_OPEN))
         if session.seats:  # the host sits down: a private /language must find this game
-            await tables.store.set_setting(f"user:{inc.user.id}", "game", inc.chat)
+            await tables.seated(inc.user.id, inc.chat)
         lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
         return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
 
@@ -86,6 +82,8 @@ class LobbyDesk:
                 return self._notice(inc, tr.gettext("There is no open table to join."))
             if session.seat_of(inc.user.id) is not None:
                 return self._notice(inc, tr.gettext("You are already at the table."))
+            if inc.private and not await tables.is_member(chat, inc.user.id):
+                return self._notice(inc, tr.gettext("Only members of that group can join."))
             bundle = tables.bundle(session)
             if len(session.seats) >= bundle.game.spec.max_players:
                 return self._notice(inc, tr.gettext("The table is full."))
@@ -97,7 +95,7 @@ class LobbyDesk:
             session.stamp += 1
             if not await tables.try_save(session, version):
                 continue
-            await tables.store.set_setting(f"user:{inc.user.id}", "game", chat)
+            await tables.seated(inc.user.id, chat)
             return self._lobby_changed(inc, session, tr.gettext("You joined the table."))
         raise Busy(chat)
 
@@ -213,7 +211,7 @@ class LobbyDesk:
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
         change = self.play.start(session, state, events)
         try:
-            await tables.save(session, version)
+            await tables.save(session, version, owed=True)
         except Conflict:
             return Reply(Answer(tr.gettext("Someone changed the table just now: try again.")))
         ctr = translator(session.language)
@@ -233,4 +231,5 @@ class LobbyDesk:
         rendered = self.play.render(session, state, events, change, None)
         rendered[0] = fresh(rendered[0])
         messages += rendered
-        return Reply(Answer(tr.gettext("The game begins!")), messages)
+        confirm = (session.chat, session.change)
+        return Reply(Answer(tr.gettext("The game begins!")), messages, confirm=confirm)

@@ -75,6 +75,7 @@ class Reply:
 
     answer: Answer | None = None
     messages: list[Message] = field(default_factory=list)
+    confirm: tuple[str, int] | None = None  # (chat, change) to record once all are delivered
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from chatbot.core import views
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply
 from chatbot.core.registry import Bundle
 from chatbot.core.session import (
+    LOBBY,
     OVER,
     PLAYING,
     WAIT_BOT,
@@ -33,7 +34,16 @@ from chatbot.core.tables import Busy, Tables, game_key
 from chatbot.core.views import fresh, say
 from chatbot.i18n import Translator, translator
 from chatbot.store.base import RETRIES, Doc
-from engine.core import BadState, IllegalAction, Rng, Signal, dump_event, signals, stored
+from engine.core import (
+    BadState,
+    IllegalAction,
+    Rng,
+    Signal,
+    dump_event,
+    load_event,
+    signals,
+    stored,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +97,7 @@ class GameDesk:
         game = bundle.game
         session.state = stored(game, state)
         session.log = (session.log + [dump_event(e) for e in events])[-LOG_LINES:]
+        session.recent = min(len(events), LOG_LINES)
         session.moves += actor is not None
         sig = signals(events)
         begun = Signal.ROUND_BEGAN in sig or Signal.TURN_BEGAN in sig
@@ -223,12 +234,13 @@ class GameDesk:
             change = self.record(session, state, events, seat)
             pressed = inc.message if inc.private else None
             messages = self.render(session, state, events, change, pressed)
-            if not await self.tables.try_save(session, version):
+            if not await self.tables.try_save(session, version, owed=True):
                 continue
             if session.phase == OVER:
                 await self.finish(session)
             view = bundle.game.view(state, seat)
-            return Reply(Answer(bundle.presenter.confirm(view, action, tr)), messages)
+            answer = Answer(bundle.presenter.confirm(view, action, tr))
+            return Reply(answer, messages, confirm=(session.chat, session.change))
         raise Busy(chat)
 
     async def nav(self, inc: Incoming, press: b.Press) -> Reply:
@@ -335,37 +347,35 @@ class GameDesk:
 
     # --- timers ----------------------------------------------------------------------------
 
-    async def timeout(self, key: str) -> list[Message]:
+    async def timeout(self, key: str) -> Reply:
         """Run a game's due timers: computer players act, idle people are reminded (a fresh
-        hand message, so their buttons are at the bottom) or replaced for the turn."""
+        hand message, so their buttons are at the bottom) or replaced for the turn. A saved
+        change whose messages were never delivered (its process died or stalled) is
+        delivered here, once, by whichever process gets to it."""
         store = self.tables.store
         try:
             session, version = self.tables.session(await store.load(key))
-        except BadSession as exc:
+            if session is None:
+                await store.clear_deadline(key)
+                return Reply()
+            state = views.state_of(session, self.tables.bundle(session))
+        except (BadSession, BadState, KeyError) as exc:
             log.error("unreadable session %s: %r (its timer is dropped)", key, exc)
             await store.clear_deadline(key)
-            return []
-        if session is None:
-            await store.clear_deadline(key)
-            return []
+            return Reply()
+        messages: list[Message] = []
+        confirm: tuple[str, int] | None = None
+        if session.phase != LOBBY and await self.tables.owed(session):
+            messages = self.recover(session, state)
+            confirm = (session.chat, session.change)
         if session.phase == OVER:  # its end was cut short (a crash): finish it now
             await self.finish(session)
-            return []
+            return Reply(messages=messages, confirm=confirm)
         now = self.tables.clock()
-        if session.deadline is None or session.deadline > now:
-            return []  # another process already handled it
-        if session.phase != PLAYING:
-            session.timers, session.deadline = {}, None
-            await self.tables.try_save(session, version)
-            return []
-        bundle = self.tables.bundle(session)
-        try:
-            state = views.state_of(session, bundle)
-        except BadState as exc:
-            log.error("unreadable game state %s: %r (its timer is dropped)", key, exc)
-            await store.clear_deadline(key)
-            return []
-        messages: list[Message] = []
+        if session.phase != PLAYING or session.deadline is None or session.deadline > now:
+            await self.tables.reindex(session)  # only the grace of a delivery was due
+            return Reply(messages=messages, confirm=confirm)
+        moved = False
         for _ in range(TIMEOUT_STEPS):
             due = sorted(
                 (at, int(p), kind) for p, (kind, at) in session.timers.items() if at <= now
@@ -373,17 +383,31 @@ class GameDesk:
             if not due:
                 break
             _, seat, kind = due[0]
-            state, out = await self._expire(session, state, seat, kind)
+            state, out, acted = await self._expire(session, state, seat, kind)
             messages += out
+            moved = moved or acted
             if session.phase != PLAYING:
                 break
         if session.deadline is not None and session.deadline <= now and not messages:
             self.schedule_all(session, state)  # a stale deadline (e.g. an older schema)
-        if not await self.tables.try_save(session, version):
-            return []  # another process changed the game: the next tick looks again
+        if not await self.tables.try_save(session, version, owed=bool(messages)):
+            return Reply()  # another process changed the game: the next tick looks again
         if session.phase == OVER:
             await self.finish(session)
-        return messages
+        return Reply(messages=messages, confirm=(session.chat, session.change))
+
+    def recover(self, session: Session, state: Any) -> list[Message]:
+        """The messages of the session's last change, rendered again from what is stored:
+        the table, the announcements of its events, and every hand."""
+        bundle = self.tables.bundle(session)
+        game = bundle.game
+        recent = session.log[len(session.log) - session.recent :] if session.recent else []
+        events = [load_event(game.event_types, e) for e in recent]
+        seats = range(len(session.seats))
+        legal = tuple(game.legal_actions(state, p) for p in seats)
+        change = Change(frozenset(seats), legal, signals(events), None)
+        log.warning("delivering change %d of %s again", session.change, session.chat)
+        return self.render(session, state, events, change, None)
 
     def schedule_all(self, session: Session, state: Any) -> None:
         """Every seat's timer anew, as if every situation had changed."""
@@ -397,8 +421,9 @@ class GameDesk:
 
     async def _expire(
         self, session: Session, state: Any, seat: int, kind: str
-    ) -> tuple[Any, list[Message]]:
-        """One seat's timer ran out: its computer acts, its person is reminded or replaced."""
+    ) -> tuple[Any, list[Message], bool]:
+        """One seat's timer ran out: its computer acts, its person is reminded or replaced.
+        Returns the state, the messages and whether the game changed."""
         bundle = self.tables.bundle(session)
         game = bundle.game
         player = session.seats[seat]
@@ -406,7 +431,7 @@ class GameDesk:
             at = self.tables.clock() + self.tables.settings.takeover_after
             session.timers[str(seat)] = [WAIT_TAKEOVER, at]
             session.deadline = min(at for _, at in session.timers.values())
-            return state, [self._reminder(session, bundle, state, seat)]
+            return state, [self._reminder(session, bundle, state, seat)], False
         events: list[Any] | None = None
         if not player.bot:
             outcome = game.timeout(state, seat)
@@ -425,7 +450,7 @@ class GameDesk:
             if action is None:  # it lets an out-of-turn chance go
                 del session.timers[str(seat)]
                 session.deadline = min((at for _, at in session.timers.values()), default=None)
-                return state, []
+                return state, [], False
             state, events = game.apply(state, seat, action)
         change = self.record(session, state, events, seat)
         messages = self.render(session, state, events, change, None)
@@ -436,7 +461,7 @@ class GameDesk:
                 name=views.seat_name(player, tr),
             )
             messages.insert(1, say(session.chat, notice))
-        return state, messages
+        return state, messages, True
 
     def _reminder(self, session: Session, bundle: Bundle, state: Any, seat: int) -> Message:
         """A person's reminder: their hand anew, or a word in the group for a game without

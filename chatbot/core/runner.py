@@ -30,9 +30,11 @@ from chatbot.core.model import Answer, Capabilities, Incoming, Message
 from chatbot.core.service import GameService
 from chatbot.core.tables import chat_of
 from chatbot.i18n import negotiate, translator
+from chatbot.store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
 SLOTS_KEPT = 10_000  # newest slot message ids known in this process
+HEARTBEAT = 3.0  # seconds between this process's "alive" marks
 
 
 class Outbox(Protocol):
@@ -47,11 +49,24 @@ class Outbox(Protocol):
 
 
 @dataclass
+class _Batch:
+    """The messages of one saved change: when the last is sent, the change is recorded as
+    delivered (until then another process may deliver it if this one dies)."""
+
+    chat: str
+    change: int
+    left: int
+
+
+Item = tuple[Message, _Batch | None]
+
+
+@dataclass
 class _Queue:
     """One chat's undelivered messages: new messages in order, and table edits by target."""
 
-    fifo: deque[Message] = field(default_factory=deque)
-    edits: dict[str, Message] = field(default_factory=dict)
+    fifo: deque[Item] = field(default_factory=deque)
+    edits: dict[str, Item] = field(default_factory=dict)
     edited: dict[str, float] = field(default_factory=dict)  # target -> when last edited
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -76,6 +91,7 @@ class Runner:
         self._queues: dict[str, _Queue] = {}
         self._slots: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._ticker: asyncio.Task[None] | None = None
+        self._confirming: set[asyncio.Task[None]] = set()
 
     @property
     def caps(self) -> Capabilities:
@@ -96,10 +112,14 @@ class Runner:
             async with self.lock(game_chat(inc.data, inc.chat)):
                 reply = await self.service.handle(inc)
         except Exception as exc:
-            log.exception("update %s in %s failed", inc.update_id, inc.chat)
-            self.errors.append(exc)
             tr = translator(negotiate(inc.user.language))
-            text = tr.gettext("Something went wrong on my side: please try again in a moment.")
+            if isinstance(exc, StoreUnavailable):
+                log.error("update %s in %s: storage unavailable: %r", inc.update_id, inc.chat, exc)
+                text = tr.gettext("I can't reach my game storage right now: try again in a moment.")
+            else:
+                log.exception("update %s in %s failed", inc.update_id, inc.chat)
+                self.errors.append(exc)
+                text = tr.gettext("Something went wrong on my side: please try again in a moment.")
             if inc.data is None:
                 self.post([Message(inc.chat, text)], inc)
                 return None
@@ -112,13 +132,19 @@ class Runner:
             to = inc.chat if inc.private else inc.user.id  # no pop-ups: say it privately
             messages.append(Message(to, answer.text))
             answer = Answer(url=answer.url)
-        self.post(messages, inc)
+        self.post(messages, inc, reply.confirm)
         return answer
 
     # --- messages out ------------------------------------------------------------------------
 
-    def post(self, messages: list[Message], inc: Incoming | None = None) -> None:
-        """Queue messages for delivery, per chat, in order (never waits)."""
+    def post(
+        self,
+        messages: list[Message],
+        inc: Incoming | None = None,
+        confirm: tuple[str, int] | None = None,
+    ) -> None:
+        """Queue messages for delivery, per chat, in order (never waits); `confirm` (chat,
+        change) is recorded as delivered once all of them went out."""
         if inc is not None and inc.reply_token:
             messages = [
                 replace(m, reply_token=inc.reply_token) if m.chat == inc.chat else m
@@ -126,26 +152,50 @@ class Runner:
             ]
         if not self.caps.edits:
             messages = _merged(messages)
+        batch = _Batch(*confirm, len(messages)) if confirm else None
+        if batch is not None and not messages:
+            self._done(batch)
         for message in messages:
-            self._enqueue(message)
+            self._enqueue(message, batch)
 
-    def _enqueue(self, message: Message) -> None:
+    def _enqueue(self, message: Message, batch: _Batch | None) -> None:
         queue = self._queues.get(message.chat)
         if queue is None:
             queue = self._queues[message.chat] = _Queue()
         if message.coalesce and message.slot and message.game:
             key = (message.game, message.slot)
-            for i, waiting in enumerate(queue.fifo):  # an unsent one: replace its content
+            for i, (waiting, older) in enumerate(queue.fifo):  # unsent: replace its content
                 if waiting.slot == message.slot and waiting.game == message.game:
-                    queue.fifo[i] = replace(waiting, text=message.text, buttons=message.buttons)
+                    newer = replace(waiting, text=message.text, buttons=message.buttons)
+                    queue.fifo[i] = (newer, batch)
+                    self._done(older)
                     return self._start(queue, message.chat)
             target = self._slots.get(key) or message.edit
             if target and self.caps.edits:
-                queue.edits[target] = replace(message, edit=target)
+                superseded = queue.edits.get(target)
+                queue.edits[target] = (replace(message, edit=target), batch)
+                if superseded is not None:
+                    self._done(superseded[1])
                 return self._start(queue, message.chat)
             message = replace(message, edit=None)
-        queue.fifo.append(message)
+        queue.fifo.append((message, batch))
         self._start(queue, message.chat)
+
+    def _done(self, batch: _Batch | None) -> None:
+        """One message of `batch` went out (or was superseded by a newer one)."""
+        if batch is None:
+            return
+        batch.left -= 1
+        if batch.left <= 0:
+            self._confirming.add(asyncio.create_task(self._confirm(batch)))
+
+    async def _confirm(self, batch: _Batch) -> None:
+        try:
+            await self.service.tables.delivered(batch.chat, batch.change)
+        except Exception as exc:  # another process then delivers it again: never lost
+            log.warning("could not record delivery of %s: %r", batch.chat, exc)
+        finally:
+            self._confirming.discard(asyncio.current_task())
 
     def _start(self, queue: _Queue, chat: str) -> None:
         queue.wake.set()
@@ -161,7 +211,9 @@ class Runner:
                 queue.wake.clear()
                 if queue.fifo:
                     queue.sending = True
-                    await self._send(queue.fifo.popleft())
+                    message, batch = queue.fifo.popleft()
+                    await self._send(message)
+                    self._done(batch)
                     queue.sending = False
                     continue
                 target, at = min(
@@ -173,9 +225,12 @@ class Runner:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(queue.wake.wait(), wait)
                     continue
-                message = queue.edits.pop(target)
+                message, batch = queue.edits.pop(target)
                 queue.edited[target] = self.monotonic()
+                queue.sending = True
                 await self._send(message)
+                self._done(batch)
+                queue.sending = False
         finally:
             queue.task, queue.sending = None, False
             if queue.fifo or queue.edits:  # posted while the last send was finishing
@@ -202,15 +257,23 @@ class Runner:
                 self.errors.append(exc)
 
     async def settle(self) -> None:
-        """Wait until every new message queued so far has been sent (table edits may still
-        wait for their interval)."""
-        while any(q.fifo or q.sending for q in self._queues.values()):
+        """Wait until every new message queued so far, and every table edit already due, has
+        been sent (later edits keep waiting for their interval)."""
+        while any(q.fifo or q.sending or self._due(q) for q in self._queues.values()):
             await asyncio.sleep(0.001)
+        while self._confirming:
+            await asyncio.gather(*self._confirming, return_exceptions=True)
+
+    def _due(self, queue: _Queue) -> bool:
+        now, interval = self.monotonic(), self.settings.table_interval
+        return any(queue.edited.get(t, -math.inf) + interval <= now for t in queue.edits)
 
     async def flush(self) -> None:
         """Wait until every queued message has been delivered, table edits included."""
         while tasks := [q.task for q in self._queues.values() if q.task is not None]:
             await asyncio.gather(*tasks, return_exceptions=True)
+        while self._confirming:
+            await asyncio.gather(*self._confirming, return_exceptions=True)
 
     async def moved(self, old: str, new: str) -> None:
         """A chat got a new id (a Telegram group upgraded): its game follows it."""
@@ -237,7 +300,10 @@ class Runner:
         """Run every due timer once; how many messages they posted."""
         try:
             keys = await self.service.due()
-        except Exception as exc:  # keep ticking (e.g. the store is briefly unreachable)
+        except StoreUnavailable as exc:  # keep ticking: the store is briefly unreachable
+            log.warning("timer tick: storage unavailable: %r", exc)
+            return 0
+        except Exception as exc:
             log.exception("timer tick failed")
             self.errors.append(exc)
             return 0
@@ -245,17 +311,24 @@ class Runner:
         for key in keys:
             try:
                 async with self.lock(chat_of(key)):
-                    messages = await self.service.timeout(key)
-                self.post(messages)
-                posted += len(messages)
+                    reply = await self.service.timeout(key)
+                self.post(reply.messages, confirm=reply.confirm)
+                posted += len(reply.messages)
             except Exception as exc:  # keep ticking the other games whatever one did
                 log.exception("timer of %s failed", key)
                 self.errors.append(exc)
         return posted
 
     async def _tick_forever(self) -> None:
+        beat = -math.inf
         while True:
             await asyncio.sleep(self.settings.tick)
+            if self.monotonic() - beat >= HEARTBEAT:
+                try:
+                    await self.service.tables.heartbeat()
+                    beat = self.monotonic()
+                except Exception as exc:
+                    log.warning("heartbeat failed: %r", exc)
             await self.tick()
 
 

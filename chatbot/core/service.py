@@ -26,6 +26,7 @@ from engine.core import BadState
 
 log = logging.getLogger(__name__)
 DUE_BATCH = 50  # due games taken at one tick
+AGAIN_TTL = 2 * 24 * 3600  # seconds a results message's "Play again" is remembered as used
 
 
 class GameService:
@@ -97,10 +98,19 @@ class GameService:
         if press.op == b.PEEK and len(press.fields) == 1:
             return await self.play.peek(inc, press)
         if press.op == b.AGAIN and len(press.fields) == 1:
-            return await self.lobby.open(replace(inc, command="newgame", args=press.fields[0]))
+            return await self._again(inc, press.fields[0])
         if press.op in (b.RULE, b.LANGUAGE):
             return await self.help.press(inc, press)
         return await self.lobby.press(inc, press)
+
+    async def _again(self, inc: Incoming, game: str) -> Reply:
+        """ "Play again" under final results opens one new table per results message; later
+        presses are answered privately (a button must not let anyone spam the group)."""
+        store = self.tables.store
+        if inc.message and not await store.first_time(f"again:{inc.chat}:{inc.message}", AGAIN_TTL):
+            tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+            return Reply(Answer(tr.gettext("A new table was already opened from these results.")))
+        return await self.lobby.open(replace(inc, command="newgame", args=game))
 
     # --- commands --------------------------------------------------------------------------
 
@@ -206,14 +216,17 @@ class GameService:
         """The game keys whose deadline has come."""
         return await self.tables.store.due(self.tables.clock(), DUE_BATCH)
 
-    async def timeout(self, key: str) -> list[Message]:
+    async def timeout(self, key: str) -> Reply:
         return await self.play.timeout(key)
 
     async def tick(self) -> list[Message]:
         """Run every due deadline (the console and tests; the runner takes them one by one)."""
         out: list[Message] = []
         for key in await self.due():
-            out.extend(await self.timeout(key))
+            reply = await self.timeout(key)
+            out.extend(reply.messages)
+            if reply.confirm:
+                await self.tables.delivered(*reply.confirm)
         return out
 
 

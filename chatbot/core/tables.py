@@ -4,8 +4,10 @@ languages, who may host, and the platform's ports. Desks use it; it knows no des
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -15,6 +17,10 @@ from chatbot.core.session import Session
 from chatbot.i18n import negotiate
 from chatbot.settings import Settings
 from chatbot.store.base import RETRIES, Conflict, Doc, Store
+
+GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
+OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
+ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
 
 
 class Busy(Exception):
@@ -28,6 +34,7 @@ class Platform:
     capabilities: Capabilities = field(default_factory=Capabilities)
     deep_link: Callable[[str], str | None] = lambda payload: None
     is_admin: Callable[[str, str], Awaitable[bool]] | None = None
+    is_member: Callable[[str, str], Awaitable[bool]] | None = None  # (chat, user)
 
 
 def game_key(chat: str) -> str:
@@ -56,6 +63,7 @@ class Tables:
         self.platform = platform
         self.clock = clock
         self.seeds = seeds
+        self.process = uuid.uuid4().hex[:12]  # this process, as owner of undelivered changes
 
     @property
     def caps(self) -> Capabilities:
@@ -81,21 +89,60 @@ class Tables:
             return None, 0
         return Session.loads(doc.data), doc.version
 
-    async def save(self, session: Session, version: int) -> None:
+    async def save(self, session: Session, version: int, owed: bool = False) -> None:
+        """Compare-and-set `session`. `owed`: the save makes messages that this process now
+        owes the chats; until it records them delivered, the game is also due a little later,
+        so that another process delivers them if this one dies."""
+        deadline = session.deadline
+        if owed:
+            session.change += 1
+            session.owner = self.process
+            grace = self.clock() + OWED_GRACE
+            deadline = grace if deadline is None else min(deadline, grace)
         await self.store.save(
-            game_key(session.chat),
-            session.dumps(),
-            version,
-            self.settings.idle_ttl,
-            session.deadline,
+            game_key(session.chat), session.dumps(), version, self.settings.idle_ttl, deadline
         )
 
-    async def try_save(self, session: Session, version: int) -> bool:
+    async def try_save(self, session: Session, version: int, owed: bool = False) -> bool:
         try:
-            await self.save(session, version)
+            await self.save(session, version, owed)
             return True
         except Conflict:
             return False
+
+    async def delivered(self, chat: str, change: int) -> None:
+        """Record that the messages of `chat`'s change `change` went out."""
+        await self.store.set_setting(f"sent:{chat}", "change", str(change))
+
+    async def owed(self, session: Session) -> bool:
+        """Whether the session's last change was never delivered by a process that is gone."""
+        if session.change == 0:
+            return False
+        sent = await self.store.get_setting(f"sent:{session.chat}", "change")
+        if sent is not None and sent.isdigit() and int(sent) >= session.change:
+            return False
+        return not await self.alive(session.owner)
+
+    async def heartbeat(self) -> None:
+        """This process is alive (it delivers what it owes)."""
+        await self.store.set_setting("alive", self.process, repr(self.clock()))
+
+    async def alive(self, process: str) -> bool:
+        if process == self.process:
+            return True
+        beat = await self.store.get_setting("alive", process)
+        try:
+            return beat is not None and float(beat) > self.clock() - ALIVE_FOR
+        except ValueError:
+            return False
+
+    async def reindex(self, session: Session) -> None:
+        """Put the session's own deadline back in the index (after a delivery's grace)."""
+        key = game_key(session.chat)
+        if session.deadline is None:
+            await self.store.clear_deadline(key)
+        else:
+            await self.store.set_deadline(key, session.deadline)
 
     async def update(self, chat: str, change: Callable[[Session], bool]) -> Session | None:
         """Load `chat`'s session, apply `change` and save it with compare-and-set, again from
@@ -148,6 +195,30 @@ class Tables:
             return True
         is_admin = self.platform.is_admin
         return is_admin is not None and await is_admin(inc.chat, inc.user.id)
+
+    async def is_admin(self, chat: str, user: str) -> bool:
+        """Whether `user` administers `chat` (True where the platform cannot tell)."""
+        is_admin = self.platform.is_admin
+        return is_admin is None or await is_admin(chat, user)
+
+    async def is_member(self, chat: str, user: str) -> bool:
+        """Whether `user` is in `chat` (True where the platform cannot tell)."""
+        is_member = self.platform.is_member
+        return is_member is None or await is_member(chat, user)
+
+    async def games_of(self, user: str) -> list[str]:
+        """The chats whose games `user` sat down in lately, newest first."""
+        raw = await self.store.get_setting(f"user:{user}", "games")
+        try:
+            chats = json.loads(raw) if raw else []
+        except ValueError:
+            return []
+        return [c for c in chats if isinstance(c, str)] if isinstance(chats, list) else []
+
+    async def seated(self, user: str, chat: str) -> None:
+        """Remember that `user` sits in `chat`'s game (a private /language finds it)."""
+        chats = [chat, *(c for c in await self.games_of(user) if c != chat)][:GAMES_KEPT]
+        await self.store.set_setting(f"user:{user}", "games", json.dumps(chats))
 
     async def reachable(self, user: str) -> bool:
         """Whether the bot may write to `user` privately (they opened the private chat)."""

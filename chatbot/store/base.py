@@ -13,6 +13,11 @@ from dataclasses import dataclass
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 
 
+class StoreUnavailable(Exception):
+    """The store cannot be reached now (down, frozen, timed out): nothing was changed, or
+    the change is not known to have happened."""
+
+
 class Conflict(Exception):
     """The stored version is not the one the writer expected (someone else wrote first)."""
 

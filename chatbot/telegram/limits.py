@@ -1,4 +1,4 @@
-"""Telegram's flood limits, kept cheaply: leaky buckets per group and over all chats.
+"""Telegram's flood limits, kept cheaply: a window per group, a leaky bucket over all chats.
 
 Telegram allows a bot about 30 requests a second over all chats and about 20 messages (edits
 count) a minute in one group. Requests queue for their turn instead of failing; a 429 answer
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -40,6 +41,26 @@ class Bucket:
         return max(0.0, (self.level - self.capacity) / self.drain)
 
 
+class Window:
+    """At most `limit` requests in any `period` seconds: each request gets the first moment
+    when the request `limit` places before it is a full period old."""
+
+    def __init__(self, limit: float, period: float, clock: Callable[[], float]) -> None:
+        self.limit = max(1, int(limit))
+        self.period = period
+        self.clock = clock
+        self.slots: deque[float] = deque(maxlen=self.limit)  # the latest reserved moments
+
+    def reserve(self) -> float:
+        """Take a place for one request; the seconds it must wait for its turn."""
+        now = self.clock()
+        at = now
+        if len(self.slots) == self.limit:
+            at = max(now, self.slots[0] + self.period)
+        self.slots.append(at)
+        return at - now
+
+
 class FloodLimiter(BaseRateLimiter[int]):
     """Throttles requests that name a chat; retries a 429 after Telegram's `retry_after`."""
 
@@ -55,7 +76,7 @@ class FloodLimiter(BaseRateLimiter[int]):
         self.max_retries = max_retries
         self.clock = clock
         self.overall = Bucket(overall_rate, 1.0, clock)
-        self.groups: dict[int | str, Bucket] = {}
+        self.groups: dict[int | str, Window] = {}
         self.paused: dict[int | str, float] = {}  # chat -> until when (after a 429)
 
     async def initialize(self) -> None:
@@ -69,7 +90,7 @@ class FloodLimiter(BaseRateLimiter[int]):
         if isinstance(chat, str) or chat < 0:  # groups, supergroups and channels
             bucket = self.groups.get(chat)
             if bucket is None:
-                bucket = self.groups[chat] = Bucket(self.group_rate, 60.0, self.clock)
+                bucket = self.groups[chat] = Window(self.group_rate, 60.0, self.clock)
             wait = max(wait, bucket.reserve())
         return max(wait, self.paused.get(chat, 0.0) - self.clock())
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from chatbot.telegram.limits import Bucket, FloodLimiter
+from chatbot.telegram.limits import Bucket, FloodLimiter, Window
 
 
 class Clock:
@@ -19,8 +19,8 @@ class Clock:
         return self.now
 
 
-def test_a_group_bucket_lets_20_through_then_spaces_them_3_seconds_apart() -> None:
-    """About 20 messages a minute in one group: a burst of 20, then one every 3 s."""
+def test_a_leaky_bucket_lets_a_burst_through_then_spaces_the_rest() -> None:
+    """A bucket of 20 draining over a minute: a burst of 20, then one every 3 s."""
     clock = Clock()
     bucket = Bucket(20, 60.0, clock)
     waits = [bucket.reserve() for _ in range(22)]
@@ -63,3 +63,17 @@ async def test_a_429_after_the_last_retry_is_raised() -> None:
 
     with pytest.raises(RetryAfter):
         await limiter.process_request(always, (), {}, "sendMessage", {"chat_id": 7}, None)
+
+
+def test_a_group_window_never_allows_more_than_its_limit_in_any_minute() -> None:
+    """A burst takes the whole minute's budget: the 21st message waits until the first is a
+    minute old, so no 60-second window ever holds more than 20 (a bucket would allow 40)."""
+    clock = Clock()
+    window = Window(20, 60.0, clock)
+    sent = []
+    for _ in range(60):
+        sent.append(clock.now + window.reserve())
+        clock.now += 0.5
+    for i, at in enumerate(sent):
+        assert sum(1 for t in sent[i:] if t - at < 60.0) <= 20
+    assert sent[20] == sent[0] + 60.0

@@ -697,6 +697,8 @@ class FakeTelegram:
         self._wake = asyncio.Event()
         self._flood: dict[int, _Flood] = {}
         self._injected: dict[str, list[ApiError]] = {}
+        self._held: set[str] = set()
+        self._released = asyncio.Event()
         self._stopping = False
         self._server: _Server | None = None
         self._task: asyncio.Task[None] | None = None
@@ -885,6 +887,20 @@ class FakeTelegram:
         )
         old.migrated_to = supergroup_id
         return new
+
+    def hold(self, chat_id: int) -> None:
+        """Requests naming `chat_id` hang from now on (a process dying in the middle of its
+        sends); `let_through` lets later requests pass while those keep hanging, and `release`
+        fails them all: nothing they carried reaches the chat."""
+        self._held.add(str(chat_id))
+        self._released = asyncio.Event()
+
+    def let_through(self) -> None:
+        self._held.clear()
+
+    def release(self) -> None:
+        self._held.clear()
+        self._released.set()
 
     def flood_limit(self, chat_id: int, max_per_minute: int, retry_after: int = 1) -> None:
         """Beyond max_per_minute sends/edits in this chat: 429 with parameters.retry_after.
@@ -1294,6 +1310,10 @@ class FakeTelegram:
                 call.unknown = True
                 raise ApiError(404, "Not Found: method not found")
             call.params = decode_params(call.params)
+            if str(call.params.get("chat_id")) in self._held:  # a bot process that died
+                released = self._released
+                await released.wait()
+                raise ApiError(502, "Bad Gateway: the connection broke")
             injected = self._injected.get(name.lower())
             if injected:
                 raise injected.pop(0)

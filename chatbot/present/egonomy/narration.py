@@ -168,7 +168,7 @@ def announce_game(event: GameEnded, names: Sequence[str], tr: Translator) -> str
             "🎉 {player} wins with {n} trophy, ego filled to the brim!",
             "🎉 {player} wins with {n} trophies, ego filled to the brim!",
             event.trophies[winner],
-            player=f"<b>{names[winner]}</b>",
+            player="<b>" + names[winner] + "</b>",
         )
     )
     return "\n".join(lines)

@@ -1,0 +1,82 @@
+"""A saved move is always announced: a process that dies after its save leaves the change
+owed, and another process delivers it once, within seconds; a finished game whose end was
+cut short still reaches the history."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+from telegram import Update
+
+from chatbot.core.tables import OWED_GRACE
+from chatbot.store.redis import RedisStore
+from tests.e2e.fake_telegram import FakeTelegram
+from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
+from tests.e2e.helpers import GROUP, JSON, load, open_table, to_move, user_of
+from tests.e2e.test_timers import Clock
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def pair(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str, clock: Clock
+) -> AsyncIterator[tuple[Harness, Harness]]:
+    a = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS, clock)
+    b2 = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS, clock)
+    await a.start()
+    await b2.start()
+    try:
+        yield a, b2
+    finally:
+        tg.release()
+        for h in (a, b2):
+            h.bot.errors.clear()
+            await h.stop()
+            await h.bot.tables.store.close()
+
+
+async def move_once(h: Harness, tg: FakeTelegram, users: list[JSON], seed: int) -> int:
+    """Press until one move is saved; the number of moves made so far."""
+    rng = random.Random(seed)
+    session = await load(h)
+    user = user_of(session, to_move(session), users)
+    while (await load(h)).moves == session.moves:
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        await h.press(user, hand, pick(hand, rng), check=False)
+    return (await load(h)).moves
+
+
+async def test_a_move_saved_by_a_process_that_died_is_announced_by_another(
+    tg: FakeTelegram, pair: tuple[Harness, Harness], clock: Clock
+) -> None:
+    a, b2 = pair
+    users = [tg.user(81, "Ann"), tg.user(82, "Bob")]
+    await open_table(a, tg, users)
+    table_id = int((await load(a)).messages["table"])
+    before = tg.message(GROUP, table_id).text
+    tg.hold(GROUP)  # A's sends to the group hang: A dies with the table edit in hand
+    session = await load(a)
+    user = user_of(session, to_move(session), users)
+    rng = random.Random(3)
+    while (await load(a)).moves == session.moves:
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        update = tg.callback_update(user, hand, pick(hand, rng), check=False)
+        await a.bot.app.process_update(Update.de_json(update, a.bot.app.bot))
+    moved = await load(a)
+    assert tg.message(GROUP, table_id).text == before, "the group has not seen the move"
+    tg.let_through()  # A stays hung: only B can deliver now
+    clock.now += OWED_GRACE + 1
+    assert await b2.tick() >= 1, "B found the change owed and delivered it"
+    assert tg.message(GROUP, table_id).text != before, "the table shows the move now"
+    next_user = user_of(moved, to_move(moved), users)
+    assert hand_message(tg, next_user["id"]) is not None
+    clock.now += OWED_GRACE + 1
+    assert await b2.tick() == 0, "delivered once, not again"
