@@ -41,6 +41,10 @@ class Bucket:
         return max(0.0, (self.level - self.capacity) / self.drain)
 
 
+GROUP_PERIOD = 61.0  # Telegram counts a group's messages per minute; a second of slack for
+# requests that reach it later than planned (network, event loop)
+
+
 class Window:
     """At most `limit` requests in any `period` seconds: each request gets the first moment
     when the request `limit` places before it is a full period old."""
@@ -51,10 +55,11 @@ class Window:
         self.clock = clock
         self.slots: deque[float] = deque(maxlen=self.limit)  # the latest reserved moments
 
-    def reserve(self) -> float:
-        """Take a place for one request; the seconds it must wait for its turn."""
+    def reserve(self, earliest: float = 0.0) -> float:
+        """Take a place for one request that cannot go before `earliest` seconds from now;
+        the seconds it must wait for its turn."""
         now = self.clock()
-        at = now
+        at = now + earliest
         if len(self.slots) == self.limit:
             at = max(now, self.slots[0] + self.period)
         self.slots.append(at)
@@ -86,13 +91,13 @@ class FloodLimiter(BaseRateLimiter[int]):
         """Nothing to release."""
 
     def _wait(self, chat: int | str) -> float:
-        wait = self.overall.reserve()
+        wait = max(self.overall.reserve(), self.paused.get(chat, 0.0) - self.clock())
         if isinstance(chat, str) or chat < 0:  # groups, supergroups and channels
             bucket = self.groups.get(chat)
             if bucket is None:
-                bucket = self.groups[chat] = Window(self.group_rate, 60.0, self.clock)
-            wait = max(wait, bucket.reserve())
-        return max(wait, self.paused.get(chat, 0.0) - self.clock())
+                bucket = self.groups[chat] = Window(self.group_rate, GROUP_PERIOD, self.clock)
+            wait = bucket.reserve(wait)
+        return wait
 
     async def process_request(
         self,

@@ -1,0 +1,94 @@
+"""The house plan holds: modules import one way (no circles), and shared code names no game
+and no platform (a game lives in its bundle, a platform in its adapter)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("chatbot", "engine")
+GAMES = ("egonomy", "ego", "ano")
+PLATFORMS = ("telegram", "line")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, known: set[str]) -> set[str]:
+    """The project modules `path` imports when it runs (not under TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return {m for m in found if m in known}
+
+
+def graph() -> dict[str, set[str]]:
+    paths = [p for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py")]
+    known = {module_name(p) for p in paths}
+    return {module_name(p): imports(p, known) - {module_name(p)} for p in paths}
+
+
+def test_no_import_circles() -> None:
+    edges = graph()
+    # a package importing its own submodules is its public face, not a circle
+    for name, targets in edges.items():
+        edges[name] = {t for t in targets if not t.startswith(name + ".")}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(edges.get(node, ())):
+            if state.get(target) == 1:
+                return stack[stack.index(target) :] + [target]
+            if target not in state and (cycle := walk(target)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state:
+            cycle = walk(node)
+            assert cycle is None, " → ".join(cycle)
+
+
+def test_the_engine_imports_nothing_of_the_chat() -> None:
+    for name, targets in graph().items():
+        if name.startswith("engine"):
+            assert not [t for t in targets if t.startswith("chatbot")], name
+
+
+def test_shared_code_names_no_game_and_no_platform() -> None:
+    shared = [*(REPO / "chatbot" / "core").glob("*.py"), *(REPO / "chatbot" / "store").glob("*.py")]
+    words = re.compile(r"\b(" + "|".join(GAMES + PLATFORMS) + r")\b", re.IGNORECASE)
+    for path in shared:
+        code = "\n".join(
+            line.split("#", 1)[0]
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if not line.lstrip().startswith(("#", '"', "'"))
+        )
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+            a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+        }
+        named = [m for m in imported if words.search(m.replace(".", " ")) or m == "chatbot.games"]
+        assert not named, f"{path.name} imports {named}"
+        assert "egonomy" not in code.lower(), path.name
