@@ -57,7 +57,7 @@ def test_no_import_circles() -> None:
         stack.append(node)
         for target in sorted(edges.get(node, ())):
             if state.get(target) == 1:
-                return stack[stack.index(target) :] + [target]
+                return [*stack[stack.index(target) :], target]
             if target not in state and (cycle := walk(target)):
                 return cycle
         stack.pop()
