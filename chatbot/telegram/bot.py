@@ -77,7 +77,7 @@ class TelegramBot:
         for name, value in builder_options.items():
             builder = getattr(builder, name)(value)
         self.app: Application[Any, Any, Any, Any, Any, Any] = builder.build()
-        platform = Platform(self.capabilities, self.deep_link, self.is_admin)
+        platform = Platform(self.capabilities, self.deep_link, self.is_admin, self.is_member)
         self.tables = Tables(store, settings, games, platform, clock=clock)
         self.service = GameService(self.tables)
         self.runner = Runner(self.service, self)
@@ -99,6 +99,21 @@ class TelegramBot:
         except TelegramError:
             return False
         return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+    async def is_member(self, chat: str, user: str) -> bool:
+        """Whether `user` is in the group now (when Telegram cannot say, they may join)."""
+        try:
+            member = await self.app.bot.get_chat_member(telegram_id(chat), telegram_id(user))
+        except BadRequest:  # not a member the group knows
+            return False
+        except TelegramError as exc:
+            log.warning("membership of %s in %s unknown: %s", user, chat, exc)
+            return True
+        return member.status in (
+            ChatMemberStatus.OWNER,
+            ChatMemberStatus.ADMINISTRATOR,
+            ChatMemberStatus.MEMBER,
+        ) or bool(getattr(member, "is_member", False))
 
     # --- life cycle ------------------------------------------------------------------------
 

@@ -43,7 +43,8 @@ async def test_the_deep_link_opens_the_private_chat_and_joins_in_one_tap(
     link = urlparse(deep_link(lobby))
     assert link.netloc == "t.me" and link.path == f"/{tg.bot_username}"
     payload = parse_qs(link.query)["start"][0]
-    carol = tg.user(63, "Carol")  # has never talked to the bot
+    carol = tg.user(63, "Carol")  # in the group, but has never talked to the bot
+    tg.chats[GROUP].member_ids.add(carol["id"])
     await h.command(carol["id"], carol, f"/start {payload}")
     assert tg.last_message(carol["id"]).text == "You joined the table."  # type: ignore[union-attr]
     assert "Carol" in tg.message(GROUP, lobby.message_id).text, "the lobby shows her"
