@@ -56,6 +56,7 @@ class LobbyDesk:
             creator=inc.user.id,
             language=language,
             options=bundle.game.spec.resolve_options(),
+            title=inc.chat_title[:64],
         )
         if inc.private or not bundle.private_hands or await tables.reachable(inc.user.id):
             session.seats.append(await self.seat_for(inc))

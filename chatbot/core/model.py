@@ -30,6 +30,7 @@ class Incoming:
     message: str | None = None  # the platform id of the message whose button was pressed
     update_id: str | None = None  # for dropping duplicate deliveries
     reply_token: str | None = None  # platforms that answer an event with a token (LINE)
+    chat_title: str = ""  # a group's name (hand messages say which group they belong to)
 
 
 @dataclass(frozen=True)

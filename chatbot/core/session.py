@@ -56,6 +56,7 @@ class Session:
     messages: dict[str, str] = field(default_factory=dict)  # slot -> platform message id
     timers: dict[str, list[Any]] = field(default_factory=dict)  # seat -> [WAIT_*, unix time]
     deadline: float | None = None  # the earliest timer (kept with every save)
+    title: str = ""  # the group's name, as it was when the table opened
     schema: int = SESSION_SCHEMA
 
     def seat_of(self, user: str) -> int | None:

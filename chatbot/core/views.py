@@ -156,6 +156,8 @@ def hand(
         game.view(state, seat), legal, path, names(session, tr), tr
     )
     keyboard = choice_buttons(session, seat, options, path, int(page or 0), caps, tr)
+    if session.title:  # a player may sit in several groups' games at once
+        text += "\n\n" + tr.t("📍 {group}", group=html.escape(session.title))
     return Message(player.user, text, keyboard, edit=edit if caps.edits else None)
 
 

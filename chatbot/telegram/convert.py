@@ -37,6 +37,7 @@ def incoming(update: Update, bot_username: str) -> Incoming | None:
             data=query.data or "",
             message=str(message.message_id) if message else None,
             update_id=update_id,
+            chat_title=chat.title or "",
         )
     text = update.message.text if update.message else None
     if not text or not text.startswith("/"):
@@ -52,6 +53,7 @@ def incoming(update: Update, bot_username: str) -> Incoming | None:
         command=name.lower(),
         args=args.strip(),
         update_id=update_id,
+        chat_title=chat.title or "",
     )
 
 

@@ -95,6 +95,9 @@ async def test_a_private_language_change_reaches_every_game_of_the_player(
     await h.press(ann, other, button(other, b.JOIN))
     other = tg.message(OTHER_GROUP, other.message_id)
     await h.press(bob, other, button(other, b.START))
+    hands = [m.text for m in tg.sent_to(ann["id"])]
+    for group in ("Symposium", "Agora"):  # each hand message says which group it is from
+        assert any(t.endswith(f"📍 {group}") for t in hands), group
     await h.command(ann["id"], ann, "/language")
     menu = tg.last_message(ann["id"])
     assert menu is not None

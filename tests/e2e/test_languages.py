@@ -14,8 +14,8 @@ from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message, pick, playable
 
 GROUP = -1009876543210
-# The same in every language: the game's name, the players' names, slash commands.
-PROPER = re.compile(r"Egonomy|Ann|Bob|/\w+")
+# The same in every language: the game's name, the players' and the group's names, slash commands.
+PROPER = re.compile(r"Egonomy|Ann|Bob|Symposium|/\w+")
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 SCRIPT = {"th": re.compile(r"[\u0e00-\u0e7f]"), "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")}
 
@@ -44,7 +44,7 @@ def texts_sent(tg: FakeTelegram) -> list[str]:
 async def test_a_game_speaks_the_players_language(tg: FakeTelegram, language: str) -> None:
     ann = tg.user(21, "Ann", language_code=language)
     bob = tg.user(22, "Bob", language_code=language)
-    tg.group(GROUP, "Group", creator=ann)
+    tg.group(GROUP, "Symposium", creator=ann)
     h = await Harness(tg, MemoryStore()).start()
     try:
         for user in (ann, bob):
