@@ -14,7 +14,7 @@ from chatbot.core import buttons as b
 from chatbot.store.memory import MemoryStore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import Harness
-from tests.e2e.helpers import CHAT, GROUP, button, load, open_table
+from tests.e2e.helpers import CHAT, GROUP, button, load, open_table, play_out
 
 OTHER_GROUP = -1009876543210
 
@@ -122,3 +122,22 @@ async def test_a_forged_rule_button_on_the_table_leaves_the_table_alone(
         await h.press(bob, table, forged, check=False)
         table = tg.message(GROUP, table.message_id)
         assert (table.text, table.callback_data) == before, forged
+
+
+async def test_play_again_opens_one_table_per_results_message(h: Harness, tg: FakeTelegram) -> None:
+    ann, bob = tg.user(61, "Ann"), tg.user(66, "Bob")
+    await open_table(h, tg, [ann, bob])
+    await play_out(h, tg, [ann, bob], seed=5)
+    results = next(
+        m
+        for m in reversed(tg.sent_to(GROUP))
+        if any(d.startswith(b.AGAIN) for d in m.callback_data)
+    )
+    again = button(results, b.AGAIN)
+    await h.press(bob, results, again)
+    assert (await load(h)).phase == "lobby", "a new table is open"
+    sent = len(tg.sent_to(GROUP))
+    for user in (ann, bob, ann):
+        update = await h.press(user, results, again)
+        assert answer(tg, update) == "A new table was already opened from these results."
+    assert len(tg.sent_to(GROUP)) == sent, "later presses post nothing in the group"
