@@ -9,6 +9,7 @@ topics A, B, C (⚖️ Ethics, 🧩 Logic, 🌌 Metaphysics) on their white side
 from __future__ import annotations
 
 import ast
+import importlib
 import random
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ import engine
 from chatbot.i18n import Translator, translator
 from chatbot.present.base import Option, Options, Presenter
 from chatbot.present.egonomy import PRESENTER, EgonomyPresenter, card_text
+from chatbot.present.egonomy.choices import ONE_PRESS
 from chatbot.rules.egonomy import EGONOMY_RULES
 from engine.core import IllegalAction
 from engine.egonomy import GAME
@@ -164,7 +166,25 @@ def test_the_top_level_lists_action_kinds_in_rulebook_order(tr: Translator) -> N
         _, options = PRESENTER.hand(view, legal, "", NAMES, tr)
         names = [next(n for n in order if o.label.startswith(n)) for o in flat(options)]
         assert names == sorted(names, key=order.index)
-        assert len(names) == len({a.kind for a in legal})
+        if len(legal) > ONE_PRESS:
+            assert len(names) == len({a.kind for a in legal})
+
+
+def test_a_few_moves_are_one_press_each(tr: Translator) -> None:
+    """Up to ONE_PRESS moves: a button per whole move, labelled with its cards and table."""
+    seen = 0
+    for state in random_positions(200, seed=13):
+        view, legal = mover(state)
+        if len(set(legal)) > ONE_PRESS:
+            continue
+        seen += 1
+        _, options = PRESENTER.hand(view, legal, "", NAMES, tr)
+        acts = [o.act for o in flat(options)]
+        assert None not in acts and sorted(acts) == sorted({encode_action(a) for a in legal})
+        for option in flat(options):
+            action = next(a for a in legal if encode_action(a) == option.act)
+            assert all(card_text(c) in option.label for c in action.cards), option.label
+    assert seen > 0, "some positions offer few moves"
 
 
 def test_no_options_when_the_player_is_not_to_act(tr: Translator) -> None:
@@ -209,6 +229,15 @@ def test_a_path_of_an_earlier_position_falls_back_when_the_game_moved_on(tr: Tra
     assert moved > 0
 
 
+choices_module = importlib.import_module("chatbot.present.egonomy.choices")
+
+
+@pytest.fixture
+def step_by_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The choice tree as shown when the moves are too many for one press each."""
+    monkeypatch.setattr(choices_module, "ONE_PRESS", 0)
+
+
 def test_a_single_cut_off_plays_directly_from_the_top(tr: Translator) -> None:
     """Cut off: "take the card from a topic table holding exactly one card"."""
     state = position(3, hands=["B5 C9", "A2", "A3"], tables=("A4", "", ""))
@@ -220,6 +249,7 @@ def test_a_single_cut_off_plays_directly_from_the_top(tr: Translator) -> None:
 
 def test_argue_chooses_a_sequence_then_a_table_only_when_more_than_one_fits(
     tr: Translator,
+    step_by_step: None,
 ) -> None:
     """Argue: "play a sequence of two or three cards onto a topic table"."""
     state = position(3, hands=["A1 A2 B3", "A5", "A6"], tables=("", "", "C5"))
@@ -243,6 +273,7 @@ def test_argue_chooses_a_sequence_then_a_table_only_when_more_than_one_fits(
 
 def test_babble_asks_for_the_table_when_a_flip_made_two_tables_show_the_topic(
     tr: Translator,
+    step_by_step: None,
 ) -> None:
     """Flip sides (ruling): the back of the Ethics table shows Logic."""
     state = position(3, hands=["B4 C9", "A1", "A2"], flipped=(True, False, False), flip=True)
@@ -258,7 +289,7 @@ def test_babble_asks_for_the_table_when_a_flip_made_two_tables_show_the_topic(
     assert "Table 1 · 🧩 Logic ↩️: (empty)" in text
 
 
-def test_listen_chooses_the_card_to_take(tr: Translator) -> None:
+def test_listen_chooses_the_card_to_take(tr: Translator, step_by_step: None) -> None:
     """Listen: "take one card ... into your hand, and discard the rest face up"."""
     state = position(3, hands=["C9", "A1", "A2"], tables=("A4 A5", "", ""))
     view, legal = mover(state)

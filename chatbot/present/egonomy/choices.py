@@ -32,6 +32,8 @@ from engine.egonomy.rules import (
 from engine.egonomy.view import View
 
 MAX_PATH = 24  # a path rides in button data (64 bytes in all)
+ONE_PRESS = 8  # at most this many moves under a step: one button per whole move (fits any
+# platform's keyboard), instead of a step per choice
 
 # --- the choice tree -----------------------------------------------------------------------
 
@@ -262,10 +264,25 @@ def choices(
     level = _next_level(path)
     options = [_option(path, g, level, view, tr) for g in _groups(under, level)]
     rows = _rows(options, level.per_row)
+    if len(under) <= ONE_PRESS and any(o.act is None for o in options):
+        moves = sorted(under, key=_move_order)
+        rows = _rows([Option(_move_label(a, view, tr), act=encode_action(a)) for a in moves], 1)
     if path:
         back = tr.gettext("Back")
         rows += ((Option(f"⬅️ {back}", nav=_back(path, legal)),),)
     return path, _prompt(level, under[0], tr), rows
+
+
+def _move_order(action: Action) -> tuple[int, ...]:
+    return (KINDS.index(action.kind), *_cards_order(action), action.table)
+
+
+def _move_label(action: Action, view: View, tr: Translator) -> str:
+    """A whole move on one button: "Babble 🧩3 → Table 1 ⚖️"."""
+    label = _label_kind([action], view, tr)
+    if action.kind in (BABBLE, ARGUE, LISTEN):
+        label += f" → {_label_table([action], view, tr)}"
+    return label
 
 
 def _prompt(level: _Level, action: Action, tr: Translator) -> str:
