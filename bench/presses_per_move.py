@@ -71,12 +71,12 @@ def main(positions: int) -> None:
         target = encode_action(rng.choice(legal))
         moves += 1
         for setting in totals:
-            choices.ONE_PRESS = setting
+            setattr(choices, "ONE_PRESS", setting)  # noqa: B010
             got = presses(view, legal, target, tr)
             totals[setting] += got
             if setting == default and got == 1:
                 one += 1
-        choices.ONE_PRESS = default
+        setattr(choices, "ONE_PRESS", default)  # noqa: B010
     print(f"{moves} moves from random positions (the move drawn uniformly from the legal ones)")
     print(f"  step by step (ONE_PRESS=0):        {totals[0] / moves:.2f} presses a move")
     print(
