@@ -21,6 +21,7 @@ class Settings:
     tick: float = 0.5  # how often deadlines are checked (seconds)
     group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
     overall_rate: float = 30.0  # Telegram's limit: requests a second over all chats
+    thinkers: int = max(1, (os.cpu_count() or 2) - 1)  # computer players' processes (0: a thread)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -43,4 +44,5 @@ class Settings:
             tick=num("TICK", d.tick),
             group_rate=num("GROUP_RATE", d.group_rate),
             overall_rate=num("OVERALL_RATE", d.overall_rate),
+            thinkers=int(num("THINKERS", d.thinkers)),
         )

@@ -7,7 +7,6 @@ per-seat freshness, timers) and `render` says which messages that change sends.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import zlib
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from chatbot.core.session import (
     Session,
 )
 from chatbot.core.tables import Busy, Tables, game_key
+from chatbot.core.thinking import think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import Translator, translator
 from chatbot.store.base import RETRIES, Doc
@@ -442,9 +442,8 @@ class GameDesk:
             legal = game.legal_actions(state, seat)
             rng = Rng(session.seed ^ session.stamps[seat])
             view = game.view(state, seat)
-            # A computer thinks for some milliseconds: in a worker thread, so that the event
-            # loop goes on answering other presses meanwhile.
-            action = await asyncio.to_thread(bundle.computer.choose, view, legal, rng)
+            workers = self.tables.settings.thinkers
+            action = await think(bundle.computer, view, legal, rng, workers)
             if action is None and seat in game.to_move(state) and legal:
                 action = legal[0]
             if action is None:  # it lets an out-of-turn chance go

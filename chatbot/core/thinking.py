@@ -1,0 +1,47 @@
+"""Computer players think in worker processes: a search holds the CPU (and Python's lock on
+the interpreter) for milliseconds, and in a thread of the bot's process it would delay every
+press the event loop is answering meanwhile. With `workers=0` they think in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from engine.core import Player, Rng
+
+log = logging.getLogger(__name__)
+_pools: dict[int, ProcessPoolExecutor] = {}
+
+
+def _pool(workers: int) -> Executor:
+    """The process pool of this size, started on first use (one per bot process)."""
+    pool = _pools.get(workers)
+    if pool is None:
+        context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
+        pool = _pools[workers] = ProcessPoolExecutor(workers, mp_context=context)
+    return pool
+
+
+@atexit.register
+def _shutdown() -> None:
+    for pool in _pools.values():
+        pool.shutdown(wait=False, cancel_futures=True)
+    _pools.clear()
+
+
+async def think(player: Player[Any], view: Any, legal: list[Any], rng: Rng, workers: int) -> Any:
+    """The computer player's choice (None: it lets an out-of-turn chance go)."""
+    if workers <= 0:
+        return await asyncio.to_thread(player.choose, view, legal, rng)
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(_pool(workers), player.choose, view, legal, rng)
+    except BrokenProcessPool:  # a worker died (killed, out of memory): start anew
+        log.warning("a thinking process died: the pool starts anew")
+        _pools.pop(workers, None)
+        return await asyncio.to_thread(player.choose, view, legal, rng)
