@@ -102,7 +102,7 @@ def test_catalogue_loads_for_real(domain: str, lang: str) -> None:
     tr = i18n.translator(lang, LOCALES, domain)
     assert (tr.locale, tr.domain) == (lang, domain)
     assert isinstance(tr.catalogue, Translations)
-    assert tr.in_domain("messages") == i18n.translator(lang, LOCALES)
+    assert tr.in_domain("messages") is i18n.translator(lang, LOCALES)
     catalog = load(lang, domain)
     plural = gettext.c2py(catalog.plural_expr)
     for m in entries(catalog):

@@ -64,7 +64,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q008", "Your phone battery at bedtime is usually…?"),
         Q_("q008", "Nearly empty"),
         Q_("q008", "About half"),
-        Q_("q008", "Charged all day"),
+        Q_("q008", "Plugged in all day"),
     ),
     "q009": (
         Q_("q009", "Your room right now is…?"),
@@ -231,8 +231,8 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
     "q036": (
         Q_("q036", "You can talk to one kind of animal. Which?"),
         Q_("q036", "Cats"),
-        Q_("q036", "Dogs"),
         Q_("q036", "Birds"),
+        Q_("q036", "Fish"),
     ),
     "q037": (
         Q_("q037", "When paying, you mostly use…?"),
@@ -334,7 +334,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q053", "Your hair right now?"),
         Q_("q053", "Freshly done"),
         Q_("q053", "Needs a cut"),
-        Q_("q053", "Whatever happens"),
+        Q_("q053", "It does its own thing"),
     ),
     "q054": (
         Q_("q054", "The last piece on the shared plate?"),
@@ -595,7 +595,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q096", "Build sandcastles"),
     ),
     "q097": (
-        Q_("q097", "Shoes at home?"),
+        Q_("q097", "On your feet at home?"),
         Q_("q097", "Bare feet"),
         Q_("q097", "Slippers"),
         Q_("q097", "Socks"),
@@ -793,7 +793,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q129", "Whatever I wore today"),
     ),
     "q130": (
-        Q_("q130", "A lottery win. The first thing you buy?"),
+        Q_("q130", "You win a huge prize. First thing you buy?"),
         Q_("q130", "A house"),
         Q_("q130", "A trip around the world"),
         Q_("q130", "Nothing, I save it all"),
