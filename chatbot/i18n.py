@@ -1,10 +1,11 @@
 """Gettext through Babel with no global locale: one `Translator` per locale, passed explicitly.
 
-Catalogues live in `locales/<lang>/LC_MESSAGES/messages.po`; the languages are whatever folders
-hold one, so a new language needs no code change. The .po files are compiled in memory the
-first time a locale is asked for (no .mo files on disk). English is the source language: the
-msgids are English and a locale without a catalogue falls back to them. Placeholders are
-`str.format` fields (`{name}`), never %-format.
+Catalogues live in `locales/<lang>/LC_MESSAGES/<domain>.po`: the bot's texts in the domain
+`messages`, long content lists (a game's question deck) in domains of their own. The languages
+are whatever folders hold a `messages.po`, so a new language needs no code change. The .po
+files are compiled in memory the first time a locale and domain are asked for (no .mo files on
+disk). English is the source language: the msgids are English and a locale without a catalogue
+falls back to them. Placeholders are `str.format` fields (`{name}`), never %-format.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ class Translator:
 
     locale: str
     catalogue: NullTranslations = field(repr=False, compare=False)
+    domain: str = DOMAIN
+    directory: Path | None = field(default=None, repr=False, compare=False)
+
+    def in_domain(self, domain: str) -> Translator:
+        """The translator for the same locale and catalogue folder in another gettext domain."""
+        return translator(self.locale, self.directory, domain)
 
     def gettext(self, msgid: str) -> str:
         """The translation of `msgid` (the msgid itself when untranslated)."""
@@ -108,11 +115,11 @@ class Translator:
         return format_list(list(items), locale=_babel_locale(self.locale))
 
 
-def translator(locale: str, directory: Path | None = None) -> Translator:
-    """The translator for a locale; an unknown locale gets English."""
+def translator(locale: str, directory: Path | None = None, domain: str = DOMAIN) -> Translator:
+    """The translator for a locale in a domain; an unknown locale gets English."""
     if directory is None:
-        return _translator(locale, locales_dir())
-    return _translator(locale, directory.resolve())
+        return _translator(locale, locales_dir(), domain)
+    return _translator(locale, directory.resolve(), domain)
 
 
 def translators(directory: Path | None = None) -> tuple[Translator, ...]:
@@ -121,23 +128,23 @@ def translators(directory: Path | None = None) -> tuple[Translator, ...]:
 
 
 @cache
-def _translator(locale: str, directory: Path) -> Translator:
+def _translator(locale: str, directory: Path, domain: str) -> Translator:
     if locale not in _discover(directory):
         locale = SOURCE_LOCALE
-    po = directory / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
+    po = directory / locale / "LC_MESSAGES" / f"{domain}.po"
     if not po.is_file():
-        return Translator(locale, NullTranslations())
-    return Translator(locale, _compile(po, locale))
+        return Translator(locale, NullTranslations(), domain, directory)
+    return Translator(locale, _compile(po, locale, domain), domain, directory)
 
 
-def _compile(po: Path, locale: str) -> Translations:
+def _compile(po: Path, locale: str, domain: str) -> Translations:
     """Compile a .po file in memory (fuzzy entries left out, as msgfmt does)."""
     with po.open("rb") as fp:
-        catalog = read_po(fp, locale=locale, domain=DOMAIN)
+        catalog = read_po(fp, locale=locale, domain=domain)
     mo = BytesIO()
     write_mo(mo, catalog)
     mo.seek(0)
-    return Translations(fp=mo, domain=DOMAIN)
+    return Translations(fp=mo, domain=domain)
 
 
 @cache

@@ -1,6 +1,7 @@
 """Every catalogue under locales/ loads, is complete and clean, and matches the code's msgids.
 
-Runs for every language folder, so a new language is checked the day it is added.
+Runs for every language folder and every gettext domain (`messages` from babel.cfg, another
+domain from its babel.<domain>.cfg), so a new language or domain is checked the day it comes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ from chatbot import i18n
 REPO = Path(__file__).resolve().parents[2]
 LOCALES = REPO / "locales"
 LANGS = sorted(po.parent.parent.name for po in LOCALES.glob("*/LC_MESSAGES/messages.po"))
+CONFIGS = {"messages": "babel.cfg"} | {
+    cfg.name.removeprefix("babel.").removesuffix(".cfg"): cfg.name
+    for cfg in sorted(REPO.glob("babel.*.cfg"))
+}
+DOMAINS = sorted(CONFIGS)
+CATALOGUES = [(domain, lang) for domain in DOMAINS for lang in LANGS]
 PLURAL_FORMS = {  # the project's three languages (others: Babel's rule for the language)
     "th": (1, "0"),
     "ja": (1, "0"),
@@ -31,8 +38,8 @@ PLURAL_FORMS = {  # the project's three languages (others: Babel's rule for the 
 Key = tuple[str | None, str | tuple[str, ...] | list[str]]
 
 
-def load(lang: str) -> Catalog:
-    with (LOCALES / lang / "LC_MESSAGES" / "messages.po").open("rb") as fp:
+def load(lang: str, domain: str = "messages") -> Catalog:
+    with (LOCALES / lang / "LC_MESSAGES" / f"{domain}.po").open("rb") as fp:
         return read_po(fp, locale=lang)
 
 
@@ -55,18 +62,22 @@ def fields(text: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def extracted(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    """The msgids in the code now, extracted as scripts/i18n does."""
-    pot = tmp_path_factory.mktemp("extract") / "messages.pot"
-    subprocess.run(
-        [
-            *(sys.executable, "-m", "babel.messages.frontend", "-q", "extract"),
-            *("-F", str(REPO / "babel.cfg"), "--no-location", "-o", str(pot), str(REPO)),
-        ],
-        check=True,
-    )
-    with pot.open("rb") as fp:
-        return read_po(fp)
+def extractions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Catalog]:
+    """The msgids in the code now, per domain, extracted as scripts/i18n does."""
+    folder = tmp_path_factory.mktemp("extract")
+    found = {}
+    for domain, cfg in CONFIGS.items():
+        pot = folder / f"{domain}.pot"
+        subprocess.run(
+            [
+                *(sys.executable, "-m", "babel.messages.frontend", "-q", "extract"),
+                *("-F", str(REPO / cfg), "--no-location", "-o", str(pot), str(REPO)),
+            ],
+            check=True,
+        )
+        with pot.open("rb") as fp:
+            found[domain] = read_po(fp)
+    return found
 
 
 def test_the_project_languages_have_catalogues() -> None:
@@ -74,12 +85,25 @@ def test_the_project_languages_have_catalogues() -> None:
     assert i18n.available_locales(LOCALES) == ("en", *sorted(set(LANGS) - {"en"}))
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_catalogue_loads_for_real(lang: str) -> None:
-    tr = i18n.translator(lang, LOCALES)
-    assert tr.locale == lang
+def test_the_domains_are_there() -> None:
+    assert {"messages", "ego_questions"} <= set(DOMAINS)
+
+
+def test_no_msgid_is_in_two_domains(extractions: dict[str, Catalog]) -> None:
+    """A domain's mapping reads only its own files: no text is extracted twice."""
+    for first in DOMAINS:
+        for second in DOMAINS:
+            if first < second:
+                assert keys(extractions[first]) & keys(extractions[second]) == set()
+
+
+@pytest.mark.parametrize(("domain", "lang"), CATALOGUES)
+def test_catalogue_loads_for_real(domain: str, lang: str) -> None:
+    tr = i18n.translator(lang, LOCALES, domain)
+    assert (tr.locale, tr.domain) == (lang, domain)
     assert isinstance(tr.catalogue, Translations)
-    catalog = load(lang)
+    assert tr.in_domain("messages") is i18n.translator(lang, LOCALES)
+    catalog = load(lang, domain)
     plural = gettext.c2py(catalog.plural_expr)
     for m in entries(catalog):
         if m.fuzzy or not all(forms(m.string)):
@@ -102,24 +126,24 @@ def test_thai_and_japanese_are_translated(lang: str) -> None:
         assert tr.gettext(msgid) not in ("", msgid)
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_plural_forms(lang: str) -> None:
-    catalog = load(lang)
+@pytest.mark.parametrize(("domain", "lang"), CATALOGUES)
+def test_plural_forms(domain: str, lang: str) -> None:
+    catalog = load(lang, domain)
     rule = get_plural(lang)
     expected = PLURAL_FORMS.get(lang, (rule.num_plurals, rule.plural_expr))
     assert (catalog.num_plurals, catalog.plural_expr) == expected
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_no_fuzzy_entries(lang: str) -> None:
-    catalog = load(lang)
+@pytest.mark.parametrize(("domain", "lang"), CATALOGUES)
+def test_no_fuzzy_entries(domain: str, lang: str) -> None:
+    catalog = load(lang, domain)
     assert not catalog.fuzzy, "the header is marked fuzzy"
     assert [m.id for m in entries(catalog) if m.fuzzy] == []
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_every_msgstr_is_filled(lang: str) -> None:
-    catalog = load(lang)
+@pytest.mark.parametrize(("domain", "lang"), CATALOGUES)
+def test_every_msgstr_is_filled(domain: str, lang: str) -> None:
+    catalog = load(lang, domain)
     for m in entries(catalog):
         strings = forms(m.string)
         assert all(strings), f"untranslated: {m.id!r}"
@@ -127,20 +151,20 @@ def test_every_msgstr_is_filled(lang: str) -> None:
             assert len(strings) == catalog.num_plurals, f"plural forms: {m.id!r}"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_babel_checkers_find_nothing(lang: str) -> None:
-    catalog = load(lang)
+@pytest.mark.parametrize(("domain", "lang"), CATALOGUES)
+def test_babel_checkers_find_nothing(domain: str, lang: str) -> None:
+    catalog = load(lang, domain)
     problems = {str(m.id): [str(e) for e in m.check(catalog)] for m in entries(catalog)}
     assert {k: v for k, v in problems.items() if v} == {}
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_placeholders_match(lang: str) -> None:
+@pytest.mark.parametrize(("domain", "lang"), CATALOGUES)
+def test_placeholders_match(domain: str, lang: str) -> None:
     """Every `{name}` of the msgid is in the msgstr and nothing else (per plural form).
 
     A plural form may drop a field only when the singular msgid drops it too ("one card").
     """
-    catalog = load(lang)
+    catalog = load(lang, domain)
     for m in entries(catalog):
         ids = forms(m.id)
         wanted = set().union(*(fields(i) for i in ids))
@@ -153,15 +177,19 @@ def test_placeholders_match(lang: str) -> None:
             assert must <= got <= wanted, (lang, m.id, text)
 
 
-def test_pot_is_up_to_date(extracted: Catalog) -> None:
-    with (LOCALES / "messages.pot").open("rb") as fp:
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_pot_is_up_to_date(domain: str, extractions: dict[str, Catalog]) -> None:
+    with (LOCALES / f"{domain}.pot").open("rb") as fp:
         pot = read_po(fp)
-    assert keys(pot) == keys(extracted), "run scripts/i18n update"
+    assert keys(pot) == keys(extractions[domain]), "run scripts/i18n update"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_catalogue_matches_the_code(lang: str, extracted: Catalog) -> None:
-    catalog = load(lang)
+@pytest.mark.parametrize(("domain", "lang"), CATALOGUES)
+def test_catalogue_matches_the_code(
+    domain: str, lang: str, extractions: dict[str, Catalog]
+) -> None:
+    catalog = load(lang, domain)
+    extracted = extractions[domain]
     assert keys(extracted) - keys(catalog) == set(), "missing: run scripts/i18n update"
     assert keys(catalog) - keys(extracted) == set(), "no longer in the code"
     assert not catalog.obsolete, "obsolete (#~) entries: run scripts/i18n update"
