@@ -3,14 +3,12 @@
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1 \
-    EGOBOT_LOCALES=/app/locales
+    PYTHONUNBUFFERED=1
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY chatbot ./chatbot
-COPY locales ./locales
 RUN pip install --no-cache-dir . \
     && useradd --system --home /app egobot
 USER egobot

@@ -1,4 +1,4 @@
-"""Every catalogue under locales/ loads, is complete and clean, and matches the code's msgids.
+"""Every catalogue in chatbot/locales/ loads, is complete and clean, and matches the msgids.
 
 Runs for every language folder, so a new language is checked the day it is added.
 """
@@ -20,7 +20,7 @@ from babel.support import Translations
 from chatbot import i18n
 
 REPO = Path(__file__).resolve().parents[2]
-LOCALES = REPO / "locales"
+LOCALES = REPO / "chatbot" / "locales"
 LANGS = sorted(po.parent.parent.name for po in LOCALES.glob("*/LC_MESSAGES/messages.po"))
 PLURAL_FORMS = {  # the project's three languages (others: Babel's rule for the language)
     "th": (1, "0"),
