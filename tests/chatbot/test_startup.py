@@ -11,6 +11,7 @@ import warnings
 import pytest
 from telegram.error import NetworkError, RetryAfter
 
+from chatbot.__main__ import main
 from chatbot.games import registry
 from chatbot.settings import Settings, bot_api_root
 from chatbot.store.memory import MemoryStore
@@ -103,3 +104,32 @@ async def test_once_telegram_answers_the_bot_starts_normally(tg: FakeTelegram) -
         assert (await bot.app.bot.get_me()).id == tg.bot_id
     finally:
         await bot.app.shutdown()
+
+
+def test_a_wrong_base_url_stops_the_command_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TELEGRAM_TOKEN", "1:x")
+    monkeypatch.setenv("TELEGRAM_BASE_URL", "http://localhost:8081/bot")
+    assert main(["telegram"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "TELEGRAM_BASE_URL" in err
+
+
+def test_the_bot_without_a_token_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("TELEGRAM_TOKEN", raising=False)
+    assert main(["telegram"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("TELEGRAM_TOKEN is not set")
+
+
+def test_health_is_ok_when_redis_answers_and_fails_when_it_does_not(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    assert main(["health"]) == 0
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{_closed_port()}/0")
+    assert main(["health"]) == 1
+    assert "Redis at REDIS_URL does not answer" in capsys.readouterr().err
