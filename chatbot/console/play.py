@@ -24,7 +24,7 @@ from chatbot.store.memory import MemoryStore
 from engine.core import OptionValue
 
 GROUP, YOU = "con:table", "con:you"
-HELP_WORDS = frozenset({"help", "?", "rules", "h"})
+HELP_WORDS = frozenset({"help", "?", "rules", "h"})  # open the rule help in every language
 _TAGS = re.compile(r"<[^>]+>")
 
 # TRANSLATORS: the terminal game; {answer} is what the player typed. Keep "help" in English:
@@ -32,6 +32,9 @@ _TAGS = re.compile(r"<[^>]+>")
 NOT_A_CHOICE = N_(
     "“{answer}” is not one of the choices: type a number from 1 to {last} (help: the rules)."
 )
+# TRANSLATORS: the terminal game: words a player may type at a prompt to read the rules,
+# comma-separated, beside the English help, ? and rules (which always work).
+HELP_ALIASES = N_("help, rules")
 # TRANSLATORS: the terminal game: the player pressed Enter without typing anything.
 EMPTY_ANSWER = N_("Type the number of your choice, from 1 to {last} (help: the rules).")
 
@@ -77,6 +80,8 @@ class Console:
         self.service = GameService(tables)
         self.ask, self.show = ask, show
         self.tr: Translator = translator(negotiate(lang))
+        aliases = re.split(r"[,、]", self.tr.gettext(HELP_ALIASES))
+        self.help_words = HELP_WORDS | {a.strip().casefold() for a in aliases if a.strip()}
         # TRANSLATORS: the name of the person playing in the terminal, among computer players.
         self.me = User(YOU, self.tr.gettext("Human"), lang)
         self.messages: dict[str, Message] = {}  # message id -> latest content
@@ -218,7 +223,7 @@ class Console:
         self._show_choices(message_id, choices, again=False)
         while True:
             answer = self.ask("> ").strip()
-            if answer.casefold() in HELP_WORDS:
+            if answer.casefold() in self.help_words:
                 self.rules_help()
                 self._show_choices(message_id, choices, again=True)
                 continue

@@ -236,3 +236,11 @@ def test_an_unknown_game_on_the_command_line_lists_the_games(
         main(["console", "ego"])
     err = capsys.readouterr().err
     assert "invalid choice: 'ego'" in err and "egonomy" in err
+
+
+@pytest.mark.parametrize(("lang", "word"), [("th", "กติกา"), ("ja", "ルール"), ("ja", "ヘルプ")])
+def test_the_rules_open_with_the_languages_own_word(lang: str, word: str) -> None:
+    feed = Feed(word, "")
+    run(feed, lang=lang)
+    prompt = translator(lang).gettext("Section number (Enter: back to the game)> ")
+    assert ("ask", prompt) in feed.log
