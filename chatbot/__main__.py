@@ -12,6 +12,7 @@ from chatbot.settings import Settings
 from engine.core import OptionSpec, OptionValue
 
 DEFAULT_PLAYERS = 3
+WATCH_PACE = 1.5  # seconds between moves when watching (--fast: none)
 
 
 def _flag(option: OptionSpec) -> str:
@@ -91,6 +92,11 @@ def build_parser(games: Registry) -> argparse.ArgumentParser:
         action="store_true",
         help="computers in every seat: watch a game (default: you play)",
     )
+    console.add_argument(
+        "--fast",
+        action="store_true",
+        help=f"with --watch: every move at once (default: one every {WATCH_PACE:g} s)",
+    )
     sub.add_parser("telegram", help="run the Telegram bot (long polling; needs TELEGRAM_TOKEN)")
     sub.add_parser("health", help="exit 0 when the store (Redis at REDIS_URL) answers, else 1")
     return parser
@@ -150,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         watch=args.watch,
         lang=args.lang,
         games=games,
+        pace=0.0 if args.fast else WATCH_PACE,
     )
 
 

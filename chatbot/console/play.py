@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import html
+import os
 import re
+import signal
+import sys
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Button, Incoming, Message, User
@@ -71,7 +75,9 @@ class Console:
         lang: str | None = None,
         seed: int | None = None,
         games: Registry | None = None,
+        pace: float = 0.0,
     ) -> None:
+        """`pace`: seconds between computer moves while watching (0: all at once)."""
         settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9)
         self.games = games or registry()
         tables = Tables(MemoryStore(), settings, self.games, Platform())
@@ -89,6 +95,8 @@ class Console:
         self.hand_id: str | None = None
         self.bundle: Bundle = self.games.default
         self.quiet = False  # while setting up the table: the lobby's steps are not shown
+        self.watching = False  # no seat of yours: every move is shown as it happens
+        self.pace = pace
         self._ids = 0
 
     async def send(self, chat: str, private: bool, **fields: str | None) -> None:
@@ -143,6 +151,7 @@ class Console:
             raise ValueError(f"{game} has no option {', '.join(sorted(unknown))}")
         wanted = spec.resolve_options(options)
         self.bundle = bundle
+        self.watching = watch
         self.quiet = True
         await self.send(YOU, True, command="start")
         await self.send(GROUP, False, command="newgame", args=game)
@@ -181,6 +190,13 @@ class Console:
         moved = False
         while await self._tick():
             moved = True
+            if self.watching:
+                session, _ = await self.service.tables.load(GROUP)
+                table = session.messages.get("table") if session is not None else None
+                if table in self.messages:
+                    self._print(table or "")
+                if self.pace:
+                    await asyncio.sleep(self.pace)
         return moved
 
     async def _tick(self) -> bool:
@@ -277,6 +293,11 @@ class Console:
                     self.show(f"\n{tr.gettext(entry.term)}\n{tr.gettext(entry.text)}")
 
 
+def _leave_sigint_to_main_thread() -> None:
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
 def play(
     game: str,
     players: int,
@@ -287,9 +308,11 @@ def play(
     games: Registry | None = None,
     ask: Callable[[str], str] = input,
     show: Callable[[str], None] = print,
+    pace: float = 0.0,
 ) -> int:
-    """Run a terminal game (`watch`: computers in every seat); Ctrl-C or Ctrl-D ends it."""
-    console = Console(ask=ask, show=show, lang=lang, seed=seed, games=games)
+    """Run a terminal game (`watch`: computers in every seat, a move every `pace` seconds);
+    Ctrl-C or Ctrl-D ends it."""
+    console = Console(ask=ask, show=show, lang=lang, seed=seed, games=games, pace=pace)
 
     async def main() -> None:
         await console.setup(game, players, options, watch)
@@ -299,15 +322,24 @@ def play(
     # A loop of our own, not asyncio.run: its SIGINT handler would swallow the first Ctrl-C
     # while input() waits.
     loop = asyncio.new_event_loop()
+    # Computer players think in worker threads; a Ctrl-C delivered to one of them would not
+    # wake the main thread waiting in input(), so they leave SIGINT to the main thread.
+    workers = ThreadPoolExecutor(initializer=_leave_sigint_to_main_thread)
+    loop.set_default_executor(workers)
     try:
         loop.run_until_complete(main())
     except ValueError as exc:  # a game, player count or option this registry does not offer
         show(str(exc))
         return 2
+    except BrokenPipeError:  # the output went to a pipe that closed (e.g. `| head`)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more to say: stop quietly
+        return 1
     except (EOFError, KeyboardInterrupt):
         show("")
         # TRANSLATORS: the terminal game was ended with Ctrl-C or Ctrl-D.
         show(console.tr.gettext("Game ended."))
     finally:
+        workers.shutdown(wait=False, cancel_futures=True)
         loop.close()
     return 0

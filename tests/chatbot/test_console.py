@@ -188,9 +188,10 @@ def test_ctrl_c_ends_the_game_at_once() -> None:
     while not seen.endswith(b"> ") and time.monotonic() < deadline:
         seen += os.read(proc.stdout.fileno(), 4096)
     assert seen.endswith(b"> "), seen
+    time.sleep(0.5)  # as a person would: the prompt is written just before input() waits
     proc.send_signal(signal.SIGINT)
     try:
-        proc.wait(timeout=5)  # stdin stays open: no end of input comes to help
+        proc.wait(timeout=10)  # stdin stays open: no end of input comes to help
     finally:
         proc.kill()
     out = seen + proc.stdout.read()
@@ -244,3 +245,20 @@ def test_the_rules_open_with_the_languages_own_word(lang: str, word: str) -> Non
     run(feed, lang=lang)
     prompt = translator(lang).gettext("Section number (Enter: back to the game)> ")
     assert ("ask", prompt) in feed.log
+
+
+def test_watching_shows_every_move() -> None:
+    feed = Feed()
+    assert run(feed, watch=True, seed=5) == 0
+    tables = [t for t in feed.shown if "Table 1" in t and "is to act" in t]
+    assert len(tables) > 20, "a table for each computer move, not only round results"
+    assert any("Game over!" in text for text in feed.shown)
+    assert not any(kind == "ask" for kind, _ in feed.log)
+
+
+def test_fast_and_pace_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser(registry())
+    assert parser.parse_args(["console", "--watch", "--fast"]).fast
+    with pytest.raises(SystemExit):
+        parser.parse_args(["console", "--help"])
+    assert "--fast" in capsys.readouterr().out
