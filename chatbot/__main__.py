@@ -1,5 +1,5 @@
 """Command line: `python -m chatbot` runs the Telegram bot when TELEGRAM_TOKEN is set, else a
-terminal game against computer players; `console` and `telegram` choose explicitly."""
+terminal game against computer players; `console`, `telegram` and `health` choose explicitly."""
 
 from __future__ import annotations
 
@@ -7,49 +7,200 @@ import argparse
 import logging
 import sys
 
+from chatbot.core.registry import Registry
 from chatbot.settings import Settings
+from engine.core import OptionSpec, OptionValue
+
+DEFAULT_PLAYERS = 3
+WATCH_PACE = 1.5  # seconds between moves when watching (--fast: none)
+
+
+def _flag(option: OptionSpec) -> str:
+    return "--" + option.name.replace("_", "-")
+
+
+def _dest(option: OptionSpec) -> str:
+    return "option_" + option.name
+
+
+def build_parser(games: Registry) -> argparse.ArgumentParser:
+    """The command line; the console's option flags come from the games' own options."""
+    from chatbot.i18n import available_locales, translator
+
+    en = translator("en")
+    parser = argparse.ArgumentParser(prog="python -m chatbot", description=__doc__)
+    sub = parser.add_subparsers(dest="command")
+    console = sub.add_parser(
+        "console",
+        help="play in this terminal against computer players",
+        description="Play a game in this terminal against computer players. At any prompt, "
+        "type help (or ? or rules) for the rules; Ctrl-C or Ctrl-D ends the game.",
+    )
+    console.add_argument(
+        "game",
+        nargs="?",
+        default=games.default.name,
+        choices=games.names,
+        help="the game to play (default: %(default)s)",
+    )
+    ranges = ", ".join(
+        f"{g.name} {g.game.spec.min_players}–{g.game.spec.max_players}" for g in games
+    )
+    console.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help=f"seats, yours included, the others computer players ({ranges}; "
+        f"default: {DEFAULT_PLAYERS} where the game allows)",
+    )
+    added: set[str] = set()
+    for bundle in games:
+        for option in bundle.game.spec.options:
+            users = [g.name for g in games if option.name in {o.name for o in g.game.spec.options}]
+            label = f"{bundle.presenter.option_label(option.name, en)} ({', '.join(users)}"
+            if option.name in added:
+                continue
+            added.add(option.name)
+            if option.yes_no:
+                console.add_argument(
+                    _flag(option),
+                    dest=_dest(option),
+                    action="store_const",
+                    const=True,
+                    default=None,
+                    help=f"{label}; default: off)",
+                )
+            else:
+                console.add_argument(
+                    _flag(option),
+                    dest=_dest(option),
+                    type=int,
+                    choices=[int(c) for c in option.choices],
+                    default=None,
+                    help=f"{label}; default: {int(option.default)})",
+                )
+    console.add_argument(
+        "--seed", type=int, default=None, help="deal the same cards again (default: random)"
+    )
+    console.add_argument(
+        "--lang",
+        default=None,
+        help=f"language: {', '.join(available_locales())} (default: en)",
+    )
+    console.add_argument(
+        "--watch",
+        action="store_true",
+        help="computers in every seat: watch a game (default: you play)",
+    )
+    console.add_argument(
+        "--fast",
+        action="store_true",
+        help=f"with --watch: every move at once (default: one every {WATCH_PACE:g} s)",
+    )
+    sub.add_parser("telegram", help="run the Telegram bot (long polling; needs TELEGRAM_TOKEN)")
+    sub.add_parser("health", help="exit 0 when the store (Redis at REDIS_URL) answers, else 1")
+    return parser
+
+
+def console_choices(
+    parser: argparse.ArgumentParser, games: Registry, args: argparse.Namespace
+) -> tuple[int, dict[str, OptionValue]]:
+    """The number of players and the options of the chosen game; parser errors otherwise."""
+    spec = games[args.game].game.spec
+    players = args.players
+    if players is None:
+        players = min(max(DEFAULT_PLAYERS, spec.min_players), spec.max_players)
+    elif not spec.min_players <= players <= spec.max_players:
+        parser.error(
+            f"--players: {spec.name} takes {spec.min_players} to {spec.max_players} players"
+        )
+    own = {o.name for o in spec.options}
+    options: dict[str, OptionValue] = {}
+    for bundle in games:
+        for option in bundle.game.spec.options:
+            value = getattr(args, _dest(option), None)
+            if value is None:
+                continue
+            if option.name not in own:
+                parser.error(f"{_flag(option)}: {spec.name} has no such option")
+            options[option.name] = value
+    return players, options
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m chatbot", description=__doc__)
-    sub = parser.add_subparsers(dest="command")
-    console = sub.add_parser("console", help="play in this terminal against computer players")
-    console.add_argument("game", nargs="?", default="egonomy")
-    console.add_argument("--players", type=int, default=3)
-    console.add_argument("--flip", action="store_true", help="flip-table mode")
-    console.add_argument("--seed", type=int, default=None)
-    console.add_argument("--lang", default=None, help="th, ja or en")
-    console.add_argument("--watch", action="store_true", help="computers only: watch a game")
-    sub.add_parser("telegram", help="run the Telegram bot (long polling; needs TELEGRAM_TOKEN)")
+    from chatbot.games import registry
+
+    games = registry()
+    parser = build_parser(games)
     args = parser.parse_args(argv)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     command = args.command or ("telegram" if settings.telegram_token else "console")
     if command == "telegram":
-        return run_telegram(settings)
+        return run_telegram(settings, games)
+    if command == "health":
+        return health(settings)
+    if args.command is None:  # no arguments: the console's defaults
+        args = parser.parse_args(["console"])
+    players, options = console_choices(parser, games, args)
     from chatbot.console.play import play
 
     return play(
-        game=getattr(args, "game", "egonomy"),
-        players=getattr(args, "players", 3),
-        flip=getattr(args, "flip", False),
-        seed=getattr(args, "seed", None),
-        watch=getattr(args, "watch", False),
-        lang=getattr(args, "lang", None),
+        game=args.game,
+        players=players,
+        options=options,
+        seed=args.seed,
+        watch=args.watch,
+        lang=args.lang,
+        games=games,
+        pace=0.0 if args.fast else WATCH_PACE,
     )
 
 
-def run_telegram(settings: Settings) -> int:
-    from chatbot.games import registry
+def run_telegram(settings: Settings, games: Registry) -> int:
+    """Run the bot until stopped; one line on stderr for what keeps it from starting."""
+    if not settings.telegram_token:
+        print(
+            "TELEGRAM_TOKEN is not set: give the bot's token from @BotFather "
+            "(e.g. docker run -e TELEGRAM_TOKEN=123:abc ...)",
+            file=sys.stderr,
+        )
+        return 2
+    from telegram.error import InvalidToken
+
     from chatbot.store.memory import MemoryStore
     from chatbot.store.redis import RedisStore
     from chatbot.telegram.bot import TelegramBot
 
-    if not settings.telegram_token:
-        print("TELEGRAM_TOKEN is not set", file=sys.stderr)
-        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     store = RedisStore.from_url(settings.redis_url) if settings.redis_url else MemoryStore()
-    TelegramBot(settings, store, registry()).run_polling()
+    try:
+        TelegramBot(settings, store, games).run_polling()
+    except InvalidToken as exc:
+        print(f"Telegram refused TELEGRAM_TOKEN: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def health(settings: Settings) -> int:
+    """0 when the store answers (Redis PING at REDIS_URL; the in-process store always does)."""
+    if not settings.redis_url:
+        print("ok: in-process store")
+        return 0
+    import redis
+
+    try:
+        redis.Redis.from_url(settings.redis_url, socket_connect_timeout=3, socket_timeout=3).ping()
+    except (redis.RedisError, OSError) as exc:
+        print(f"Redis at REDIS_URL does not answer: {exc}", file=sys.stderr)
+        return 1
+    print("ok: Redis answers")
     return 0
 
 

@@ -1,6 +1,7 @@
 """Gettext through Babel with no global locale: one `Translator` per locale, passed explicitly.
 
-Catalogues live in `locales/<lang>/LC_MESSAGES/<domain>.po`: the bot's texts in the domain
+Catalogues live in `chatbot/locales/<lang>/LC_MESSAGES/<domain>.po` (package data, so every
+installation has them; $EGOBOT_LOCALES overrides the folder): the bot's texts in the domain
 `messages`, long content lists (a game's question deck) in domains of their own. The languages
 are whatever folders hold a `messages.po`, so a new language needs no code change. The .po
 files are compiled in memory the first time a locale and domain are asked for (no .mo files on
@@ -37,7 +38,8 @@ def N_(s: str) -> str:
 
 
 def locales_dir() -> Path:
-    """The catalogue folder: $EGOBOT_LOCALES if set, else `locales/` at the repository root."""
+    """The catalogue folder: $EGOBOT_LOCALES if set, else the `locales/` folder shipped
+    inside the package."""
     return _locales_dir(os.environ.get(LOCALES_ENV) or None)
 
 
@@ -45,7 +47,7 @@ def locales_dir() -> Path:
 def _locales_dir(override: str | None) -> Path:
     if override:
         return Path(override).resolve()
-    return Path(__file__).resolve().parent.parent / "locales"
+    return Path(__file__).resolve().parent / "locales"
 
 
 def available_locales(directory: Path | None = None) -> tuple[str, ...]:

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+
+def bot_api_root(url: str) -> str:
+    """A self-hosted Bot API server's root URL (`http://host:8081`, no trailing slash); a
+    ValueError saying what is wrong for anything else (a `/bot` path, no scheme or host)."""
+    parts = urlsplit(url.strip())
+    hint = "TELEGRAM_BASE_URL must be a Bot API server's root such as http://localhost:8081"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{hint}, with http:// or https:// and a host (got {url!r})")
+    if parts.query or parts.fragment or re.search(r"/(file/)?bot[^/]*/?$", parts.path):
+        raise ValueError(f"{hint}: leave out /bot, the token and any query (got {url!r})")
+    return url.strip().rstrip("/")
 
 
 @dataclass(frozen=True)
 class Settings:
     telegram_token: str | None = None
-    telegram_base_url: str | None = None  # a self-hosted Bot API server, ".../bot"
+    telegram_base_url: str | None = None  # a self-hosted Bot API server's root URL
     redis_url: str | None = None  # None: in-process store
     bot_delay: float = 1.5  # seconds before a computer player moves
     remind_after: float = 120.0  # seconds before an idle player is reminded
@@ -25,15 +39,22 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The settings in `env` (default: the process environment); ValueError names a
+        variable that cannot be right."""
         env = os.environ if env is None else env
 
         def num(name: str, default: float) -> float:
-            return float(env[name]) if env.get(name) else default
+            try:
+                return float(env[name]) if env.get(name) else default
+            except ValueError:
+                raise ValueError(f"{name} must be a number (got {env[name]!r})") from None
+
+        base_url = env.get("TELEGRAM_BASE_URL") or None
 
         d = cls()
         return cls(
             telegram_token=env.get("TELEGRAM_TOKEN") or None,
-            telegram_base_url=env.get("TELEGRAM_BASE_URL") or None,
+            telegram_base_url=bot_api_root(base_url) if base_url else None,
             redis_url=env.get("REDIS_URL") or None,
             bot_delay=num("BOT_DELAY", d.bot_delay),
             remind_after=num("REMIND_AFTER", d.remind_after),

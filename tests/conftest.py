@@ -13,6 +13,7 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
+import chatbot.telegram  # noqa: F401  (its opt-in to timedelta durations, for every test)
 from chatbot.core.registry import Registry
 from chatbot.core.service import GameService
 from chatbot.core.tables import Platform, Tables

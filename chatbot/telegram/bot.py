@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    TelegramError,
+)
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -26,7 +34,7 @@ from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.tables import Platform, Tables
 from chatbot.i18n import available_locales, translator
-from chatbot.settings import Settings
+from chatbot.settings import Settings, bot_api_root
 from chatbot.store.base import Store
 from chatbot.telegram.convert import incoming, markup, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
@@ -70,7 +78,7 @@ class TelegramBot:
             .post_shutdown(self._stopped)
         )
         if settings.telegram_base_url:
-            base = settings.telegram_base_url.rstrip("/")
+            base = bot_api_root(settings.telegram_base_url)
             builder = builder.base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
         builder_options.setdefault("request", nodelay_request())
         builder_options.setdefault("get_updates_request", nodelay_request())
@@ -196,5 +204,31 @@ class TelegramBot:
             log.warning("could not deliver to %s: %s", message.chat, exc)
         return None
 
+    async def reach(
+        self,
+        attempts: int | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        """Wait until the Bot API answers (getMe): each failure is one log line, retried after
+        1, 2, 4 … at most 60 seconds; the last of `attempts` (None: no limit) raises. A token
+        Telegram refuses raises InvalidToken at once."""
+        delay, tried = 1.0, 0
+        while True:
+            tried += 1
+            try:
+                async with self.app.bot:  # initialize (getMe), then release the connections
+                    return
+            except InvalidToken:
+                raise
+            except NetworkError as exc:  # TimedOut included
+                if attempts is not None and tried >= attempts:
+                    raise
+                reason = str(exc) or type(exc).__name__
+                log.warning("cannot reach Telegram (%s): retrying in %.0f s", reason, delay)
+                await sleep(delay)
+                delay = min(delay * 2, 60.0)
+
     def run_polling(self) -> None:
+        """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""
+        asyncio.run(self.reach())
         self.app.run_polling(allowed_updates=["message", "callback_query"])

@@ -9,6 +9,7 @@ request is retried after the time Telegram asked for.
 from __future__ import annotations
 
 import asyncio
+import datetime as dtm
 import logging
 import time
 from collections import deque
@@ -120,7 +121,14 @@ class FloodLimiter(BaseRateLimiter[int]):
             except RetryAfter as exc:
                 if attempt == retries or chat is None:
                     raise
-                pause = exc._retry_after.total_seconds() + 0.1
+                pause = _seconds(exc.retry_after) + 0.1
                 self.paused[chat] = max(self.paused.get(chat, 0.0), self.clock() + pause)
                 log.info("429 in %s: retrying %s in %.1f s", chat, endpoint, pause)
         raise AssertionError("unreachable")
+
+
+def _seconds(duration: object) -> float:
+    """`RetryAfter.retry_after` in seconds (a timedelta under PTB_TIMEDELTA, else a number)."""
+    if isinstance(duration, dtm.timedelta):
+        return duration.total_seconds()
+    return float(duration)  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from chatbot.rules import RuleBook, find_term, names, normalise
 from chatbot.rules.egonomy import EGONOMY_RULES, TOPIC_EMOJI, TOPIC_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
-LOCALES = REPO / "locales"
+LOCALES = REPO / "chatbot" / "locales"
 SEEDS = REPO.parent / "shared" / "seeds"
 RULEBOOK_FILES = {"th": "000_a908202674a35e77.txt", "ja": "001_cf5e0ab1eba61632.txt"}
 

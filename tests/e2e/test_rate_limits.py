@@ -159,8 +159,8 @@ async def test_coalesced_edits_under_flood_control_end_at_the_latest_state(
     try:
         users = await two_players(h, tg)
         since = len(tg.calls)
-        tg.flood_limit(GROUP, 2, retry_after=1)
-        await play_moves(h, tg, users, 10, random.Random(3))
+        tg.flood_limit(GROUP, 1, retry_after=1)
+        await play_moves(h, tg, users, 20, random.Random(3))
         await settled(h, tg)
         assert any(c.error_code == 429 for c in tg.calls[since:]), "the flood limit was hit"
         assert not h.bot.errors
