@@ -48,7 +48,7 @@ def run_telegram(settings: Settings) -> int:
         print("TELEGRAM_TOKEN is not set", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    store = RedisStore.from_url(settings.redis_url) if settings.redis_url else MemoryStore()
+    store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
     TelegramBot(settings, store, registry()).run_polling()
     return 0
 

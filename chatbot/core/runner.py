@@ -252,6 +252,8 @@ class Runner:
                 self._slots.popitem(last=False)
             try:
                 await self.service.tables.remember(message.game, message.slot, sent)
+            except StoreUnavailable as exc:  # the next update then sends the slot anew
+                log.warning("could not record the message id of %s: %r", message.slot, exc)
             except Exception as exc:  # the next update then sends the slot anew
                 log.exception("could not record the message id of %s", message.slot)
                 self.errors.append(exc)
@@ -314,6 +316,8 @@ class Runner:
                     reply = await self.service.timeout(key)
                 self.post(reply.messages, confirm=reply.confirm)
                 posted += len(reply.messages)
+            except StoreUnavailable as exc:  # the next tick tries again
+                log.warning("timer of %s: storage unavailable: %r", key, exc)
             except Exception as exc:  # keep ticking the other games whatever one did
                 log.exception("timer of %s failed", key)
                 self.errors.append(exc)
