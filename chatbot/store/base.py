@@ -2,7 +2,10 @@
 
 Keys are plain strings chosen by the caller (e.g. "game:tg:-100123"). Every write names the
 version it expects; a write whose expectation is stale raises `Conflict` and changes nothing.
-Versions start at 1 for a new document; 0 as the expected version means "must not exist".
+0 as the expected version means "must not exist". A new version is greater than every
+version the key had before, even after the document was deleted or expired (for
+`VERSION_KEEP` seconds after that): a writer that loaded a document, then paused while it was
+deleted and created anew, cannot overwrite the new one.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
+VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
 
 
 class StoreUnavailable(Exception):
@@ -46,9 +50,9 @@ class Store(ABC):
         self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
     ) -> int:
         """Write `data` if the stored version equals `expected` (0: key absent); returns the new
-        version (expected + 1) and sets the key's time to live in seconds (None: no expiry).
-        In the same atomic step, schedules `key` at unix time `deadline` (None: unschedules it).
-        One round trip. Raises Conflict otherwise."""
+        version (never issued before for `key`) and sets the key's time to live in seconds
+        (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
+        (None: unschedules it). One round trip. Raises Conflict otherwise."""
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:

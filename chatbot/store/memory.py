@@ -17,6 +17,7 @@ class MemoryStore(Store):
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._docs: dict[str, tuple[Doc, float | None]] = {}
+        self._issued: dict[str, int] = {}  # the highest version issued per key (never dropped)
         self._seen: dict[str, float] = {}
         self._lists: dict[str, list[bytes]] = {}
         self._settings: dict[str, dict[str, str]] = {}
@@ -53,13 +54,14 @@ class MemoryStore(Store):
         """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
         and its deadline (None: unscheduled)."""
         self._check(key, expected)
+        new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1
         expires = None if ttl is None else self._clock() + ttl
-        self._docs[key] = (Doc(expected + 1, data), expires)
+        self._docs[key] = (Doc(new, data), expires)
         if deadline is None:
             self._deadlines.pop(key, None)
         else:
             self._deadlines[key] = deadline
-        return expected + 1
+        return new
 
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` if its version is `expected` (0: absent, nothing to do)."""

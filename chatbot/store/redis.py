@@ -13,7 +13,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from chatbot.settings import Settings
-from chatbot.store.base import Conflict, Doc, Store, StoreUnavailable
+from chatbot.store.base import VERSION_KEEP, Conflict, Doc, Store, StoreUnavailable
 
 # A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
 # scripts read only the version prefix (GETRANGE) and compare it, as a decimal string, with the
@@ -24,33 +24,46 @@ local version = '0'
 if head ~= '' then version = string.sub(head, 1, string.find(head, ':', 1, true) - 1) end
 """
 
-# KEYS: document, deadlines sorted set. ARGV: expected version, full new value
-# b"<expected+1>:<data>", ttl seconds or "" (persist), deadline or "" (unschedule), member.
+# KEYS: document, deadlines sorted set, the document's version counter. ARGV: expected
+# version, data, ttl seconds or "" (persist), deadline or "" (unschedule), member, seconds the
+# counter outlives the document. The new version comes from the counter, which survives the
+# document's deletion and expiry, so a version is never issued twice for a key. Returns the
+# new version, or 0 when the expected version is stale.
 _SAVE = (
     _CURRENT
     + """
 if version ~= ARGV[1] then return 0 end
+local new = redis.call('INCR', KEYS[3])
+if new <= tonumber(version) then
+  new = tonumber(version) + 1
+  redis.call('SET', KEYS[3], new)
+end
+local value = tostring(new) .. ':' .. ARGV[2]
 if ARGV[3] == '' then
-  redis.call('SET', KEYS[1], ARGV[2])
+  redis.call('SET', KEYS[1], value)
+  redis.call('PERSIST', KEYS[3])
 else
-  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  redis.call('SET', KEYS[1], value, 'EX', ARGV[3])
+  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[3]) + tonumber(ARGV[6]))
 end
 if ARGV[4] == '' then
   redis.call('ZREM', KEYS[2], ARGV[5])
 else
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 end
-return 1
+return new
 """
 )
 
-# KEYS: document, deadlines sorted set. ARGV: expected version, member.
+# KEYS: document, deadlines sorted set, version counter. ARGV: expected version, member,
+# seconds the counter outlives the document.
 _DELETE = (
     _CURRENT
     + """
 if version ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
 return 1
 """
 )
@@ -110,6 +123,10 @@ class RedisStore(Store):
     def _k(self, key: str) -> str:
         return self._prefix + key
 
+    def _counter(self, key: str) -> str:
+        """Where the highest version issued for `key` is kept."""
+        return self._prefix + "ver:" + key
+
     async def load(self, key: str) -> Doc | None:
         """The document at `key`, or None (one GET)."""
         with _reachable("load"):
@@ -136,25 +153,26 @@ class RedisStore(Store):
     ) -> int:
         """Compare-and-set `key` and its deadline in one EVALSHA; (re)sets its TTL."""
         with _reachable("save"):
-            new = expected + 1
-            value = b"%d:%b" % (new, data)
             args = (
                 expected,
-                value,
+                data,
                 b"" if ttl is None else ttl,
                 b"" if deadline is None else repr(deadline).encode(),
                 key,
+                VERSION_KEEP,
             )
-            if not await self._save(keys=[self._k(key), self._k("deadlines")], args=args):
+            keys = [self._k(key), self._k("deadlines"), self._counter(key)]
+            new = int(await self._save(keys=keys, args=args))
+            if not new:
                 raise Conflict(key)
             return new
 
     async def delete(self, key: str, expected: int) -> None:
-        """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA."""
+        """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA.
+        Its version counter stays for `VERSION_KEEP` seconds."""
         with _reachable("delete"):
-            if not await self._delete(
-                keys=[self._k(key), self._k("deadlines")], args=[expected, key]
-            ):
+            keys = [self._k(key), self._k("deadlines"), self._counter(key)]
+            if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
                 raise Conflict(key)
 
     async def push_history(self, key: str, entry: bytes, keep: int) -> None:

@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 
-from chatbot.store.base import Conflict, Store
+from chatbot.store.base import VERSION_KEEP, Conflict, Store
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 
@@ -86,7 +86,17 @@ async def test_delete(store: Store) -> None:
     await store.delete("g", 0)
     with pytest.raises(Conflict):
         await store.delete("g", 2)
-    assert await store.save("g", b"again", 0, None) == 1
+    assert await store.save("g", b"again", 0, None) == 3, "a version is never issued twice"
+
+
+async def test_versions_never_repeat_across_delete_and_recreate(store: Store) -> None:
+    issued: list[int] = []
+    for _ in range(3):
+        version = await store.save("g", b"new", 0, 60)
+        issued.append(version)
+        issued.append(await store.save("g", b"next", version, 60))
+        await store.delete("g", issued[-1])
+    assert issued == sorted(set(issued)), issued
 
 
 async def test_history_is_capped_newest_first(store: Store) -> None:
@@ -148,12 +158,12 @@ async def test_memory_ttl_set_refreshed_and_removed() -> None:
     assert await store.load("g") is None
     with pytest.raises(Conflict):
         await store.save("g", DATA, 2, 10)
-    assert await store.save("g", DATA, 0, 10) == 1
-    await store.save("g", DATA, 1, None)
+    assert await store.save("g", DATA, 0, 10) == 3, "the expired versions are not issued again"
+    await store.save("g", DATA, 3, None)
     clock.now += 1e9
     doc = await store.load("g")
     assert doc is not None
-    assert doc.version == 2
+    assert doc.version == 4
 
 
 async def test_memory_first_time_expires() -> None:
@@ -194,12 +204,54 @@ async def test_redis_keys_are_prefixed(
     assert await redis_store.first_time("u", 60)
     await redis_store.set_deadline("g", 1.0)
     keys = sorted(await redis_client.keys(redis_prefix + "*"))
-    assert keys == [(redis_prefix + k).encode() for k in ["deadlines", "g", "h", "s", "u"]]
+    names = ["deadlines", "g", "h", "s", "u", "ver:g"]
+    assert keys == [(redis_prefix + k).encode() for k in names]
     assert 0 < await redis_client.ttl(redis_prefix + "u") <= 60
     other = RedisStore.from_url(redis_url, redis_prefix + "other:")
     try:
         assert await other.load("g") is None
         assert await other.due(10.0, 10) == []
+    finally:
+        await other.close()
+
+
+async def test_redis_version_counter_outlives_the_document(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    await redis_store.save("g", DATA, 0, 100)
+    assert await redis_client.ttl(redis_prefix + "ver:g") > 100 + VERSION_KEEP - 2
+    await redis_client.delete(redis_prefix + "g")  # as if it had expired
+    assert await redis_store.save("g", DATA, 0, 100) == 2
+    await redis_store.delete("g", 2)
+    assert VERSION_KEEP - 2 < await redis_client.ttl(redis_prefix + "ver:g") <= VERSION_KEEP
+    await redis_client.delete(redis_prefix + "ver:g")  # a lost counter: versions go on
+    await redis_store.save("g", DATA, 0, 100)
+    assert await redis_store.save("g", DATA, 1, 100) == 2
+    await redis_client.delete(redis_prefix + "ver:g")
+    assert await redis_store.save("g", DATA, 2, 100) == 3
+
+
+async def test_redis_a_paused_writer_cannot_overwrite_a_recreated_document(
+    redis_store: RedisStore, redis_url: str, redis_prefix: str
+) -> None:
+    """Writer A loads the game, pauses; B deletes it and opens a new one; A's save fails."""
+    other = RedisStore.from_url(redis_url, redis_prefix)  # another process
+    try:
+        await redis_store.save("g", b"old game", 0, 60)
+        loaded = await redis_store.load("g")
+        assert loaded is not None
+        await other.delete("g", loaded.version)
+        await other.save("g", b"new lobby", 0, 60)
+        with pytest.raises(Conflict):
+            await redis_store.save("g", b"old game moved", loaded.version, 60)
+        doc = await other.load("g")
+        assert doc is not None and doc.data == b"new lobby"
+        racers = await asyncio.gather(
+            redis_store.save("g", b"a", loaded.version, 60),
+            other.save("g", b"b", doc.version, 60),
+            return_exceptions=True,
+        )
+        assert isinstance(racers[0], Conflict) and racers[1] == doc.version + 1
     finally:
         await other.close()
 
@@ -245,8 +297,7 @@ async def test_redis_concurrent_increments_are_exact(
 async def test_redis_load_and_save_are_one_round_trip(
     redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await redis_store.save("g", DATA, 0, 60)  # connects and loads the Lua script
-    await redis_store.delete("g", 1)
+    await redis_store.delete("g", await redis_store.save("g", DATA, 0, 60))  # loads the scripts
     sent: list[bytes] = []
     original = Connection.send_packed_command
 
@@ -258,13 +309,13 @@ async def test_redis_load_and_save_are_one_round_trip(
         await original(self, command, check_health)
 
     monkeypatch.setattr(Connection, "send_packed_command", counting)
-    await redis_store.save("g", DATA, 0, 60)
+    version = await redis_store.save("g", DATA, 0, 60)
     assert len(sent) == 1 and b"EVALSHA" in sent[0]
     await redis_store.load("g")
     assert len(sent) == 2 and b"GET" in sent[1]
     with pytest.raises(Conflict):
         await redis_store.save("g", DATA, 0, 60)
-    await redis_store.delete("g", 1)
+    await redis_store.delete("g", version)
     assert len(sent) == 4 and b"EVALSHA" in sent[3]
     await redis_store.push_history("h", b"e", 3)
     assert len(sent) == 5 and b"LPUSH" in sent[4] and b"LTRIM" in sent[4]
