@@ -16,12 +16,12 @@ from chatbot.core import views
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
 from chatbot.core.model import Answer, Incoming, Message, Reply
-from chatbot.core.play import DEDUPE_TTL, GameDesk
+from chatbot.core.play import GameDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
-from chatbot.core.tables import Busy, Tables, game_key
+from chatbot.core.tables import Busy, Tables, game_key, handled, seen_key
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
-from chatbot.store.base import Conflict
+from chatbot.store.base import Conflict, StoreUnavailable
 from engine.core import BadState
 
 log = logging.getLogger(__name__)
@@ -42,17 +42,18 @@ class GameService:
         if inc.command is None and inc.data is None:
             return Reply()
         store = self.tables.store
-        # Game presses dedupe in the round trip that loads their session (`load_press`).
-        if (
-            inc.update_id
-            and not b.game_press(inc.data)
-            and not await store.first_time(f"seen:{inc.update_id}", DEDUPE_TTL)
-        ):
+        # An update is marked handled once it was: one cut short by a crash is handled when
+        # Telegram delivers it again. Game presses look in the round trip that loads their
+        # session (`load_press`), and a move is marked by the save that applies it.
+        game = b.game_press(inc.data)
+        chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
+        if not game and inc.update_id and await store.was_seen(seen_key(chat), inc.update_id):
             return Reply()  # the same update delivered again: already handled
         try:
             if inc.command is not None:
-                return await self._command(inc)
-            return await self._press(inc)
+                reply = await self._command(inc)
+            else:
+                reply = await self._press(inc)
         except Busy:  # many writers at once on one session: nothing was changed
             tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
             return self._say(
@@ -62,6 +63,13 @@ class GameService:
             log.error("unreadable session in %s: %r", inc.chat, exc)
             tr = translator(negotiate(inc.user.language))
             return self._say(inc, tr, tr.gettext("This game could not be read: /stop ends it."))
+        saved = game and reply.confirm is not None  # a move: its save marked it
+        if not saved and (seen := handled(chat, inc.update_id)) is not None:
+            try:
+                await store.mark_seen(seen)
+            except StoreUnavailable as exc:  # handled all the same: say what was done
+                log.warning("update %s: could not mark it handled: %r", inc.update_id, exc)
+        return reply
 
     @staticmethod
     def _say(inc: Incoming, tr: Translator, text: str) -> Reply:

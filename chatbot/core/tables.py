@@ -16,11 +16,12 @@ from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import Session
 from chatbot.i18n import negotiate
 from chatbot.settings import Settings
-from chatbot.store.base import RETRIES, Conflict, Doc, Store
+from chatbot.store.base import RETRIES, Conflict, Doc, Seen, Store
 
 GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
+DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after the last one
 
 
 class Busy(Exception):
@@ -43,6 +44,16 @@ def game_key(chat: str) -> str:
 
 def chat_of(key: str) -> str:
     return key.removeprefix("game:")
+
+
+def seen_key(chat: str) -> str:
+    """The bounded set of the chat's handled updates."""
+    return f"seen:{chat}"
+
+
+def handled(chat: str, update: str | None) -> Seen | None:
+    """What marks `update` handled in `chat`'s set (None: an event with no update id)."""
+    return Seen(seen_key(chat), update, DEDUPE_TTL) if update else None
 
 
 class Tables:
@@ -89,10 +100,13 @@ class Tables:
             return None, 0
         return Session.loads(doc.data), doc.version
 
-    async def save(self, session: Session, version: int, owed: bool = False) -> None:
+    async def save(
+        self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
+    ) -> None:
         """Compare-and-set `session`. `owed`: the save makes messages that this process now
         owes the chats; until it records them delivered, the game is also due a little later,
-        so that another process delivers them if this one dies."""
+        so that another process delivers them if this one dies. `seen`: the update that made
+        the change is marked handled in the same step (its redelivery is then ignored)."""
         deadline = session.deadline
         if owed:
             session.change += 1
@@ -100,12 +114,19 @@ class Tables:
             grace = self.clock() + OWED_GRACE
             deadline = grace if deadline is None else min(deadline, grace)
         await self.store.save(
-            game_key(session.chat), session.dumps(), version, self.settings.idle_ttl, deadline
+            game_key(session.chat),
+            session.dumps(),
+            version,
+            self.settings.idle_ttl,
+            deadline,
+            seen,
         )
 
-    async def try_save(self, session: Session, version: int, owed: bool = False) -> bool:
+    async def try_save(
+        self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
+    ) -> bool:
         try:
-            await self.save(session, version, owed)
+            await self.save(session, version, owed, seen)
             return True
         except Conflict:
             return False

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
+SEEN_KEEP = 256  # update ids remembered per set (the newest)
 
 
 class StoreUnavailable(Exception):
@@ -34,6 +35,16 @@ class Doc:
     data: bytes
 
 
+@dataclass(frozen=True)
+class Seen:
+    """An update to remember as handled: its id joins the bounded set `key` (the newest
+    SEEN_KEEP ids stay), and the set expires `ttl` seconds after its last addition."""
+
+    key: str
+    update: str
+    ttl: int
+
+
 class Store(ABC):
     """Where sessions, settings and deadlines live. Implementations: memory.py, redis.py."""
 
@@ -42,17 +53,32 @@ class Store(ABC):
         """The document at `key`, or None (one round trip)."""
 
     @abstractmethod
-    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
-        """`load` plus `first_time(seen, ttl)` in the same round trip."""
+    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
+        """`load` plus `was_seen(seen, update)` in the same round trip."""
+
+    @abstractmethod
+    async def was_seen(self, seen: str, update: str) -> bool:
+        """Whether `update` is in the set `seen` (it was handled)."""
+
+    @abstractmethod
+    async def mark_seen(self, seen: Seen) -> None:
+        """Remember an update as handled (one round trip)."""
 
     @abstractmethod
     async def save(
-        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+        self,
+        key: str,
+        data: bytes,
+        expected: int,
+        ttl: int | None,
+        deadline: float | None = None,
+        seen: Seen | None = None,
     ) -> int:
         """Write `data` if the stored version equals `expected` (0: key absent); returns the new
         version (never issued before for `key`) and sets the key's time to live in seconds
         (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
-        (None: unschedules it). One round trip. Raises Conflict otherwise."""
+        (None: unschedules it) and marks `seen` handled. One round trip. Raises Conflict
+        otherwise (and marks nothing)."""
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:
@@ -75,7 +101,7 @@ class Store(ABC):
 
     @abstractmethod
     async def first_time(self, key: str, ttl: int) -> bool:
-        """True the first time `key` is seen within `ttl` seconds (dedupes retried updates)."""
+        """True the first time `key` is seen within `ttl` seconds (e.g. a one-use button)."""
 
     @abstractmethod
     async def set_deadline(self, member: str, at: float) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from chatbot.store.base import Conflict, Doc, Store
+from chatbot.store.base import SEEN_KEEP, Conflict, Doc, Seen, Store
 
 
 class MemoryStore(Store):
@@ -19,6 +19,7 @@ class MemoryStore(Store):
         self._docs: dict[str, tuple[Doc, float | None]] = {}
         self._issued: dict[str, int] = {}  # the highest version issued per key (never dropped)
         self._seen: dict[str, float] = {}
+        self._handled: dict[str, tuple[dict[str, None], float]] = {}  # set -> (ids, expiry)
         self._lists: dict[str, list[bytes]] = {}
         self._settings: dict[str, dict[str, str]] = {}
         self._deadlines: dict[str, float] = {}
@@ -44,16 +45,45 @@ class MemoryStore(Store):
         """The document at `key`, or None."""
         return self._live(key)
 
-    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
-        """`load` and `first_time` together."""
-        return self._live(key), await self.first_time(seen, ttl)
+    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
+        """`load` and `was_seen` together."""
+        return self._live(key), await self.was_seen(seen, update)
+
+    def _ids(self, seen: str) -> dict[str, None]:
+        """The unexpired ids of the set `seen`, oldest first."""
+        entry = self._handled.get(seen)
+        if entry is None or entry[1] <= self._clock():
+            self._handled.pop(seen, None)
+            return {}
+        return entry[0]
+
+    async def was_seen(self, seen: str, update: str) -> bool:
+        """Whether `update` is in the set `seen`."""
+        return update in self._ids(seen)
+
+    async def mark_seen(self, seen: Seen) -> None:
+        """Add the id; the oldest beyond SEEN_KEEP go; the set lives `ttl` more seconds."""
+        ids = self._ids(seen.key)
+        ids.pop(seen.update, None)
+        ids[seen.update] = None
+        while len(ids) > SEEN_KEEP:
+            del ids[next(iter(ids))]
+        self._handled[seen.key] = (ids, self._clock() + seen.ttl)
 
     async def save(
-        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+        self,
+        key: str,
+        data: bytes,
+        expected: int,
+        ttl: int | None,
+        deadline: float | None = None,
+        seen: Seen | None = None,
     ) -> int:
         """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
-        and its deadline (None: unscheduled)."""
+        and its deadline (None: unscheduled); marks `seen`."""
         self._check(key, expected)
+        if seen is not None:
+            await self.mark_seen(seen)
         new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1
         expires = None if ttl is None else self._clock() + ttl
         self._docs[key] = (Doc(new, data), expires)

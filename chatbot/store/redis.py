@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import cast
@@ -13,7 +14,15 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from chatbot.settings import Settings
-from chatbot.store.base import VERSION_KEEP, Conflict, Doc, Store, StoreUnavailable
+from chatbot.store.base import (
+    SEEN_KEEP,
+    VERSION_KEEP,
+    Conflict,
+    Doc,
+    Seen,
+    Store,
+    StoreUnavailable,
+)
 
 # A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
 # scripts read only the version prefix (GETRANGE) and compare it, as a decimal string, with the
@@ -24,11 +33,12 @@ local version = '0'
 if head ~= '' then version = string.sub(head, 1, string.find(head, ':', 1, true) - 1) end
 """
 
-# KEYS: document, deadlines sorted set, the document's version counter. ARGV: expected
-# version, data, ttl seconds or "" (persist), deadline or "" (unschedule), member, seconds the
-# counter outlives the document. The new version comes from the counter, which survives the
-# document's deletion and expiry, so a version is never issued twice for a key. Returns the
-# new version, or 0 when the expected version is stale.
+# KEYS: document, deadlines sorted set, the document's version counter, and optionally a set
+# of handled updates. ARGV: expected version, data, ttl seconds or "" (persist), deadline or ""
+# (unschedule), member, seconds the counter outlives the document; with the set: the update
+# id, its score (unix time), the set's ttl and how many ids it keeps. The new version comes
+# from the counter, which survives the document's deletion and expiry, so a version is never
+# issued twice for a key. Returns the new version, or 0 when the expected version is stale.
 _SAVE = (
     _CURRENT
     + """
@@ -50,6 +60,11 @@ if ARGV[4] == '' then
   redis.call('ZREM', KEYS[2], ARGV[5])
 else
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+end
+if KEYS[4] then
+  redis.call('ZADD', KEYS[4], ARGV[8], ARGV[7])
+  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[10]) + 1))
+  redis.call('EXPIRE', KEYS[4], ARGV[9])
 end
 return new
 """
@@ -139,29 +154,53 @@ class RedisStore(Store):
         version, _, data = raw.partition(b":")
         return Doc(int(version), data)
 
-    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
-        """GET and SET NX EX pipelined: one round trip."""
+    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
+        """GET and ZSCORE pipelined: one round trip."""
         with _reachable("load_once"):
             async with self._r.pipeline(transaction=False) as pipe:
                 pipe.get(self._k(key))
-                pipe.set(self._k(seen), b"1", nx=True, ex=ttl)
-                raw, first = await pipe.execute()
-            return self._doc(raw), bool(first)
+                pipe.zscore(self._k(seen), update)
+                raw, score = await pipe.execute()
+            return self._doc(raw), score is not None
+
+    async def was_seen(self, seen: str, update: str) -> bool:
+        """ZSCORE in the set of handled updates."""
+        with _reachable("was_seen"):
+            return await self._r.zscore(self._k(seen), update) is not None
+
+    async def mark_seen(self, seen: Seen) -> None:
+        """ZADD, trim to the newest SEEN_KEEP, EXPIRE: pipelined, one round trip."""
+        with _reachable("mark_seen"):
+            key = self._k(seen.key)
+            async with self._r.pipeline(transaction=False) as pipe:
+                pipe.zadd(key, {seen.update: time.time()})
+                pipe.zremrangebyrank(key, 0, -(SEEN_KEEP + 1))
+                pipe.expire(key, seen.ttl)
+                await pipe.execute()
 
     async def save(
-        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+        self,
+        key: str,
+        data: bytes,
+        expected: int,
+        ttl: int | None,
+        deadline: float | None = None,
+        seen: Seen | None = None,
     ) -> int:
-        """Compare-and-set `key` and its deadline in one EVALSHA; (re)sets its TTL."""
+        """Compare-and-set `key`, its deadline and `seen` in one EVALSHA; (re)sets its TTL."""
         with _reachable("save"):
-            args = (
+            args: list[bytes | str | int | float] = [
                 expected,
                 data,
                 b"" if ttl is None else ttl,
                 b"" if deadline is None else repr(deadline).encode(),
                 key,
                 VERSION_KEEP,
-            )
+            ]
             keys = [self._k(key), self._k("deadlines"), self._counter(key)]
+            if seen is not None:
+                keys.append(self._k(seen.key))
+                args += [seen.update, repr(time.time()), seen.ttl, SEEN_KEEP]
             new = int(await self._save(keys=keys, args=args))
             if not new:
                 raise Conflict(key)

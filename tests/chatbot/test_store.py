@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 
-from chatbot.store.base import VERSION_KEEP, Conflict, Store
+from chatbot.store.base import SEEN_KEEP, VERSION_KEEP, Conflict, Seen, Store
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 
@@ -124,6 +124,50 @@ async def test_first_time(store: Store) -> None:
     assert await store.first_time("update:1", 60) is True
     assert await store.first_time("update:1", 60) is False
     assert await store.first_time("update:2", 60) is True
+
+
+async def test_an_update_is_marked_handled_by_its_save_or_after(store: Store) -> None:
+    assert await store.load_once("g", "seen:c", "u1") == (None, False)
+    await store.save("g", DATA, 0, 60, seen=Seen("seen:c", "u1", 60))
+    doc, seen = await store.load_once("g", "seen:c", "u1")
+    assert doc is not None and doc.data == DATA and seen
+    with pytest.raises(Conflict):
+        await store.save("g", DATA, 0, 60, seen=Seen("seen:c", "u2", 60))
+    assert not await store.was_seen("seen:c", "u2"), "a refused save marks nothing"
+    assert not await store.was_seen("seen:other", "u1")
+    await store.mark_seen(Seen("seen:c", "u2", 60))
+    assert await store.was_seen("seen:c", "u2")
+
+
+async def test_handled_updates_are_bounded(store: Store) -> None:
+    for i in range(SEEN_KEEP + 10):
+        await store.mark_seen(Seen("seen:c", f"u{i}", 60))
+    remembered = [await store.was_seen("seen:c", f"u{i}") for i in range(SEEN_KEEP + 10)]
+    assert remembered == [False] * 10 + [True] * SEEN_KEEP, "the newest stay"
+
+
+async def test_memory_handled_updates_expire() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    await store.mark_seen(Seen("seen:c", "u1", 10))
+    clock.now += 9
+    await store.mark_seen(Seen("seen:c", "u2", 10))  # refreshes the whole set
+    clock.now += 9
+    assert await store.was_seen("seen:c", "u1")
+    clock.now += 1
+    assert not await store.was_seen("seen:c", "u2")
+
+
+async def test_redis_handled_updates_are_one_capped_set_with_a_ttl(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    for i in range(SEEN_KEEP + 5):
+        await redis_store.mark_seen(Seen("seen:c", f"u{i}", 60))
+    await redis_store.save("g", DATA, 0, 60, seen=Seen("seen:c", "last", 60))
+    key = redis_prefix + "seen:c"
+    assert await redis_client.zcard(key) == SEEN_KEEP
+    assert 0 < await redis_client.ttl(key) <= 60
+    assert await redis_store.was_seen("seen:c", "last")
 
 
 async def test_deadlines(store: Store) -> None:

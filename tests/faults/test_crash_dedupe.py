@@ -1,0 +1,73 @@
+"""A process cut short in the middle of a press (before its save) leaves the update
+unhandled: Telegram's redelivery is handled by another process, once."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import redis.asyncio as aioredis
+from telegram import Update
+
+from chatbot.store.redis import RedisStore
+from tests.e2e.fake_telegram import FakeTelegram
+from tests.e2e.harness import Harness, hand_message
+from tests.e2e.helpers import JSON, answer_calls, load, open_table, to_move, user_of
+from tests.e2e.test_timers import Clock
+
+
+async def move_update(h: Harness, tg: FakeTelegram, users: list[JSON]) -> JSON:
+    """A press of a move button by the player to move (navigating their hand to one)."""
+    rng = random.Random(11)
+    session = await load(h)
+    user = user_of(session, to_move(session), users)
+    while True:
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        moves = [d for d in hand.callback_data if d.startswith("m")]
+        if moves:
+            return tg.callback_update(user, hand, rng.choice(moves))
+        steps = [d for d in hand.callback_data if d.startswith("n")]
+        await h.press(user, hand, rng.choice(steps))
+
+
+async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    clock = Clock()
+    client = aioredis.Redis.from_url(redis_url)
+    a = await Harness(tg, RedisStore(client, redis_prefix), clock=clock).start()
+    b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), clock=clock).start()
+    try:
+        users = [tg.user(85, "Gus"), tg.user(86, "Hal")]
+        await open_table(a, tg, users)
+        before = await load(a)
+        update = await move_update(a, tg, users)
+        reached = asyncio.Event()
+
+        async def dies(*args: Any, **kwargs: Any) -> Any:
+            reached.set()  # A got as far as its compare-and-set, and dies there
+            await asyncio.Event().wait()
+
+        client.evalsha = dies  # type: ignore[method-assign]
+        task = asyncio.create_task(a.bot.app.process_update(Update.de_json(update, a.bot.app.bot)))
+        await asyncio.wait_for(reached.wait(), 5)
+        task.cancel()
+        assert (await load(b2)).moves == before.moves
+        assert answer_calls(tg, update) == [], "A never answered: Telegram delivers it again"
+        await b2.feed(update)
+        after = await load(b2)
+        assert after.moves == before.moves + 1, "the redelivery was handled"
+        assert len(answer_calls(tg, update)) == 1
+        sent = len(tg.calls)
+        await b2.feed(update)
+        assert (await load(b2)).moves == after.moves, "a handled update is ignored"
+        assert len(tg.calls) == sent
+    finally:
+        await b2.stop()
+        await b2.bot.tables.store.close()
+        a.bot.errors.clear()
+        await a.bot.runner.stop()
+        await a.bot.app.shutdown()
+        await client.aclose()
