@@ -30,7 +30,7 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
-from chatbot.core.tables import Busy, Tables, game_key, handled, seen_key
+from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled, seen_key
 from chatbot.core.views import fresh, say
 from chatbot.i18n import Translator, translator
 from chatbot.store.base import RETRIES, Doc
@@ -341,7 +341,10 @@ class GameDesk:
                 for p in bundle.game.result(with_state)
             ]
         await self.tables.store.push_history(
-            f"hist:{session.chat}", orjson.dumps(entry), self.tables.settings.history_keep
+            f"hist:{session.chat}",
+            orjson.dumps(entry),
+            self.tables.settings.history_keep,
+            HISTORY_TTL,
         )
 
     # --- timers ----------------------------------------------------------------------------

@@ -18,7 +18,15 @@ from chatbot.core.lobby import LobbyDesk
 from chatbot.core.model import Answer, Incoming, Message, Reply
 from chatbot.core.play import GameDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
-from chatbot.core.tables import Busy, Tables, game_key, handled, seen_key
+from chatbot.core.tables import (
+    HISTORY_TTL,
+    PREFS_TTL,
+    Busy,
+    Tables,
+    game_key,
+    handled,
+    seen_key,
+)
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
 from chatbot.store.base import Conflict, StoreUnavailable
@@ -124,7 +132,7 @@ class GameService:
 
     async def _start_command(self, inc: Incoming) -> Reply:
         if inc.private:
-            await self.tables.store.set_setting(f"user:{inc.user.id}", "dm", "1")
+            await self.tables.store.set_setting(f"user:{inc.user.id}", "dm", "1", PREFS_TTL)
             chat = b.chat_from_payload(inc.args.strip())
             if chat:
                 return await self.lobby.join(inc, chat)
@@ -193,10 +201,10 @@ class GameService:
         still name the old chat find the game through the recorded move. Idempotent."""
         tables = self.tables
         store = tables.store
-        await store.set_setting("moved", old, new)
+        await store.set_setting(f"moved:{old}", "to", new, PREFS_TTL)
         language = await store.get_setting(f"chat:{old}", "lang")
         if language:
-            await store.set_setting(f"chat:{new}", "lang", language)
+            await store.set_setting(f"chat:{new}", "lang", language, PREFS_TTL)
         session, version = tables.session(await store.load(game_key(old)))
         if session is None:
             return []
@@ -210,7 +218,7 @@ class GameService:
             await store.delete(game_key(old), version)
         keep = tables.settings.history_keep
         for raw in reversed(await store.history(f"hist:{old}", keep)):
-            await store.push_history(f"hist:{new}", raw, keep)
+            await store.push_history(f"hist:{new}", raw, keep, HISTORY_TTL)
         bundle = tables.bundle(session)
         if session.phase == LOBBY:
             tr = translator(session.language)

@@ -22,6 +22,9 @@ GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
 DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after the last one
+PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept after last use
+HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its last game
+ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 
 
 class Busy(Exception):
@@ -91,7 +94,7 @@ class Tables:
 
     async def moved_to(self, chat: str) -> str | None:
         """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
-        return await self.store.get_setting("moved", chat)
+        return await self.store.get_setting(f"moved:{chat}", "to")
 
     @staticmethod
     def session(doc: Doc | None) -> tuple[Session | None, int]:
@@ -133,7 +136,8 @@ class Tables:
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
-        await self.store.set_setting(f"sent:{chat}", "change", str(change))
+        ttl = self.settings.idle_ttl  # as long as the session it speaks of
+        await self.store.set_setting(f"sent:{chat}", "change", str(change), ttl)
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""
@@ -146,12 +150,12 @@ class Tables:
 
     async def heartbeat(self) -> None:
         """This process is alive (it delivers what it owes)."""
-        await self.store.set_setting("alive", self.process, repr(self.clock()))
+        await self.store.set_setting(f"alive:{self.process}", "at", repr(self.clock()), ALIVE_TTL)
 
     async def alive(self, process: str) -> bool:
         if process == self.process:
             return True
-        beat = await self.store.get_setting("alive", process)
+        beat = await self.store.get_setting(f"alive:{process}", "at")
         try:
             return beat is not None and float(beat) > self.clock() - ALIVE_FOR
         except ValueError:
@@ -201,14 +205,14 @@ class Tables:
                 continue
 
     async def user_language(self, user_id: str, code: str | None) -> str:
-        return await self.store.get_setting(f"user:{user_id}", "lang") or negotiate(code)
+        chosen = await self.store.get_setting(f"user:{user_id}", "lang", refresh=PREFS_TTL)
+        return chosen or negotiate(code)
 
     async def chat_language(self, inc: Incoming) -> str:
         if inc.private:
             return await self.user_language(inc.user.id, inc.user.language)
-        return await self.store.get_setting(f"chat:{inc.chat}", "lang") or negotiate(
-            inc.user.language
-        )
+        chosen = await self.store.get_setting(f"chat:{inc.chat}", "lang", refresh=PREFS_TTL)
+        return chosen or negotiate(inc.user.language)
 
     async def may_host(self, inc: Incoming, session: Session) -> bool:
         """The player who opened the table, or an admin of the chat."""
@@ -239,7 +243,7 @@ class Tables:
     async def seated(self, user: str, chat: str) -> None:
         """Remember that `user` sits in `chat`'s game (a private /language finds it)."""
         chats = [chat, *(c for c in await self.games_of(user) if c != chat)][:GAMES_KEPT]
-        await self.store.set_setting(f"user:{user}", "games", json.dumps(chats))
+        await self.store.set_setting(f"user:{user}", "games", json.dumps(chats), PREFS_TTL)
 
     async def reachable(self, user: str) -> bool:
         """Whether the bot may write to `user` privately (they opened the private chat)."""

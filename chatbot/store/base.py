@@ -85,19 +85,23 @@ class Store(ABC):
         """Remove `key` (and its deadline) if its version equals `expected`; else Conflict."""
 
     @abstractmethod
-    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
-        """Prepend `entry` to a capped list (the newest `keep` entries stay)."""
+    async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
+        """Prepend `entry` to a capped list (the newest `keep` entries stay); the list expires
+        `ttl` seconds after its last entry (None: keeps its expiry)."""
 
     @abstractmethod
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries of a capped list, newest first."""
 
     @abstractmethod
-    async def get_setting(self, key: str, field: str) -> str | None:
-        """One field of a settings hash (per-chat or per-user settings, e.g. language)."""
+    async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
+        """One field of a settings hash (per-chat or per-user settings, e.g. language); with
+        `refresh`, the hash (if any) expires `refresh` seconds from now (one round trip)."""
 
     @abstractmethod
-    async def set_setting(self, key: str, field: str, value: str) -> None: ...
+    async def set_setting(self, key: str, field: str, value: str, ttl: int | None = None) -> None:
+        """Set one field; with `ttl`, the hash expires `ttl` seconds from now (one round trip;
+        None: keeps its expiry)."""
 
     @abstractmethod
     async def first_time(self, key: str, ttl: int) -> bool:

@@ -22,6 +22,7 @@ class MemoryStore(Store):
         self._handled: dict[str, tuple[dict[str, None], float]] = {}  # set -> (ids, expiry)
         self._lists: dict[str, list[bytes]] = {}
         self._settings: dict[str, dict[str, str]] = {}
+        self._expiry: dict[str, float] = {}  # lists and settings hashes with a time to live
         self._deadlines: dict[str, float] = {}
 
     def _live(self, key: str) -> Doc | None:
@@ -99,23 +100,42 @@ class MemoryStore(Store):
         self._docs.pop(key, None)
         self._deadlines.pop(key, None)
 
-    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
+    def _expired(self, key: str) -> None:
+        """Drop the list or settings hash `key` if its time to live has passed."""
+        if self._expiry.get(key, float("inf")) <= self._clock():
+            self._lists.pop(key, None)
+            self._settings.pop(key, None)
+            del self._expiry[key]
+
+    def _expire(self, key: str, ttl: int | None) -> None:
+        if ttl is not None:
+            self._expiry[key] = self._clock() + ttl
+
+    async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
         """Prepend `entry`, keeping the newest `keep` (>= 1) entries."""
         if keep < 1:
             raise ValueError(f"keep must be >= 1, not {keep}")
+        self._expired(key)
         self._lists[key] = [entry, *self._lists.get(key, [])[: keep - 1]]
+        self._expire(key, ttl)
 
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries, newest first."""
+        self._expired(key)
         return self._lists.get(key, [])[: max(limit, 0)]
 
-    async def get_setting(self, key: str, field: str) -> str | None:
+    async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
         """One field of the settings hash `key`."""
+        self._expired(key)
+        if key in self._settings:
+            self._expire(key, refresh)
         return self._settings.get(key, {}).get(field)
 
-    async def set_setting(self, key: str, field: str, value: str) -> None:
-        """Set one field of the settings hash `key` (never expires)."""
+    async def set_setting(self, key: str, field: str, value: str, ttl: int | None = None) -> None:
+        """Set one field of the settings hash `key`."""
+        self._expired(key)
         self._settings.setdefault(key, {})[field] = value
+        self._expire(key, ttl)
 
     async def first_time(self, key: str, ttl: int) -> bool:
         """True unless `key` was marked within the last `ttl` seconds; marks it if so."""

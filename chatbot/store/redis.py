@@ -214,14 +214,16 @@ class RedisStore(Store):
             if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
                 raise Conflict(key)
 
-    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
-        """LPUSH then LTRIM to the newest `keep` (>= 1) entries, pipelined."""
+    async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
+        """LPUSH, LTRIM to the newest `keep` (>= 1) entries and EXPIRE, pipelined."""
         with _reachable("push_history"):
             if keep < 1:
                 raise ValueError(f"keep must be >= 1, not {keep}")
             async with self._r.pipeline(transaction=False) as pipe:
                 pipe.lpush(self._k(key), entry)
                 pipe.ltrim(self._k(key), 0, keep - 1)
+                if ttl is not None:
+                    pipe.expire(self._k(key), ttl)
                 await pipe.execute()
 
     async def history(self, key: str, limit: int) -> list[bytes]:
@@ -231,16 +233,28 @@ class RedisStore(Store):
                 return []
             return cast(list[bytes], await self._r.lrange(self._k(key), 0, limit - 1))
 
-    async def get_setting(self, key: str, field: str) -> str | None:
-        """One field of the settings hash `key` (HGET)."""
+    async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
+        """One field of the settings hash `key` (HGET; with `refresh`, EXPIRE pipelined)."""
         with _reachable("get_setting"):
-            value = cast(bytes | None, await self._r.hget(self._k(key), field))
+            if refresh is None:
+                value = cast(bytes | None, await self._r.hget(self._k(key), field))
+            else:
+                async with self._r.pipeline(transaction=False) as pipe:
+                    pipe.hget(self._k(key), field)
+                    pipe.expire(self._k(key), refresh)
+                    value, _ = await pipe.execute()
             return None if value is None else value.decode()
 
-    async def set_setting(self, key: str, field: str, value: str) -> None:
-        """Set one field of the settings hash `key` (HSET, never expires)."""
+    async def set_setting(self, key: str, field: str, value: str, ttl: int | None = None) -> None:
+        """Set one field of the settings hash `key` (HSET; with `ttl`, EXPIRE pipelined)."""
         with _reachable("set_setting"):
-            await self._r.hset(self._k(key), field, value)
+            if ttl is None:
+                await self._r.hset(self._k(key), field, value)
+                return
+            async with self._r.pipeline(transaction=False) as pipe:
+                pipe.hset(self._k(key), field, value)
+                pipe.expire(self._k(key), ttl)
+                await pipe.execute()
 
     async def first_time(self, key: str, ttl: int) -> bool:
         """SET NX EX: True only for the first caller within `ttl` seconds."""

@@ -210,6 +210,22 @@ async def test_memory_ttl_set_refreshed_and_removed() -> None:
     assert doc.version == 4
 
 
+async def test_memory_settings_and_history_expire_unless_refreshed() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    await store.set_setting("user:1", "lang", "th", 10)
+    await store.push_history("h", b"e", 5, 10)
+    await store.set_setting("chat:1", "lang", "ja")  # no ttl: kept
+    clock.now += 9
+    assert await store.get_setting("user:1", "lang", refresh=10) == "th"
+    clock.now += 9
+    assert await store.get_setting("user:1", "lang") == "th", "refreshed by its use"
+    assert await store.history("h", 5) == []
+    clock.now += 1
+    assert await store.get_setting("user:1", "lang") is None
+    assert await store.get_setting("chat:1", "lang") == "ja"
+
+
 async def test_memory_first_time_expires() -> None:
     clock = FakeClock()
     store = MemoryStore(clock=clock)
@@ -237,6 +253,20 @@ async def test_redis_ttl_set_refreshed_and_removed(
     assert await redis_store.load("g") is None
     with pytest.raises(Conflict):
         await redis_store.delete("g", 4)
+
+
+async def test_redis_settings_and_history_get_ttls(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    await redis_store.set_setting("user:1", "lang", "th", 100)
+    await redis_store.push_history("h", b"e", 5, 200)
+    assert 98 < await redis_client.ttl(redis_prefix + "user:1") <= 100
+    assert 198 < await redis_client.ttl(redis_prefix + "h") <= 200
+    await redis_client.expire(redis_prefix + "user:1", 5)
+    assert await redis_store.get_setting("user:1", "lang", refresh=100) == "th"
+    assert 98 < await redis_client.ttl(redis_prefix + "user:1") <= 100
+    assert await redis_store.get_setting("user:2", "lang", refresh=100) is None
+    assert await redis_client.exists(redis_prefix + "user:2") == 0
 
 
 async def test_redis_keys_are_prefixed(
