@@ -16,7 +16,7 @@ from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import Session
 from chatbot.i18n import negotiate
 from chatbot.settings import Settings
-from chatbot.store.base import RETRIES, Conflict, Doc, Seen, Store
+from chatbot.store.base import RETRIES, Conflict, Doc, Seen, Store, StoreUnavailable
 
 GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
@@ -25,6 +25,7 @@ DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after th
 PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept after last use
 HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its last game
 ALIVE_TTL = 60  # seconds a process's heartbeat is kept
+UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 
 
 class Busy(Exception):
@@ -78,6 +79,9 @@ class Tables:
         self.clock = clock
         self.seeds = seeds
         self.process = uuid.uuid4().hex[:12]  # this process, as owner of undelivered changes
+        # Changes whose save failed with a storage fault: this process will not deliver them,
+        # though Redis may have applied the save (chat, change). Kept for the process's life.
+        self.unsent: set[tuple[str, int]] = set()
 
     @property
     def caps(self) -> Capabilities:
@@ -116,14 +120,21 @@ class Tables:
             session.owner = self.process
             grace = self.clock() + OWED_GRACE
             deadline = grace if deadline is None else min(deadline, grace)
-        await self.store.save(
-            game_key(session.chat),
-            session.dumps(),
-            version,
-            self.settings.idle_ttl,
-            deadline,
-            seen,
-        )
+        try:
+            await self.store.save(
+                game_key(session.chat),
+                session.dumps(),
+                version,
+                self.settings.idle_ttl,
+                deadline,
+                seen,
+            )
+        except StoreUnavailable:
+            if owed:  # it may have been saved all the same (Redis stalled, then went on)
+                if len(self.unsent) >= UNSENT_KEPT:
+                    self.unsent.pop()
+                self.unsent.add((session.chat, session.change))
+            raise
 
     async def try_save(
         self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
@@ -136,6 +147,7 @@ class Tables:
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
+        self.unsent.discard((chat, change))
         ttl = self.settings.idle_ttl  # as long as the session it speaks of
         await self.store.set_setting(f"sent:{chat}", "change", str(change), ttl)
 
@@ -146,6 +158,8 @@ class Tables:
         sent = await self.store.get_setting(f"sent:{session.chat}", "change")
         if sent is not None and sent.isdigit() and int(sent) >= session.change:
             return False
+        if (session.chat, session.change) in self.unsent:
+            return True  # saved by this process while it thought the save had failed
         return not await self.alive(session.owner)
 
     async def heartbeat(self) -> None:

@@ -1,5 +1,6 @@
 """A process cut short in the middle of a press (before its save) leaves the update
-unhandled: Telegram's redelivery is handled by another process, once."""
+unhandled: Telegram's redelivery is handled by another process, once. A save that Redis
+applied while the process saw it time out is announced all the same."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import random
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import TimeoutError as RedisTimeout
 from telegram import Update
 
+from chatbot.core.tables import OWED_GRACE
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message
-from tests.e2e.helpers import JSON, answer_calls, load, open_table, to_move, user_of
+from tests.e2e.helpers import GROUP, JSON, answer_calls, load, open_table, to_move, user_of
 from tests.e2e.test_timers import Clock
 
 
@@ -70,4 +73,45 @@ async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
         a.bot.errors.clear()
         await a.bot.runner.stop()
         await a.bot.app.shutdown()
+        await client.aclose()
+
+
+async def test_a_move_saved_while_its_save_timed_out_is_announced(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    """Redis applies the compare-and-set but answers too late: the presser is told the
+    storage is unreachable, and the saved move is announced once its grace has passed."""
+    clock = Clock()
+    client = aioredis.Redis.from_url(redis_url)
+    h = await Harness(tg, RedisStore(client, redis_prefix), clock=clock).start()
+    try:
+        users = [tg.user(97, "Max"), tg.user(98, "Ned")]
+        await open_table(h, tg, users)
+        before = await load(h)
+        table = int(before.messages["table"])
+        shown = tg.message(GROUP, table).text
+        update = await move_update(h, tg, users)
+        evalsha = client.evalsha
+
+        async def late(*args: Any, **kwargs: Any) -> Any:
+            await evalsha(*args, **kwargs)
+            raise RedisTimeout("Timeout reading from socket")
+
+        client.evalsha = late  # type: ignore[method-assign]
+        await h.feed(update)
+        client.evalsha = evalsha  # type: ignore[method-assign]
+        (answer,) = answer_calls(tg, update)
+        assert "storage" in str(answer.params.get("text"))
+        moved = await load(h)
+        assert moved.moves == before.moves + 1, "Redis applied the move"
+        assert tg.message(GROUP, table).text == shown
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() >= 1
+        assert tg.message(GROUP, table).text != shown, "the move is announced"
+        next_user = user_of(moved, to_move(moved), users)
+        assert hand_message(tg, next_user["id"]) is not None
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() == 0, "announced once"
+    finally:
+        await h.stop()
         await client.aclose()
