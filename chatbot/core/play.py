@@ -215,9 +215,11 @@ class GameDesk:
         group = press.op == b.GROUP_MOVE
         named, code = (inc.chat, press.fields[0]) if group else press.fields
         seen = handled(named, inc.update_id)  # the set that `load_press` looks in
-        for _ in range(RETRIES):
+        for attempt in range(RETRIES):
             doc, _, duplicate = await self.load_press(inc, named)
             if duplicate:
+                if attempt:  # our own save may have been applied, its answer lost
+                    self._unsent_if_mine(doc)
                 return Reply()  # the same update delivered again: already handled
             checked = await self._check(inc, doc, press.stamp, group)
             if isinstance(checked, Reply):
@@ -241,6 +243,17 @@ class GameDesk:
             answer = Answer(bundle.presenter.confirm(view, action, tr))
             return Reply(answer, messages, confirm=(session.chat, session.change))
         raise Busy(named)
+
+    def _unsent_if_mine(self, doc: Doc | None) -> None:
+        """A save whose reply was lost (the connection broke, the client sent it again and
+        got a conflict) still changed the game: if the stored change is this process's, it
+        is delivered by this process's timer after the grace."""
+        try:
+            session, _ = self.tables.session(doc)
+        except BadSession:
+            return
+        if session is not None and session.owner == self.tables.process:
+            self.tables.unsent.add((session.chat, session.change))
 
     async def nav(self, inc: Incoming, press: b.Press) -> Reply:
         """A step of a choice (or a page of a long list) in the private hand message."""

@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 from telegram import Update
 
@@ -115,3 +116,45 @@ async def test_a_move_saved_while_its_save_timed_out_is_announced(
     finally:
         await h.stop()
         await client.aclose()
+
+
+async def test_a_move_whose_reply_was_lost_and_retried_is_announced(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    """The connection breaks after Redis applied the compare-and-set: the client sends it
+    again on a new connection and gets a conflict; the move is announced all the same."""
+    clock = Clock()
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    client = store._r
+    h = await Harness(tg, store, clock=clock).start()
+    try:
+        users = [tg.user(99, "Oz"), tg.user(100, "Pia")]
+        await open_table(h, tg, users)
+        before = await load(h)
+        table = int(before.messages["table"])
+        shown = tg.message(GROUP, table).text
+        update = await move_update(h, tg, users)
+        send = client._send_command_parse_response
+        broken: list[str] = []
+
+        async def reset(conn: Any, command: str, *args: Any, **options: Any) -> Any:
+            result = await send(conn, command, *args, **options)
+            if command == "EVALSHA" and not broken:
+                broken.append(command)
+                raise RedisConnectionError("Connection reset by peer")
+            return result
+
+        client._send_command_parse_response = reset  # type: ignore[method-assign]
+        await h.feed(update)
+        client._send_command_parse_response = send  # type: ignore[method-assign]
+        assert broken, "the reply of the save was lost once"
+        moved = await load(h)
+        assert moved.moves == before.moves + 1
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() >= 1
+        assert tg.message(GROUP, table).text != shown, "the move is announced"
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() == 0, "announced once"
+    finally:
+        await h.stop()
+        await store.close()
