@@ -10,7 +10,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 
-from chatbot.store.base import SEEN_KEEP, VERSION_KEEP, Conflict, Seen, Store
+from chatbot.settings import Settings
+from chatbot.store.base import SEEN_KEEP, VERSION_KEEP, Conflict, Seen, Store, StoreUnavailable
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 
@@ -393,3 +394,27 @@ async def test_redis_load_and_save_are_one_round_trip(
     assert len(sent) == 4 and b"EVALSHA" in sent[3]
     await redis_store.push_history("h", b"e", 3)
     assert len(sent) == 5 and b"LPUSH" in sent[4] and b"LTRIM" in sent[4]
+
+
+async def test_redis_client_settings_come_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            "REDIS_URL": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+            "REDIS_TIMEOUT": "0.5",
+            "REDIS_CONNECT_TIMEOUT": "0.25",
+            "REDIS_RETRIES": "4",
+            "REDIS_HEALTH_CHECK": "7",
+        }
+    )
+    store = RedisStore.from_settings(settings)
+    try:
+        kwargs = store._r.connection_pool.connection_kwargs
+        assert (kwargs["socket_timeout"], kwargs["socket_connect_timeout"]) == (0.5, 0.25)
+        assert kwargs["retry"].get_retries() == 4
+        assert kwargs["health_check_interval"] == 7
+        with pytest.raises(StoreUnavailable):
+            await store.load("g")
+    finally:
+        await store.close()
+    with pytest.raises(ValueError):
+        RedisStore.from_settings(Settings())
