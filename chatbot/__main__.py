@@ -177,7 +177,7 @@ def run_telegram(settings: Settings, games: Registry) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
-    store = RedisStore.from_url(settings.redis_url) if settings.redis_url else MemoryStore()
+    store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
     try:
         TelegramBot(settings, store, games).run_polling()
     except InvalidToken as exc:

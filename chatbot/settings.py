@@ -36,6 +36,10 @@ class Settings:
     group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
     overall_rate: float = 30.0  # Telegram's limit: requests a second over all chats
     thinkers: int = max(1, (os.cpu_count() or 2) - 1)  # computer players' processes (0: a thread)
+    redis_timeout: float = 2.0  # seconds a Redis command may take before the store is "down"
+    redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
+    redis_retries: int = 2  # new connections tried after a refused or broken one
+    redis_health_check: float = 30.0  # a connection idle this long is PINGed before use
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -66,4 +70,8 @@ class Settings:
             group_rate=num("GROUP_RATE", d.group_rate),
             overall_rate=num("OVERALL_RATE", d.overall_rate),
             thinkers=int(num("THINKERS", d.thinkers)),
+            redis_timeout=num("REDIS_TIMEOUT", d.redis_timeout),
+            redis_connect_timeout=num("REDIS_CONNECT_TIMEOUT", d.redis_connect_timeout),
+            redis_retries=int(num("REDIS_RETRIES", d.redis_retries)),
+            redis_health_check=num("REDIS_HEALTH_CHECK", d.redis_health_check),
         )

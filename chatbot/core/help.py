@@ -11,7 +11,7 @@ from chatbot.core import buttons as b
 from chatbot.core.model import Answer, Button, Incoming, Keyboard, Message, Reply
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Session
-from chatbot.core.tables import Tables
+from chatbot.core.tables import PREFS_TTL, Tables
 from chatbot.i18n import N_, Translator, available_locales, translator, translators
 from chatbot.rules import GlossaryEntry, RuleBook, find_term
 
@@ -204,7 +204,7 @@ class HelpDesk:
         store = tables.store
         tr = translator(code)
         if scope == "u":
-            await store.set_setting(f"user:{inc.user.id}", "lang", code)
+            await store.set_setting(f"user:{inc.user.id}", "lang", code, PREFS_TTL)
             for game_chat in await tables.games_of(inc.user.id):
                 await tables.update(game_chat, lambda s: _seat_language(s, inc.user.id, code))
             text = tr.gettext("Done: I will write to you in English.")
@@ -218,7 +218,7 @@ class HelpDesk:
                     "language."
                 )
                 return Reply(Answer(text))
-            await store.set_setting(f"chat:{inc.chat}", "lang", code)
+            await store.set_setting(f"chat:{inc.chat}", "lang", code, PREFS_TTL)
             await tables.update(inc.chat, lambda s: _group_language(s, code))
             text = tr.gettext("Done: I will write in English in this group.")
         edit = await self._own(inc)

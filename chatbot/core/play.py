@@ -29,7 +29,7 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
-from chatbot.core.tables import Busy, Tables, game_key
+from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled, seen_key
 from chatbot.core.thinking import think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import Translator, translator
@@ -47,7 +47,6 @@ from engine.core import (
 
 log = logging.getLogger(__name__)
 
-DEDUPE_TTL = 3600  # seconds a delivered update's id is remembered
 LOG_LINES = 6  # events kept for the table's narration
 NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
 # Stamps start from the game's (random) seed, below this, not from zero: the buttons left on an
@@ -196,30 +195,32 @@ class GameDesk:
 
     async def load_press(self, inc: Incoming, chat: str) -> tuple[Doc | None, str, bool]:
         """A game press's session (following a chat that moved), its chat, and whether this
-        update was handled before: the load and the dedupe share one round trip."""
+        update was handled before: the load and the dedupe check share one round trip. The
+        update is marked handled only by the save of its change (`act`), so that one cut
+        short (a crash, a storage fault) is handled again when it is delivered again."""
         store = self.tables.store
         key = game_key(chat)
         if inc.update_id:
-            doc, first = await store.load_once(key, f"seen:{inc.update_id}", DEDUPE_TTL)
+            doc, duplicate = await store.load_once(key, seen_key(chat), inc.update_id)
         else:
-            doc, first = await store.load(key), True
+            doc, duplicate = await store.load(key), False
         if doc is None and (moved := await self.tables.moved_to(chat)):
             chat = moved  # the group became a supergroup
             doc = await store.load(game_key(moved))
-        return doc, chat, not first
+        return doc, chat, duplicate
 
     async def act(self, inc: Incoming, press: b.Press) -> Reply:
         """A move: from a private hand (`m<seat stamp>|chat|code`) or from the group's table
         (`M<epoch>|code`), by whoever pressed it, if it is theirs to make."""
         group = press.op == b.GROUP_MOVE
-        chat, code = (inc.chat, press.fields[0]) if group else press.fields
+        named, code = (inc.chat, press.fields[0]) if group else press.fields
+        seen = handled(named, inc.update_id)  # the set that `load_press` looks in
         for attempt in range(RETRIES):
-            if attempt == 0:
-                doc, chat, duplicate = await self.load_press(inc, chat)
-                if duplicate:
-                    return Reply()  # the same update delivered again: already handled
-            else:
-                doc = await self.tables.store.load(game_key(chat))
+            doc, _, duplicate = await self.load_press(inc, named)
+            if duplicate:
+                if attempt:  # our own save may have been applied, its answer lost
+                    self._unsent_if_mine(doc)
+                return Reply()  # the same update delivered again: already handled
             checked = await self._check(inc, doc, press.stamp, group)
             if isinstance(checked, Reply):
                 return checked
@@ -234,14 +235,25 @@ class GameDesk:
             change = self.record(session, state, events, seat)
             pressed = inc.message if inc.private else None
             messages = self.render(session, state, events, change, pressed)
-            if not await self.tables.try_save(session, version, owed=True):
+            if not await self.tables.try_save(session, version, owed=True, seen=seen):
                 continue
             if session.phase == OVER:
                 await self.finish(session)
             view = bundle.game.view(state, seat)
             answer = Answer(bundle.presenter.confirm(view, action, tr))
             return Reply(answer, messages, confirm=(session.chat, session.change))
-        raise Busy(chat)
+        raise Busy(named)
+
+    def _unsent_if_mine(self, doc: Doc | None) -> None:
+        """A save whose reply was lost (the connection broke, the client sent it again and
+        got a conflict) still changed the game: if the stored change is this process's, it
+        is delivered by this process's timer after the grace."""
+        try:
+            session, _ = self.tables.session(doc)
+        except BadSession:
+            return
+        if session is not None and session.owner == self.tables.process:
+            self.tables.unsent.add((session.chat, session.change))
 
     async def nav(self, inc: Incoming, press: b.Press) -> Reply:
         """A step of a choice (or a page of a long list) in the private hand message."""
@@ -342,7 +354,10 @@ class GameDesk:
                 for p in bundle.game.result(with_state)
             ]
         await self.tables.store.push_history(
-            f"hist:{session.chat}", orjson.dumps(entry), self.tables.settings.history_keep
+            f"hist:{session.chat}",
+            orjson.dumps(entry),
+            self.tables.settings.history_keep,
+            HISTORY_TTL,
         )
 
     # --- timers ----------------------------------------------------------------------------

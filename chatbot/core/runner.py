@@ -35,6 +35,7 @@ from chatbot.store.base import StoreUnavailable
 log = logging.getLogger(__name__)
 SLOTS_KEPT = 10_000  # newest slot message ids known in this process
 HEARTBEAT = 3.0  # seconds between this process's "alive" marks
+RETRY_LATER = 60  # seconds before a timer that failed is tried again
 
 
 class Outbox(Protocol):
@@ -252,6 +253,8 @@ class Runner:
                 self._slots.popitem(last=False)
             try:
                 await self.service.tables.remember(message.game, message.slot, sent)
+            except StoreUnavailable as exc:  # the next update then sends the slot anew
+                log.warning("could not record the message id of %s: %r", message.slot, exc)
             except Exception as exc:  # the next update then sends the slot anew
                 log.exception("could not record the message id of %s", message.slot)
                 self.errors.append(exc)
@@ -314,10 +317,25 @@ class Runner:
                     reply = await self.service.timeout(key)
                 self.post(reply.messages, confirm=reply.confirm)
                 posted += len(reply.messages)
+            except StoreUnavailable as exc:
+                log.warning("timer of %s: storage unavailable: %r", key, exc)
+                if not await self._later(key):
+                    break  # the store is down: the next tick tries again
             except Exception as exc:  # keep ticking the other games whatever one did
-                log.exception("timer of %s failed", key)
+                log.exception("timer of %s failed (tried again in %d s)", key, RETRY_LATER)
                 self.errors.append(exc)
+                await self._later(key)
         return posted
+
+    async def _later(self, key: str) -> bool:
+        """Move a failing deadline back by RETRY_LATER, so that deadlines that keep failing
+        cannot take every slot of each tick; False when the store cannot be reached."""
+        tables = self.service.tables
+        try:
+            await tables.store.set_deadline(key, tables.clock() + RETRY_LATER)
+        except StoreUnavailable:
+            return False
+        return True
 
     async def _tick_forever(self) -> None:
         beat = -math.inf

@@ -16,12 +16,20 @@ from chatbot.core import views
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
 from chatbot.core.model import Answer, Incoming, Message, Reply
-from chatbot.core.play import DEDUPE_TTL, GameDesk
+from chatbot.core.play import GameDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
-from chatbot.core.tables import Busy, Tables, game_key
+from chatbot.core.tables import (
+    HISTORY_TTL,
+    PREFS_TTL,
+    Busy,
+    Tables,
+    game_key,
+    handled,
+    seen_key,
+)
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
-from chatbot.store.base import Conflict
+from chatbot.store.base import Conflict, StoreUnavailable
 from engine.core import BadState
 
 log = logging.getLogger(__name__)
@@ -42,17 +50,18 @@ class GameService:
         if inc.command is None and inc.data is None:
             return Reply()
         store = self.tables.store
-        # Game presses dedupe in the round trip that loads their session (`load_press`).
-        if (
-            inc.update_id
-            and not b.game_press(inc.data)
-            and not await store.first_time(f"seen:{inc.update_id}", DEDUPE_TTL)
-        ):
+        # An update is marked handled once it was: one cut short by a crash is handled when
+        # Telegram delivers it again. Game presses look in the round trip that loads their
+        # session (`load_press`), and a move is marked by the save that applies it.
+        game = b.game_press(inc.data)
+        chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
+        if not game and inc.update_id and await store.was_seen(seen_key(chat), inc.update_id):
             return Reply()  # the same update delivered again: already handled
         try:
             if inc.command is not None:
-                return await self._command(inc)
-            return await self._press(inc)
+                reply = await self._command(inc)
+            else:
+                reply = await self._press(inc)
         except Busy:  # many writers at once on one session: nothing was changed
             tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
             return self._say(
@@ -62,6 +71,13 @@ class GameService:
             log.error("unreadable session in %s: %r", inc.chat, exc)
             tr = translator(negotiate(inc.user.language))
             return self._say(inc, tr, tr.gettext("This game could not be read: /stop ends it."))
+        saved = game and reply.confirm is not None  # a move: its save marked it
+        if not saved and (seen := handled(chat, inc.update_id)) is not None:
+            try:
+                await store.mark_seen(seen)
+            except StoreUnavailable as exc:  # handled all the same: say what was done
+                log.warning("update %s: could not mark it handled: %r", inc.update_id, exc)
+        return reply
 
     @staticmethod
     def _say(inc: Incoming, tr: Translator, text: str) -> Reply:
@@ -116,7 +132,7 @@ class GameService:
 
     async def _start_command(self, inc: Incoming) -> Reply:
         if inc.private:
-            await self.tables.store.set_setting(f"user:{inc.user.id}", "dm", "1")
+            await self.tables.store.set_setting(f"user:{inc.user.id}", "dm", "1", PREFS_TTL)
             chat = b.chat_from_payload(inc.args.strip())
             if chat:
                 return await self.lobby.join(inc, chat)
@@ -185,10 +201,10 @@ class GameService:
         still name the old chat find the game through the recorded move. Idempotent."""
         tables = self.tables
         store = tables.store
-        await store.set_setting("moved", old, new)
+        await store.set_setting(f"moved:{old}", "to", new, PREFS_TTL)
         language = await store.get_setting(f"chat:{old}", "lang")
         if language:
-            await store.set_setting(f"chat:{new}", "lang", language)
+            await store.set_setting(f"chat:{new}", "lang", language, PREFS_TTL)
         session, version = tables.session(await store.load(game_key(old)))
         if session is None:
             return []
@@ -202,7 +218,7 @@ class GameService:
             await store.delete(game_key(old), version)
         keep = tables.settings.history_keep
         for raw in reversed(await store.history(f"hist:{old}", keep)):
-            await store.push_history(f"hist:{new}", raw, keep)
+            await store.push_history(f"hist:{new}", raw, keep, HISTORY_TTL)
         bundle = tables.bundle(session)
         if session.phase == LOBBY:
             tr = translator(session.language)

@@ -16,11 +16,16 @@ from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import Session
 from chatbot.i18n import negotiate
 from chatbot.settings import Settings
-from chatbot.store.base import RETRIES, Conflict, Doc, Store
+from chatbot.store.base import RETRIES, Conflict, Doc, Seen, Store, StoreUnavailable
 
 GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
+DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after the last one
+PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept after last use
+HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its last game
+ALIVE_TTL = 60  # seconds a process's heartbeat is kept
+UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 
 
 class Busy(Exception):
@@ -45,6 +50,16 @@ def chat_of(key: str) -> str:
     return key.removeprefix("game:")
 
 
+def seen_key(chat: str) -> str:
+    """The bounded set of the chat's handled updates."""
+    return f"seen:{chat}"
+
+
+def handled(chat: str, update: str | None) -> Seen | None:
+    """What marks `update` handled in `chat`'s set (None: an event with no update id)."""
+    return Seen(seen_key(chat), update, DEDUPE_TTL) if update else None
+
+
 class Tables:
     """The sessions of every chat, and what desks need to know about people and chats."""
 
@@ -64,6 +79,9 @@ class Tables:
         self.clock = clock
         self.seeds = seeds
         self.process = uuid.uuid4().hex[:12]  # this process, as owner of undelivered changes
+        # Changes whose save failed with a storage fault: this process will not deliver them,
+        # though Redis may have applied the save (chat, change). Kept for the process's life.
+        self.unsent: set[tuple[str, int]] = set()
 
     @property
     def caps(self) -> Capabilities:
@@ -80,7 +98,7 @@ class Tables:
 
     async def moved_to(self, chat: str) -> str | None:
         """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
-        return await self.store.get_setting("moved", chat)
+        return await self.store.get_setting(f"moved:{chat}", "to")
 
     @staticmethod
     def session(doc: Doc | None) -> tuple[Session | None, int]:
@@ -89,30 +107,49 @@ class Tables:
             return None, 0
         return Session.loads(doc.data), doc.version
 
-    async def save(self, session: Session, version: int, owed: bool = False) -> None:
+    async def save(
+        self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
+    ) -> None:
         """Compare-and-set `session`. `owed`: the save makes messages that this process now
         owes the chats; until it records them delivered, the game is also due a little later,
-        so that another process delivers them if this one dies."""
+        so that another process delivers them if this one dies. `seen`: the update that made
+        the change is marked handled in the same step (its redelivery is then ignored)."""
         deadline = session.deadline
         if owed:
             session.change += 1
             session.owner = self.process
             grace = self.clock() + OWED_GRACE
             deadline = grace if deadline is None else min(deadline, grace)
-        await self.store.save(
-            game_key(session.chat), session.dumps(), version, self.settings.idle_ttl, deadline
-        )
-
-    async def try_save(self, session: Session, version: int, owed: bool = False) -> bool:
         try:
-            await self.save(session, version, owed)
+            await self.store.save(
+                game_key(session.chat),
+                session.dumps(),
+                version,
+                self.settings.idle_ttl,
+                deadline,
+                seen,
+            )
+        except StoreUnavailable:
+            if owed:  # it may have been saved all the same (Redis stalled, then went on)
+                if len(self.unsent) >= UNSENT_KEPT:
+                    self.unsent.pop()
+                self.unsent.add((session.chat, session.change))
+            raise
+
+    async def try_save(
+        self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
+    ) -> bool:
+        try:
+            await self.save(session, version, owed, seen)
             return True
         except Conflict:
             return False
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
-        await self.store.set_setting(f"sent:{chat}", "change", str(change))
+        self.unsent.discard((chat, change))
+        ttl = self.settings.idle_ttl  # as long as the session it speaks of
+        await self.store.set_setting(f"sent:{chat}", "change", str(change), ttl)
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""
@@ -121,16 +158,18 @@ class Tables:
         sent = await self.store.get_setting(f"sent:{session.chat}", "change")
         if sent is not None and sent.isdigit() and int(sent) >= session.change:
             return False
+        if (session.chat, session.change) in self.unsent:
+            return True  # saved by this process while it thought the save had failed
         return not await self.alive(session.owner)
 
     async def heartbeat(self) -> None:
         """This process is alive (it delivers what it owes)."""
-        await self.store.set_setting("alive", self.process, repr(self.clock()))
+        await self.store.set_setting(f"alive:{self.process}", "at", repr(self.clock()), ALIVE_TTL)
 
     async def alive(self, process: str) -> bool:
         if process == self.process:
             return True
-        beat = await self.store.get_setting("alive", process)
+        beat = await self.store.get_setting(f"alive:{process}", "at")
         try:
             return beat is not None and float(beat) > self.clock() - ALIVE_FOR
         except ValueError:
@@ -180,14 +219,14 @@ class Tables:
                 continue
 
     async def user_language(self, user_id: str, code: str | None) -> str:
-        return await self.store.get_setting(f"user:{user_id}", "lang") or negotiate(code)
+        chosen = await self.store.get_setting(f"user:{user_id}", "lang", refresh=PREFS_TTL)
+        return chosen or negotiate(code)
 
     async def chat_language(self, inc: Incoming) -> str:
         if inc.private:
             return await self.user_language(inc.user.id, inc.user.language)
-        return await self.store.get_setting(f"chat:{inc.chat}", "lang") or negotiate(
-            inc.user.language
-        )
+        chosen = await self.store.get_setting(f"chat:{inc.chat}", "lang", refresh=PREFS_TTL)
+        return chosen or negotiate(inc.user.language)
 
     async def may_host(self, inc: Incoming, session: Session) -> bool:
         """The player who opened the table, or an admin of the chat."""
@@ -218,7 +257,7 @@ class Tables:
     async def seated(self, user: str, chat: str) -> None:
         """Remember that `user` sits in `chat`'s game (a private /language finds it)."""
         chats = [chat, *(c for c in await self.games_of(user) if c != chat)][:GAMES_KEPT]
-        await self.store.set_setting(f"user:{user}", "games", json.dumps(chats))
+        await self.store.set_setting(f"user:{user}", "games", json.dumps(chats), PREFS_TTL)
 
     async def reachable(self, user: str) -> bool:
         """Whether the bot may write to `user` privately (they opened the private chat)."""

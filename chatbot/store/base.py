@@ -2,7 +2,10 @@
 
 Keys are plain strings chosen by the caller (e.g. "game:tg:-100123"). Every write names the
 version it expects; a write whose expectation is stale raises `Conflict` and changes nothing.
-Versions start at 1 for a new document; 0 as the expected version means "must not exist".
+0 as the expected version means "must not exist". A new version is greater than every
+version the key had before, even after the document was deleted or expired (for
+`VERSION_KEEP` seconds after that): a writer that loaded a document, then paused while it was
+deleted and created anew, cannot overwrite the new one.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
+VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
+SEEN_KEEP = 256  # update ids remembered per set (the newest)
 
 
 class StoreUnavailable(Exception):
@@ -30,6 +35,16 @@ class Doc:
     data: bytes
 
 
+@dataclass(frozen=True)
+class Seen:
+    """An update to remember as handled: its id joins the bounded set `key` (the newest
+    SEEN_KEEP ids stay), and the set expires `ttl` seconds after its last addition."""
+
+    key: str
+    update: str
+    ttl: int
+
+
 class Store(ABC):
     """Where sessions, settings and deadlines live. Implementations: memory.py, redis.py."""
 
@@ -38,40 +53,59 @@ class Store(ABC):
         """The document at `key`, or None (one round trip)."""
 
     @abstractmethod
-    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
-        """`load` plus `first_time(seen, ttl)` in the same round trip."""
+    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
+        """`load` plus `was_seen(seen, update)` in the same round trip."""
+
+    @abstractmethod
+    async def was_seen(self, seen: str, update: str) -> bool:
+        """Whether `update` is in the set `seen` (it was handled)."""
+
+    @abstractmethod
+    async def mark_seen(self, seen: Seen) -> None:
+        """Remember an update as handled (one round trip)."""
 
     @abstractmethod
     async def save(
-        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+        self,
+        key: str,
+        data: bytes,
+        expected: int,
+        ttl: int | None,
+        deadline: float | None = None,
+        seen: Seen | None = None,
     ) -> int:
         """Write `data` if the stored version equals `expected` (0: key absent); returns the new
-        version (expected + 1) and sets the key's time to live in seconds (None: no expiry).
-        In the same atomic step, schedules `key` at unix time `deadline` (None: unschedules it).
-        One round trip. Raises Conflict otherwise."""
+        version (never issued before for `key`) and sets the key's time to live in seconds
+        (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
+        (None: unschedules it) and marks `seen` handled. One round trip. Raises Conflict
+        otherwise (and marks nothing)."""
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` (and its deadline) if its version equals `expected`; else Conflict."""
 
     @abstractmethod
-    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
-        """Prepend `entry` to a capped list (the newest `keep` entries stay)."""
+    async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
+        """Prepend `entry` to a capped list (the newest `keep` entries stay); the list expires
+        `ttl` seconds after its last entry (None: keeps its expiry)."""
 
     @abstractmethod
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries of a capped list, newest first."""
 
     @abstractmethod
-    async def get_setting(self, key: str, field: str) -> str | None:
-        """One field of a settings hash (per-chat or per-user settings, e.g. language)."""
+    async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
+        """One field of a settings hash (per-chat or per-user settings, e.g. language); with
+        `refresh`, the hash (if any) expires `refresh` seconds from now (one round trip)."""
 
     @abstractmethod
-    async def set_setting(self, key: str, field: str, value: str) -> None: ...
+    async def set_setting(self, key: str, field: str, value: str, ttl: int | None = None) -> None:
+        """Set one field; with `ttl`, the hash expires `ttl` seconds from now (one round trip;
+        None: keeps its expiry)."""
 
     @abstractmethod
     async def first_time(self, key: str, ttl: int) -> bool:
-        """True the first time `key` is seen within `ttl` seconds (dedupes retried updates)."""
+        """True the first time `key` is seen within `ttl` seconds (e.g. a one-use button)."""
 
     @abstractmethod
     async def set_deadline(self, member: str, at: float) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from chatbot.store.base import Conflict, Doc, Store
+from chatbot.store.base import SEEN_KEEP, Conflict, Doc, Seen, Store
 
 
 class MemoryStore(Store):
@@ -17,9 +17,12 @@ class MemoryStore(Store):
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._docs: dict[str, tuple[Doc, float | None]] = {}
+        self._issued: dict[str, int] = {}  # the highest version issued per key (never dropped)
         self._seen: dict[str, float] = {}
+        self._handled: dict[str, tuple[dict[str, None], float]] = {}  # set -> (ids, expiry)
         self._lists: dict[str, list[bytes]] = {}
         self._settings: dict[str, dict[str, str]] = {}
+        self._expiry: dict[str, float] = {}  # lists and settings hashes with a time to live
         self._deadlines: dict[str, float] = {}
 
     def _live(self, key: str) -> Doc | None:
@@ -43,23 +46,53 @@ class MemoryStore(Store):
         """The document at `key`, or None."""
         return self._live(key)
 
-    async def load_once(self, key: str, seen: str, ttl: int) -> tuple[Doc | None, bool]:
-        """`load` and `first_time` together."""
-        return self._live(key), await self.first_time(seen, ttl)
+    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
+        """`load` and `was_seen` together."""
+        return self._live(key), await self.was_seen(seen, update)
+
+    def _ids(self, seen: str) -> dict[str, None]:
+        """The unexpired ids of the set `seen`, oldest first."""
+        entry = self._handled.get(seen)
+        if entry is None or entry[1] <= self._clock():
+            self._handled.pop(seen, None)
+            return {}
+        return entry[0]
+
+    async def was_seen(self, seen: str, update: str) -> bool:
+        """Whether `update` is in the set `seen`."""
+        return update in self._ids(seen)
+
+    async def mark_seen(self, seen: Seen) -> None:
+        """Add the id; the oldest beyond SEEN_KEEP go; the set lives `ttl` more seconds."""
+        ids = self._ids(seen.key)
+        ids.pop(seen.update, None)
+        ids[seen.update] = None
+        while len(ids) > SEEN_KEEP:
+            del ids[next(iter(ids))]
+        self._handled[seen.key] = (ids, self._clock() + seen.ttl)
 
     async def save(
-        self, key: str, data: bytes, expected: int, ttl: int | None, deadline: float | None = None
+        self,
+        key: str,
+        data: bytes,
+        expected: int,
+        ttl: int | None,
+        deadline: float | None = None,
+        seen: Seen | None = None,
     ) -> int:
         """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
-        and its deadline (None: unscheduled)."""
+        and its deadline (None: unscheduled); marks `seen`."""
         self._check(key, expected)
+        if seen is not None:
+            await self.mark_seen(seen)
+        new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1
         expires = None if ttl is None else self._clock() + ttl
-        self._docs[key] = (Doc(expected + 1, data), expires)
+        self._docs[key] = (Doc(new, data), expires)
         if deadline is None:
             self._deadlines.pop(key, None)
         else:
             self._deadlines[key] = deadline
-        return expected + 1
+        return new
 
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` if its version is `expected` (0: absent, nothing to do)."""
@@ -67,23 +100,42 @@ class MemoryStore(Store):
         self._docs.pop(key, None)
         self._deadlines.pop(key, None)
 
-    async def push_history(self, key: str, entry: bytes, keep: int) -> None:
+    def _expired(self, key: str) -> None:
+        """Drop the list or settings hash `key` if its time to live has passed."""
+        if self._expiry.get(key, float("inf")) <= self._clock():
+            self._lists.pop(key, None)
+            self._settings.pop(key, None)
+            del self._expiry[key]
+
+    def _expire(self, key: str, ttl: int | None) -> None:
+        if ttl is not None:
+            self._expiry[key] = self._clock() + ttl
+
+    async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
         """Prepend `entry`, keeping the newest `keep` (>= 1) entries."""
         if keep < 1:
             raise ValueError(f"keep must be >= 1, not {keep}")
+        self._expired(key)
         self._lists[key] = [entry, *self._lists.get(key, [])[: keep - 1]]
+        self._expire(key, ttl)
 
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries, newest first."""
+        self._expired(key)
         return self._lists.get(key, [])[: max(limit, 0)]
 
-    async def get_setting(self, key: str, field: str) -> str | None:
+    async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
         """One field of the settings hash `key`."""
+        self._expired(key)
+        if key in self._settings:
+            self._expire(key, refresh)
         return self._settings.get(key, {}).get(field)
 
-    async def set_setting(self, key: str, field: str, value: str) -> None:
-        """Set one field of the settings hash `key` (never expires)."""
+    async def set_setting(self, key: str, field: str, value: str, ttl: int | None = None) -> None:
+        """Set one field of the settings hash `key`."""
+        self._expired(key)
         self._settings.setdefault(key, {})[field] = value
+        self._expire(key, ttl)
 
     async def first_time(self, key: str, ttl: int) -> bool:
         """True unless `key` was marked within the last `ttl` seconds; marks it if so."""

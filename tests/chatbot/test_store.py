@@ -10,7 +10,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 
-from chatbot.store.base import Conflict, Store
+from chatbot.settings import Settings
+from chatbot.store.base import SEEN_KEEP, VERSION_KEEP, Conflict, Seen, Store, StoreUnavailable
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 
@@ -86,7 +87,17 @@ async def test_delete(store: Store) -> None:
     await store.delete("g", 0)
     with pytest.raises(Conflict):
         await store.delete("g", 2)
-    assert await store.save("g", b"again", 0, None) == 1
+    assert await store.save("g", b"again", 0, None) == 3, "a version is never issued twice"
+
+
+async def test_versions_never_repeat_across_delete_and_recreate(store: Store) -> None:
+    issued: list[int] = []
+    for _ in range(3):
+        version = await store.save("g", b"new", 0, 60)
+        issued.append(version)
+        issued.append(await store.save("g", b"next", version, 60))
+        await store.delete("g", issued[-1])
+    assert issued == sorted(set(issued)), issued
 
 
 async def test_history_is_capped_newest_first(store: Store) -> None:
@@ -114,6 +125,50 @@ async def test_first_time(store: Store) -> None:
     assert await store.first_time("update:1", 60) is True
     assert await store.first_time("update:1", 60) is False
     assert await store.first_time("update:2", 60) is True
+
+
+async def test_an_update_is_marked_handled_by_its_save_or_after(store: Store) -> None:
+    assert await store.load_once("g", "seen:c", "u1") == (None, False)
+    await store.save("g", DATA, 0, 60, seen=Seen("seen:c", "u1", 60))
+    doc, seen = await store.load_once("g", "seen:c", "u1")
+    assert doc is not None and doc.data == DATA and seen
+    with pytest.raises(Conflict):
+        await store.save("g", DATA, 0, 60, seen=Seen("seen:c", "u2", 60))
+    assert not await store.was_seen("seen:c", "u2"), "a refused save marks nothing"
+    assert not await store.was_seen("seen:other", "u1")
+    await store.mark_seen(Seen("seen:c", "u2", 60))
+    assert await store.was_seen("seen:c", "u2")
+
+
+async def test_handled_updates_are_bounded(store: Store) -> None:
+    for i in range(SEEN_KEEP + 10):
+        await store.mark_seen(Seen("seen:c", f"u{i}", 60))
+    remembered = [await store.was_seen("seen:c", f"u{i}") for i in range(SEEN_KEEP + 10)]
+    assert remembered == [False] * 10 + [True] * SEEN_KEEP, "the newest stay"
+
+
+async def test_memory_handled_updates_expire() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    await store.mark_seen(Seen("seen:c", "u1", 10))
+    clock.now += 9
+    await store.mark_seen(Seen("seen:c", "u2", 10))  # refreshes the whole set
+    clock.now += 9
+    assert await store.was_seen("seen:c", "u1")
+    clock.now += 1
+    assert not await store.was_seen("seen:c", "u2")
+
+
+async def test_redis_handled_updates_are_one_capped_set_with_a_ttl(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    for i in range(SEEN_KEEP + 5):
+        await redis_store.mark_seen(Seen("seen:c", f"u{i}", 60))
+    await redis_store.save("g", DATA, 0, 60, seen=Seen("seen:c", "last", 60))
+    key = redis_prefix + "seen:c"
+    assert await redis_client.zcard(key) == SEEN_KEEP
+    assert 0 < await redis_client.ttl(key) <= 60
+    assert await redis_store.was_seen("seen:c", "last")
 
 
 async def test_deadlines(store: Store) -> None:
@@ -148,12 +203,28 @@ async def test_memory_ttl_set_refreshed_and_removed() -> None:
     assert await store.load("g") is None
     with pytest.raises(Conflict):
         await store.save("g", DATA, 2, 10)
-    assert await store.save("g", DATA, 0, 10) == 1
-    await store.save("g", DATA, 1, None)
+    assert await store.save("g", DATA, 0, 10) == 3, "the expired versions are not issued again"
+    await store.save("g", DATA, 3, None)
     clock.now += 1e9
     doc = await store.load("g")
     assert doc is not None
-    assert doc.version == 2
+    assert doc.version == 4
+
+
+async def test_memory_settings_and_history_expire_unless_refreshed() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    await store.set_setting("user:1", "lang", "th", 10)
+    await store.push_history("h", b"e", 5, 10)
+    await store.set_setting("chat:1", "lang", "ja")  # no ttl: kept
+    clock.now += 9
+    assert await store.get_setting("user:1", "lang", refresh=10) == "th"
+    clock.now += 9
+    assert await store.get_setting("user:1", "lang") == "th", "refreshed by its use"
+    assert await store.history("h", 5) == []
+    clock.now += 1
+    assert await store.get_setting("user:1", "lang") is None
+    assert await store.get_setting("chat:1", "lang") == "ja"
 
 
 async def test_memory_first_time_expires() -> None:
@@ -185,6 +256,20 @@ async def test_redis_ttl_set_refreshed_and_removed(
         await redis_store.delete("g", 4)
 
 
+async def test_redis_settings_and_history_get_ttls(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    await redis_store.set_setting("user:1", "lang", "th", 100)
+    await redis_store.push_history("h", b"e", 5, 200)
+    assert 98 < await redis_client.ttl(redis_prefix + "user:1") <= 100
+    assert 198 < await redis_client.ttl(redis_prefix + "h") <= 200
+    await redis_client.expire(redis_prefix + "user:1", 5)
+    assert await redis_store.get_setting("user:1", "lang", refresh=100) == "th"
+    assert 98 < await redis_client.ttl(redis_prefix + "user:1") <= 100
+    assert await redis_store.get_setting("user:2", "lang", refresh=100) is None
+    assert await redis_client.exists(redis_prefix + "user:2") == 0
+
+
 async def test_redis_keys_are_prefixed(
     redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str, redis_url: str
 ) -> None:
@@ -194,12 +279,54 @@ async def test_redis_keys_are_prefixed(
     assert await redis_store.first_time("u", 60)
     await redis_store.set_deadline("g", 1.0)
     keys = sorted(await redis_client.keys(redis_prefix + "*"))
-    assert keys == [(redis_prefix + k).encode() for k in ["deadlines", "g", "h", "s", "u"]]
+    names = ["deadlines", "g", "h", "s", "u", "ver:g"]
+    assert keys == [(redis_prefix + k).encode() for k in names]
     assert 0 < await redis_client.ttl(redis_prefix + "u") <= 60
     other = RedisStore.from_url(redis_url, redis_prefix + "other:")
     try:
         assert await other.load("g") is None
         assert await other.due(10.0, 10) == []
+    finally:
+        await other.close()
+
+
+async def test_redis_version_counter_outlives_the_document(
+    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    await redis_store.save("g", DATA, 0, 100)
+    assert await redis_client.ttl(redis_prefix + "ver:g") > 100 + VERSION_KEEP - 2
+    await redis_client.delete(redis_prefix + "g")  # as if it had expired
+    assert await redis_store.save("g", DATA, 0, 100) == 2
+    await redis_store.delete("g", 2)
+    assert VERSION_KEEP - 2 < await redis_client.ttl(redis_prefix + "ver:g") <= VERSION_KEEP
+    await redis_client.delete(redis_prefix + "ver:g")  # a lost counter: versions go on
+    await redis_store.save("g", DATA, 0, 100)
+    assert await redis_store.save("g", DATA, 1, 100) == 2
+    await redis_client.delete(redis_prefix + "ver:g")
+    assert await redis_store.save("g", DATA, 2, 100) == 3
+
+
+async def test_redis_a_paused_writer_cannot_overwrite_a_recreated_document(
+    redis_store: RedisStore, redis_url: str, redis_prefix: str
+) -> None:
+    """Writer A loads the game, pauses; B deletes it and opens a new one; A's save fails."""
+    other = RedisStore.from_url(redis_url, redis_prefix)  # another process
+    try:
+        await redis_store.save("g", b"old game", 0, 60)
+        loaded = await redis_store.load("g")
+        assert loaded is not None
+        await other.delete("g", loaded.version)
+        await other.save("g", b"new lobby", 0, 60)
+        with pytest.raises(Conflict):
+            await redis_store.save("g", b"old game moved", loaded.version, 60)
+        doc = await other.load("g")
+        assert doc is not None and doc.data == b"new lobby"
+        racers = await asyncio.gather(
+            redis_store.save("g", b"a", loaded.version, 60),
+            other.save("g", b"b", doc.version, 60),
+            return_exceptions=True,
+        )
+        assert isinstance(racers[0], Conflict) and racers[1] == doc.version + 1
     finally:
         await other.close()
 
@@ -245,8 +372,7 @@ async def test_redis_concurrent_increments_are_exact(
 async def test_redis_load_and_save_are_one_round_trip(
     redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await redis_store.save("g", DATA, 0, 60)  # connects and loads the Lua script
-    await redis_store.delete("g", 1)
+    await redis_store.delete("g", await redis_store.save("g", DATA, 0, 60))  # loads the scripts
     sent: list[bytes] = []
     original = Connection.send_packed_command
 
@@ -258,13 +384,37 @@ async def test_redis_load_and_save_are_one_round_trip(
         await original(self, command, check_health)
 
     monkeypatch.setattr(Connection, "send_packed_command", counting)
-    await redis_store.save("g", DATA, 0, 60)
+    version = await redis_store.save("g", DATA, 0, 60)
     assert len(sent) == 1 and b"EVALSHA" in sent[0]
     await redis_store.load("g")
     assert len(sent) == 2 and b"GET" in sent[1]
     with pytest.raises(Conflict):
         await redis_store.save("g", DATA, 0, 60)
-    await redis_store.delete("g", 1)
+    await redis_store.delete("g", version)
     assert len(sent) == 4 and b"EVALSHA" in sent[3]
     await redis_store.push_history("h", b"e", 3)
     assert len(sent) == 5 and b"LPUSH" in sent[4] and b"LTRIM" in sent[4]
+
+
+async def test_redis_client_settings_come_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            "REDIS_URL": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+            "REDIS_TIMEOUT": "0.5",
+            "REDIS_CONNECT_TIMEOUT": "0.25",
+            "REDIS_RETRIES": "4",
+            "REDIS_HEALTH_CHECK": "7",
+        }
+    )
+    store = RedisStore.from_settings(settings)
+    try:
+        kwargs = store._r.connection_pool.connection_kwargs
+        assert (kwargs["socket_timeout"], kwargs["socket_connect_timeout"]) == (0.5, 0.25)
+        assert kwargs["retry"].get_retries() == 4
+        assert kwargs["health_check_interval"] == 7
+        with pytest.raises(StoreUnavailable):
+            await store.load("g")
+    finally:
+        await store.close()
+    with pytest.raises(ValueError):
+        RedisStore.from_settings(Settings())

@@ -14,7 +14,7 @@ from chatbot.core.tables import OWED_GRACE
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
-from tests.e2e.helpers import GROUP, JSON, load, open_table, to_move, user_of
+from tests.e2e.helpers import CHAT, GROUP, JSON, load, open_table, to_move, user_of
 from tests.e2e.test_timers import Clock
 
 
@@ -80,3 +80,23 @@ async def test_a_move_saved_by_a_process_that_died_is_announced_by_another(
     assert hand_message(tg, next_user["id"]) is not None
     clock.now += OWED_GRACE + 1
     assert await b2.tick() == 0, "delivered once, not again"
+
+
+async def test_a_writer_paused_across_stop_and_newgame_never_overwrites_the_new_table(
+    tg: FakeTelegram, pair: tuple[Harness, Harness]
+) -> None:
+    """A (e.g. a computer move) loads the game and pauses; on B the host stops it and opens a
+    new table; A's save of the stopped game is refused and the new table stays."""
+    a, b2 = pair
+    users = [tg.user(83, "Cy"), tg.user(84, "Di")]
+    await open_table(a, tg, users)
+    paused, version = await a.bot.tables.load(CHAT)
+    assert paused is not None and paused.phase == "playing"
+    await b2.command(GROUP, users[0], "/stop")
+    await b2.command(GROUP, users[0], "/newgame")
+    while (await b2.bot.tables.load(CHAT))[1] < version:  # lobby changes (e.g. joins)
+        await b2.bot.tables.update(CHAT, lambda session: True)
+    paused.moves += 1
+    assert not await a.bot.tables.try_save(paused, version, owed=True)
+    now = await load(b2)
+    assert now.phase == "lobby", "the new table was not overwritten"

@@ -1,0 +1,160 @@
+"""A process cut short in the middle of a press (before its save) leaves the update
+unhandled: Telegram's redelivery is handled by another process, once. A save that Redis
+applied while the process saw it time out is announced all the same."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeout
+from telegram import Update
+
+from chatbot.core.tables import OWED_GRACE
+from chatbot.store.redis import RedisStore
+from tests.e2e.fake_telegram import FakeTelegram
+from tests.e2e.harness import Harness, hand_message
+from tests.e2e.helpers import GROUP, JSON, answer_calls, load, open_table, to_move, user_of
+from tests.e2e.test_timers import Clock
+
+
+async def move_update(h: Harness, tg: FakeTelegram, users: list[JSON]) -> JSON:
+    """A press of a move button by the player to move (navigating their hand to one)."""
+    rng = random.Random(11)
+    session = await load(h)
+    user = user_of(session, to_move(session), users)
+    while True:
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        moves = [d for d in hand.callback_data if d.startswith("m")]
+        if moves:
+            return tg.callback_update(user, hand, rng.choice(moves))
+        steps = [d for d in hand.callback_data if d.startswith("n")]
+        await h.press(user, hand, rng.choice(steps))
+
+
+async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    clock = Clock()
+    client = aioredis.Redis.from_url(redis_url)
+    a = await Harness(tg, RedisStore(client, redis_prefix), clock=clock).start()
+    b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), clock=clock).start()
+    try:
+        users = [tg.user(85, "Gus"), tg.user(86, "Hal")]
+        await open_table(a, tg, users)
+        before = await load(a)
+        update = await move_update(a, tg, users)
+        reached = asyncio.Event()
+
+        async def dies(*args: Any, **kwargs: Any) -> Any:
+            reached.set()  # A got as far as its compare-and-set, and dies there
+            await asyncio.Event().wait()
+
+        client.evalsha = dies  # type: ignore[method-assign]
+        task = asyncio.create_task(a.bot.app.process_update(Update.de_json(update, a.bot.app.bot)))
+        await asyncio.wait_for(reached.wait(), 5)
+        task.cancel()
+        assert (await load(b2)).moves == before.moves
+        assert answer_calls(tg, update) == [], "A never answered: Telegram delivers it again"
+        await b2.feed(update)
+        after = await load(b2)
+        assert after.moves == before.moves + 1, "the redelivery was handled"
+        assert len(answer_calls(tg, update)) == 1
+        sent = len(tg.calls)
+        await b2.feed(update)
+        assert (await load(b2)).moves == after.moves, "a handled update is ignored"
+        assert len(tg.calls) == sent
+    finally:
+        await b2.stop()
+        await b2.bot.tables.store.close()
+        a.bot.errors.clear()
+        await a.bot.runner.stop()
+        await a.bot.app.shutdown()
+        await client.aclose()
+
+
+async def test_a_move_saved_while_its_save_timed_out_is_announced(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    """Redis applies the compare-and-set but answers too late: the presser is told the
+    storage is unreachable, and the saved move is announced once its grace has passed."""
+    clock = Clock()
+    client = aioredis.Redis.from_url(redis_url)
+    h = await Harness(tg, RedisStore(client, redis_prefix), clock=clock).start()
+    try:
+        users = [tg.user(97, "Max"), tg.user(98, "Ned")]
+        await open_table(h, tg, users)
+        before = await load(h)
+        table = int(before.messages["table"])
+        shown = tg.message(GROUP, table).text
+        update = await move_update(h, tg, users)
+        evalsha = client.evalsha
+
+        async def late(*args: Any, **kwargs: Any) -> Any:
+            await evalsha(*args, **kwargs)
+            raise RedisTimeout("Timeout reading from socket")
+
+        client.evalsha = late  # type: ignore[method-assign]
+        await h.feed(update)
+        client.evalsha = evalsha  # type: ignore[method-assign]
+        (answer,) = answer_calls(tg, update)
+        assert "storage" in str(answer.params.get("text"))
+        moved = await load(h)
+        assert moved.moves == before.moves + 1, "Redis applied the move"
+        assert tg.message(GROUP, table).text == shown
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() >= 1
+        assert tg.message(GROUP, table).text != shown, "the move is announced"
+        next_user = user_of(moved, to_move(moved), users)
+        assert hand_message(tg, next_user["id"]) is not None
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() == 0, "announced once"
+    finally:
+        await h.stop()
+        await client.aclose()
+
+
+async def test_a_move_whose_reply_was_lost_and_retried_is_announced(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    """The connection breaks after Redis applied the compare-and-set: the client sends it
+    again on a new connection and gets a conflict; the move is announced all the same."""
+    clock = Clock()
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    client = store._r
+    h = await Harness(tg, store, clock=clock).start()
+    try:
+        users = [tg.user(99, "Oz"), tg.user(100, "Pia")]
+        await open_table(h, tg, users)
+        before = await load(h)
+        table = int(before.messages["table"])
+        shown = tg.message(GROUP, table).text
+        update = await move_update(h, tg, users)
+        send = client._send_command_parse_response
+        broken: list[str] = []
+
+        async def reset(conn: Any, command: str, *args: Any, **options: Any) -> Any:
+            result = await send(conn, command, *args, **options)
+            if command == "EVALSHA" and not broken:
+                broken.append(command)
+                raise RedisConnectionError("Connection reset by peer")
+            return result
+
+        client._send_command_parse_response = reset  # type: ignore[method-assign]
+        await h.feed(update)
+        client._send_command_parse_response = send  # type: ignore[method-assign]
+        assert broken, "the reply of the save was lost once"
+        moved = await load(h)
+        assert moved.moves == before.moves + 1
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() >= 1
+        assert tg.message(GROUP, table).text != shown, "the move is announced"
+        clock.now += OWED_GRACE + 1
+        assert await h.tick() == 0, "announced once"
+    finally:
+        await h.stop()
+        await store.close()
