@@ -121,4 +121,4 @@ def test_a_few_random_games() -> None:
 
 @pytest.mark.slow
 def test_thousands_of_random_games() -> None:
-    run(2000)
+    run(1000)
