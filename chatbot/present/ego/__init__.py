@@ -180,20 +180,29 @@ class EgoPresenter:
         return text
 
     def confirm(self, view: View, action: Action, tr: Translator) -> str:
-        """The presser's private confirmation: "You picked 2 🤫, stake 2"."""
+        """The presser's private confirmation: "You picked 2 🤫, stake 2". `view` is after the
+        press, which may have revealed the turn and begun the next one."""
         if action.refuse:
             return tr.gettext("You refused to answer.")
-        if view.me == view.active:
-            return tr.t("You answered {answer} 🤫", answer=view.my_answer)
-        if view.my_answer and view.my_stake:
-            return tr.t(
-                "You picked {answer} 🤫, stake {stake}",
-                answer=view.my_answer,
-                stake=view.my_stake,
-            )
-        if view.my_answer:
-            return tr.t("You picked {answer} 🤫: now bet 1 or 2.", answer=view.my_answer)
-        return tr.t("Stake {stake} 🤫: now pick 1, 2 or 3.", stake=view.my_stake)
+        live = not view.over and view.me is not None
+        if live and view.me == view.active and view.my_answer == action.answer and action.answer:
+            return tr.t("You answered {answer} 🤫", answer=action.answer)
+        if (
+            live
+            and view.me != view.active
+            and action.answer in (0, view.my_answer)
+            and action.stake in (0, view.my_stake)
+        ):
+            answer, stake = view.my_answer, view.my_stake
+        elif view.history and view.history[-1][0] == view.me and not action.stake:
+            return tr.t("You answered {answer} 🤫", answer=action.answer)
+        else:  # the turn was revealed at once: the press itself says what was picked
+            answer, stake = action.answer, action.stake
+        if answer and stake:
+            return tr.t("You picked {answer} 🤫, stake {stake}", answer=answer, stake=stake)
+        if answer:
+            return tr.t("You picked {answer} 🤫: now bet 1 or 2.", answer=answer)
+        return tr.t("Stake {stake} 🤫: now pick 1, 2 or 3.", stake=stake)
 
     # --- events ----------------------------------------------------------------------------------
 
