@@ -133,6 +133,9 @@ async def test_three_people_pick_at_the_same_moment(
     assert "Bob guessed 2, bet 2: right! +2" in reveal.text
     assert "Cid guessed 3, bet 1: wrong, −1" in reveal.text
     assert "🏦 Bank: 28" in reveal.text
+    table_now = table_message(tg, await load(a))
+    assert table_now.message_id > reveal.message_id, "the next question comes below the reveal"
+    assert not tg.message(GROUP, table.message_id).callback_data, "the old table has no buttons"
     assert not real_failures(tg), real_failures(tg)
 
 
