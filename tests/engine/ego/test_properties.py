@@ -120,5 +120,6 @@ def test_a_few_random_games() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_thousands_of_random_games() -> None:
     run(1000)
