@@ -7,14 +7,17 @@ import asyncio
 import random
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from chatbot.core import buttons as b
 from chatbot.core.session import Session
 from chatbot.games import registry
+from chatbot.i18n import translator
+from chatbot.present.ego.questions import question
 from chatbot.store.redis import RedisStore
-from engine.core import restore
+from engine.core import restore, stored
 from engine.ego.rules import State
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness
@@ -223,3 +226,80 @@ async def test_a_whole_game_with_a_computer_player(
     assert any(d.startswith(b.AGAIN) for d in final.callback_data), "Play again"
     assert all(name in final.text for name in ("Ann", "Bob", "🤖"))
     assert not real_failures(tg), real_failures(tg)
+
+
+async def rig(h: Harness, **changes: Any) -> State:
+    """Change the stored game's state (a position the test needs), as a saved change."""
+    session, version = await h.bot.tables.load(CHAT)
+    assert session is not None
+    state = state_of(session)._replace(**changes)
+    session.state = stored(GAMES["ego"].game, state)
+    assert await h.bot.tables.try_save(session, version)
+    return state
+
+
+async def test_a_void_final_turn_ends_the_game_with_nothing_lost(
+    tg: FakeTelegram, pair: tuple[Harness, Harness]
+) -> None:
+    """The bank holds 1 token and two guesses are right: the turn is void, every stake
+    returns, and the game ends with the places shared."""
+    a, _ = pair
+    ann, bob, cid = people(tg, "Ann", "Bob", "Cid")
+    table = await open_ego(a, tg, [ann, bob, cid])
+    await rig(a, bank=1)
+    await a.press(bob, table, code_button(table, "1b2"))
+    await a.press(cid, table, code_button(table, "1b1"), check=False)
+    await a.press(ann, table, code_button(table, "1"), check=False)
+    session, _ = await a.bot.tables.load(CHAT)
+    assert session is None, "the finished game left the store"
+    reveal = next(m for m in tg.sent_to(GROUP) if "Reveal!" in m.text)
+    assert "nobody wins or loses" in reveal.text and "stake returned" in reveal.text
+    final = tg.last_message(GROUP)
+    assert final is not None and "Game over!" in final.text
+    assert "share the win" in final.text and final.text.count("🥇") == 3
+
+
+async def test_a_broke_player_is_skipped_as_a_guesser_and_back_after_their_turn(
+    tg: FakeTelegram, pair: tuple[Harness, Harness]
+) -> None:
+    a, _ = pair
+    ann, bob, cid = people(tg, "Ann", "Bob", "Cid")
+    table = await open_ego(a, tg, [ann, bob, cid])
+    await rig(a, tokens=(10, 0, 10), bank=40, guessers=(2,))
+    update = await a.press(bob, table, code_button(table, "1b1"), check=False)
+    assert answer_text(tg, update).startswith("You have no tokens left")
+    await a.press(ann, table, code_button(table, "2"), check=False)
+    table = table_message(tg, await load(a))
+    assert "Bob: 🪙 0 (no tokens: waits)" in table.text
+    await a.press(cid, table, code_button(table, "2b1"), check=False)
+    state = state_of(await load(a))
+    assert state.active == 1 and state.tokens == (11, 0, 11), "Bob's turn to answer"
+    table = table_message(tg, await load(a))
+    await a.press(bob, table, code_button(table, "3"), check=False)
+    await a.press(ann, table, code_button(table, "3b1"), check=False)
+    await a.press(cid, table, code_button(table, "3b2"), check=False)
+    state = state_of(await load(a))
+    assert state.tokens[1] == 2 and state.active == 2 and 1 in state.guessers, "Bob is back"
+    table = table_message(tg, await load(a))
+    update = await a.press(bob, table, code_button(table, "1b2"), check=False)
+    assert answer_text(tg, update) == "You picked 1 🤫, stake 2"
+
+
+async def test_a_language_switch_mid_game_shows_the_card_in_the_new_language(
+    tg: FakeTelegram, pair: tuple[Harness, Harness]
+) -> None:
+    a, _ = pair
+    ann, bob = people(tg, "Ann", "Bob")
+    table = await open_ego(a, tg, [ann, bob])
+    card = state_of(await load(a)).card
+    english, _ = question(card, translator("en"))
+    thai, _ = question(card, translator("th"))
+    assert english in table.text
+    await a.command(GROUP, ann, "/language")
+    menu = tg.last_message(GROUP)
+    assert menu is not None
+    data = next(d for d, t in zip(menu.callback_data, menu.button_texts, strict=True) if "ไทย" in t)
+    await a.press(ann, menu, data)
+    await a.press(bob, table, code_button(table, "2b1"), check=False)
+    table = table_message(tg, await load(a))
+    assert thai in table.text and english not in table.text
