@@ -276,7 +276,7 @@ class EgoPresenter:
         standings."""
         asked, _ = texts(event.card, tr)
         lines = [
-            f"🎉 <b>{tr.gettext('Reveal!')}</b>",
+            "🎉 <b>" + tr.gettext("Reveal!") + "</b>",
             f"❓ {asked}",
             tr.t(
                 "{player} agrees most with: {answer}",
@@ -332,7 +332,8 @@ class EgoPresenter:
             "all_broke": tr.gettext("Every player is out of tokens."),
             "stalled": tr.gettext("A whole round went by with no token moving."),
         }
-        lines = [f"🏁 <b>{tr.gettext('Game over!')}</b> {reasons.get(event.reason, '')}", ""]
+        over = tr.gettext("Game over!")
+        lines = [f"🏁 <b>{over}</b> {reasons.get(event.reason, '')}", ""]
         for player, place in zip(event.ranking, event.places, strict=True):
             medal = MEDALS.get(place, f"{place}.")
             lines.append(f"{medal} {names[player]}: {tokens_text(event.tokens[player], tr)}")
