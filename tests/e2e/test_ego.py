@@ -303,3 +303,37 @@ async def test_a_language_switch_mid_game_shows_the_card_in_the_new_language(
     await a.press(bob, table, code_button(table, "2b1"), check=False)
     table = table_message(tg, await load(a))
     assert thai in table.text and english not in table.text
+
+
+async def test_idle_players_are_reminded_then_passed_or_skipped(
+    tg: FakeTelegram, pair: tuple[Harness, Harness], clock: Clock
+) -> None:
+    """An idle answerer's turn passes at no cost (Bob's guess withdrawn); an idle guesser is
+    skipped (no stake, no loss) and the others' picks are revealed."""
+    a, _ = pair
+    ann, bob, cid = people(tg, "Ann", "Bob", "Cid")
+    table = await open_ego(a, tg, [ann, bob, cid])
+    await a.press(bob, table, code_button(table, "2b2"))
+    sent = len(tg.sent_to(GROUP))
+    clock.now += SETTINGS.remind_after
+    await a.tick()
+    reminders = [m.text for m in tg.sent_to(GROUP)[sent:]]
+    assert sorted(t[:5] for t in reminders) == ["⏰ Ann", "⏰ Cid"], reminders
+    clock.now += SETTINGS.takeover_after
+    await a.tick()
+    session = await load(a)
+    state = state_of(session)
+    assert state.active == 1 and state.tokens == (10, 10, 10) and state.bank == 30
+    said = "Ann did not answer in time: the turn passes at no cost. 1 guess withdrawn."
+    assert said in table_message(tg, session).text
+    table = table_message(tg, session)
+    await a.press(bob, table, code_button(table, "1"))
+    await a.press(ann, table, code_button(table, "1b1"), check=False)
+    clock.now += SETTINGS.remind_after
+    await a.tick()
+    clock.now += SETTINGS.takeover_after
+    await a.tick()
+    state = state_of(await load(a))
+    assert state.active == 2 and state.tokens == (11, 11, 10), "Cid skipped, no loss"
+    reveal = [m for m in tg.sent_to(GROUP) if "Reveal!" in m.text][-1]
+    assert "Ann guessed 1, bet 1: right! +1" in reveal.text and "Cid guessed" not in reveal.text
