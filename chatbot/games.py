@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from chatbot.core.registry import Bundle, Registry
 from chatbot.i18n import N_
+from chatbot.present.ego import PRESENTER as EGO_PRESENTER
 from chatbot.present.egonomy import PRESENTER as EGONOMY_PRESENTER
+from chatbot.rules.ego import EGO_RULES
 from chatbot.rules.egonomy import EGONOMY_RULES
+from engine.ego import GAME as EGO
+from engine.ego.players import ReaderPlayer
 from engine.egonomy import GAME as EGONOMY
 from engine.egonomy.players import SearchPlayer
 
@@ -22,11 +26,23 @@ THINKERS = (
     N_("Spinoza"),
 )
 
+# EGO's computer players are party guests who think they know everyone.
+GUESTS = (
+    N_("Mochi"),
+    N_("Pepper"),
+    N_("Biscuit"),
+    N_("Noodle"),
+    N_("Ginger"),
+    N_("Pickle"),
+    N_("Waffle"),
+)
+
 
 def registry() -> Registry:
     """Every hosted game's bundle, the default first."""
     return Registry(
         [
             Bundle(EGONOMY, EGONOMY_PRESENTER, EGONOMY_RULES, SearchPlayer(), THINKERS),
+            Bundle(EGO, EGO_PRESENTER, EGO_RULES, ReaderPlayer(), GUESTS, private_hands=False),
         ]
     )

@@ -25,7 +25,7 @@ from chatbot.games import registry
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
-from engine.core import OptionValue
+from engine.core import OptionValue, restore
 
 GROUP, YOU = "con:table", "con:you"
 HELP_WORDS = frozenset({"help", "?", "rules", "h"})  # open the rule help in every language
@@ -213,11 +213,17 @@ class Console:
         if seat is None or seat >= len(session.legal) or not session.legal[seat]:
             return None  # nothing you may do now
         table = session.messages.get("table", "")
-        moves = [
+        game = self.service.tables.bundle(session).game
+        state = restore(game, session.state)
+        mine = {game.encode_action(a) for a in game.legal_actions(state, seat)}
+        moves = [  # the group's buttons serve every player: only yours are offered here
             btn
             for row in (self.messages[table].buttons if table in self.messages else ())
             for btn in row
-            if (press := b.decode(btn.data or "")) is not None and press.op == b.GROUP_MOVE
+            if (press := b.decode(btn.data or "")) is not None
+            and press.op == b.GROUP_MOVE
+            and press.fields[-1:]
+            and press.fields[-1] in mine
         ]
         return (table, moves) if moves else None
 

@@ -174,9 +174,14 @@ class GameDesk:
         if over and announcements:  # the final results offer the next game
             again = Button(tr.gettext("🔁 Play again"), b.encode(b.AGAIN, session.game))
             announcements[-1] = replace(announcements[-1], buttons=((again,),))
-        messages = [views.table(session, bundle, caps, state, final=over or new_round)]
+        # A turn that begins below announcements (a reveal) moves the table down too, so
+        # that its buttons stay at the bottom of the chat.
+        moved = new_round or (
+            Signal.TURN_BEGAN in change.signals and bool(announcements) and change.actor is not None
+        )
+        messages = [views.table(session, bundle, caps, state, final=over or moved)]
         messages += announcements
-        if new_round and not over:  # a fresh table below the results
+        if moved and not over:  # a fresh table below the results
             messages.append(fresh(views.table(session, bundle, caps, state)))
         if bundle.private_hands and not over:
             for seat, _ in session.humans():

@@ -154,7 +154,7 @@ def test_the_options_in_force_are_shown_at_the_top() -> None:
 
 @pytest.mark.parametrize("name", WITH_TEST_GAMES.names)
 def test_every_registered_game_can_be_played_to_its_end(name: str) -> None:
-    feed = Feed(*["1"] * 3000)
+    feed = Feed(*["4", "1"] * 1500)  # "1" alone never stakes a bet in EGO
     spec = WITH_TEST_GAMES[name].game.spec
     assert run(feed, name, games=WITH_TEST_GAMES, players=spec.min_players) == 0
     assert feed.answers, "the game ended before the answers ran out"
@@ -163,8 +163,8 @@ def test_every_registered_game_can_be_played_to_its_end(name: str) -> None:
 
 def test_an_unknown_game_or_player_count_says_what_exists() -> None:
     feed = Feed()
-    assert run(feed, "ego", games=WITH_TEST_GAMES) == 2
-    assert feed.shown == ["unknown game 'ego': the games are egonomy, pick, slap"]
+    assert run(feed, "chess", games=WITH_TEST_GAMES) == 2
+    assert feed.shown == [f"unknown game 'chess': the games are {', '.join(WITH_TEST_GAMES.names)}"]
     feed = Feed()
     assert run(feed, players=5) == 2
     assert feed.shown == ["egonomy takes 2 to 4 players"]
@@ -234,9 +234,9 @@ def test_an_unknown_game_on_the_command_line_lists_the_games(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     with pytest.raises(SystemExit):
-        main(["console", "ego"])
+        main(["console", "chess"])
     err = capsys.readouterr().err
-    assert "invalid choice: 'ego'" in err and "egonomy" in err
+    assert "invalid choice: 'chess'" in err and "egonomy" in err
 
 
 @pytest.mark.parametrize(("lang", "word"), [("th", "กติกา"), ("ja", "ルール"), ("ja", "ヘルプ")])
@@ -262,3 +262,19 @@ def test_fast_and_pace_on_the_command_line(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         parser.parse_args(["console", "--help"])
     assert "--fast" in capsys.readouterr().out
+
+
+def test_the_group_table_offers_only_your_own_moves() -> None:
+    """EGO's table carries everyone's buttons; the terminal lists only the ones you may press:
+    answering first (the opener starts), then guessing and betting."""
+    feed = Feed(*["4", "1"] * 200)
+    run(feed, "ego", games=WITH_TEST_GAMES, players=2)
+    menus: list[list[str]] = [[]]
+    for kind, text in feed.log:
+        if kind == "ask":
+            menus.append([])
+        elif text.startswith("  "):
+            menus[-1].append(text)
+    answering, guessing = menus[0], next(m for m in menus[1:] if any("bet" in o for o in m))
+    assert any("Refuse" in o for o in answering) and not any("bet" in o for o in answering)
+    assert not any("Refuse" in o for o in guessing)

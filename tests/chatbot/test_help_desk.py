@@ -21,6 +21,7 @@ from chatbot.core.buttons import OVERVIEW, SEND_PRIVATELY
 from chatbot.core.help import COMMANDS, INTRO, language_name
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply, User
 from chatbot.core.service import GameService
+from chatbot.games import registry
 from chatbot.i18n import available_locales, translator
 from chatbot.rules.egonomy import EGONOMY_RULES
 from chatbot.settings import Settings
@@ -41,6 +42,12 @@ def service() -> GameService:
 
 def user(n: int = 1, language: str | None = "en") -> User:
     return User(f"tg:{n}", f"Player {n}", language)
+
+
+def intro(code: str) -> str:
+    """The help's first line in `code`: it names every hosted game."""
+    tr = translator(code)
+    return tr.t(INTRO, games=tr.list(g.presenter.title(tr) for g in registry()))
 
 
 def command(name: str, args: str = "", who: User | None = None, chat: str = GROUP) -> Incoming:
@@ -73,13 +80,17 @@ async def test_help_lists_every_command(service: GameService, lang: str) -> None
 @pytest.mark.parametrize("lang", LANGS)
 async def test_rules_shows_every_section_three_to_a_row(service: GameService, lang: str) -> None:
     tr = translator(lang)
-    overview = only(await service.handle(command("rules", who=user(1, lang))))
+    overview = only(await service.handle(command("rules", "egonomy", who=user(1, lang))))
     assert overview.text.endswith(tr.gettext("📖 Which rule would you like to read?"))
     assert all(len(row) <= 3 for row in overview.buttons)
     buttons = [x for row in overview.buttons for x in row]
+    other_games = Button(tr.gettext("🎲 Other games"), b.encode(b.RULE, "", b.GAMES_MENU))
     assert buttons == [
-        Button(tr.gettext(s.title), b.encode(b.RULE, "egonomy", s.key))
-        for s in EGONOMY_RULES.sections
+        *(
+            Button(tr.gettext(s.title), b.encode(b.RULE, "egonomy", s.key))
+            for s in EGONOMY_RULES.sections
+        ),
+        other_games,
     ]
 
 
@@ -171,7 +182,8 @@ async def test_rule_with_a_typo_offers_buttons(service: GameService) -> None:
     th = translator("th")
     offer = only(await service.handle(command("rule", "fallicy", user(1, "th"))))
     assert offer.text == th.t("I don't know “{query}”. Did you mean:", query="fallicy")
-    assert offer.buttons[0] == (Button("ตรรกะวิบัติ", b.encode(b.RULE, "egonomy", "fallacy")),)
+    fallacy = Button("Egonomy: ตรรกะวิบัติ", b.encode(b.RULE, "egonomy", "fallacy"))
+    assert offer.buttons[0] == (fallacy,)
 
 
 async def test_rule_without_a_match_or_a_word(service: GameService) -> None:
@@ -258,7 +270,7 @@ async def test_a_group_language_button_sets_the_chats_language(
     assert await service.tables.store.get_setting(f"chat:{GROUP}", "lang") == code
     assert await service.tables.store.get_setting("user:tg:1", "lang") is None
     help_text = only(await service.handle(command("help", who=user(2, "en")))).text
-    assert help_text.startswith(translator(code).t(INTRO, games="Egonomy"))
+    assert help_text.startswith(intro(code))
 
 
 @pytest.mark.parametrize("code", LANGS)
@@ -314,7 +326,7 @@ async def test_a_group_choice_reaches_the_open_session(service: GameService) -> 
 async def test_an_unknown_command_in_a_private_chat_gets_the_help(service: GameService) -> None:
     """Bad input gets a clear answer: in a private chat, an unknown command shows the help."""
     reply = await service.handle(command("dance", who=user(1, "ja"), chat="private"))
-    assert only(reply).text.startswith(translator("ja").t(INTRO, games="Egonomy"))
+    assert only(reply).text.startswith(intro("ja"))
 
 
 async def test_an_unknown_command_in_a_group_is_left_to_other_bots(service: GameService) -> None:

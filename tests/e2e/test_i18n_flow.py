@@ -20,6 +20,7 @@ import pytest
 from chatbot.core import buttons as b
 from chatbot.core.help import COMMANDS, INTRO
 from chatbot.core.session import Session
+from chatbot.games import registry
 from chatbot.i18n import Translator, translator
 from chatbot.rules.egonomy import EGONOMY_RULES
 from chatbot.store.redis import RedisStore
@@ -59,6 +60,11 @@ RULEBOOK = {
         "general": "表向きの捨て札は、誰でもいつでも見られます。",
     },
 }
+
+
+def intro(tr: Translator) -> str:
+    """The help's first line: it names every hosted game."""
+    return tr.t(INTRO, games=tr.list(g.presenter.title(tr) for g in registry()))
 
 
 @pytest.fixture
@@ -175,7 +181,7 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
         assert table.button_texts == [TH.gettext("🃏 My hand"), TH.gettext("📖 Rules")]
         update = await h.press(kenji, table, data_of(table, "📖 กติกา"))
         assert answer_to(tg, update)["text"] == "ルールを個別チャットに送りました。"
-        assert last(tg, kenji["id"]).text == "📖 どのルールを読みますか？"
+        assert last(tg, kenji["id"]).text.endswith("📖 どのルールを読みますか？")
         assert tg.message(GROUP, table.message_id).text == table.text, "the table stays"
         kenji_hand = hand_of(tg, session, kenji)
         assert kenji_hand.text.startswith("あなたの手札") and hand_speaks(kenji_hand.text, JA)
@@ -196,7 +202,7 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
     h2 = await Harness(tg, store).start()
     try:
         await h2.command(GROUP, ann, "/help")
-        assert last(tg, GROUP).text.startswith(TH.t(INTRO, games="Egonomy"))
+        assert last(tg, GROUP).text.startswith(intro(TH))
         await h2.command(GROUP, ann, "/stop")
         await h2.command(GROUP, ann, "/newgame")
         lobby = last(tg, GROUP)
@@ -249,11 +255,11 @@ async def test_the_default_language_is_the_users_telegram_language(
     user = tg.user(41, "Noor", language_code=code)
     tr = translator(language)
     await h.command(user["id"], user, "/help")
-    assert last(tg, user["id"]).text.startswith(tr.t(INTRO, games="Egonomy"))
+    assert last(tg, user["id"]).text.startswith(intro(tr))
     tg.group(OTHER_GROUP, "Agora", creator=user)
-    await h.command(OTHER_GROUP, user, "/rules")
+    await h.command(OTHER_GROUP, user, "/rules egonomy")
     overview = last(tg, OTHER_GROUP)
-    assert overview.text == tr.gettext("📖 Which rule would you like to read?")
+    assert overview.text.endswith(tr.gettext("📖 Which rule would you like to read?"))
     assert tr.gettext("Momentum") in overview.button_texts
     assert ("โมเมนตัม" in overview.button_texts) == (language == "th")
     assert ("勢い" in overview.button_texts) == (language == "ja")
@@ -285,10 +291,13 @@ async def test_rules_sections_speak_the_chat_language(h: Harness, tg: FakeTelegr
     kenji = tg.user(52, "Kenji", language_code="ja")
     tg.group(GROUP, "Symposium", creator=ann)
     await choose_language(h, tg, GROUP, ann, "th")
-    await h.command(GROUP, kenji, "/rules")  # a Japanese user in a Thai group
+    await h.command(GROUP, kenji, "/rules egonomy")  # a Japanese user in a Thai group
     overview = last(tg, GROUP)
-    assert overview.text == "📖 อยากอ่านกติกาข้อไหน?"
-    assert overview.button_texts == [TH.gettext(s.title) for s in EGONOMY_RULES.sections]
+    assert overview.text == "Egonomy\n📖 อยากอ่านกติกาข้อไหน?"
+    assert overview.button_texts == [
+        *(TH.gettext(s.title) for s in EGONOMY_RULES.sections),
+        TH.gettext("🎲 Other games"),
+    ]
     assert {"เพ้อเจ้อ", "ตัดบท", "ถกเถียง", "รับฟัง", "ปล่อยวาง", "ล้มโต๊ะ"} <= set(overview.button_texts)
     await h.press(kenji, overview, data_of(overview, "เพ้อเจ้อ"))
     section = tg.message(GROUP, overview.message_id)
@@ -300,9 +309,9 @@ async def test_rules_sections_speak_the_chat_language(h: Harness, tg: FakeTelegr
     assert back.text == overview.text and back.button_texts == overview.button_texts
 
     tg.group(OTHER_GROUP, "Agora", creator=kenji)
-    await h.command(OTHER_GROUP, kenji, "/rules")  # no choice there: Kenji's Japanese
+    await h.command(OTHER_GROUP, kenji, "/rules egonomy")  # no choice there: Kenji's Japanese
     overview = last(tg, OTHER_GROUP)
-    assert overview.text == "📖 どのルールを読みますか？"
+    assert overview.text == "Egonomy\n📖 どのルールを読みますか？"
     await h.press(kenji, overview, data_of(overview, "戯言"))
     section = tg.message(OTHER_GROUP, overview.message_id)
     assert section.text.startswith("戯言\n\n") and RULEBOOK["ja"]["babble"] in section.text
@@ -336,7 +345,7 @@ async def test_a_typo_offers_the_term_it_resembles(h: Harness, tg: FakeTelegram)
     offer = last(tg, GROUP)
     assert offer.text == TH.t("I don't know “{query}”. Did you mean:", query="momentun")
     assert THAI.search(offer.text)
-    assert offer.button_texts[0] == "โมเมนตัม"
+    assert offer.button_texts[0] == "Egonomy: โมเมนตัม"
     assert offer.callback_data[0] == b.encode(b.RULE, "egonomy", "momentum")
     await h.press(som, offer, offer.callback_data[0])
     section = tg.message(GROUP, offer.message_id)
