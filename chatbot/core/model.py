@@ -30,6 +30,12 @@ class Incoming:
     message: str | None = None  # the platform id of the message whose button was pressed
     update_id: str | None = None  # for dropping duplicate deliveries
     reply_token: str | None = None  # platforms that answer an event with a token (LINE)
+    event: str | None = None  # a change of who is where: OPENED, CLOSED, ARRIVED, LEFT
+
+
+# Incoming.event: the user opened or closed the private chat with the bot (added or blocked
+# it), people arrived in a group (`user`: one of them), the bot was removed from the chat.
+OPENED, CLOSED, ARRIVED, LEFT = "opened", "closed", "arrived", "left"
 
 
 @dataclass(frozen=True)
@@ -90,3 +96,4 @@ class Capabilities:
     row_buttons: int = 8  # buttons in one row
     message_buttons: int = 100  # buttons on one message
     message_chars: int = 4096  # a message's text
+    answers_in_chat: bool = False  # without pop-ups: answer a press in its chat (a free reply)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
 import math
 import time
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from chatbot.core.buttons import game_chat
-from chatbot.core.model import Answer, Capabilities, Incoming, Message
+from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message
 from chatbot.core.service import GameService
 from chatbot.core.tables import chat_of
 from chatbot.i18n import negotiate, translator
@@ -129,11 +130,22 @@ class Runner:
         if inc.data is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
         if answer is not None and answer.text and not self.caps.popups:
-            to = inc.chat if inc.private else inc.user.id  # no pop-ups: say it privately
-            messages.append(Message(to, answer.text))
+            messages.append(self._said(inc, answer))
             answer = Answer(url=answer.url)
         self.post(messages, inc, reply.confirm)
         return answer
+
+    def _said(self, inc: Incoming, answer: Answer) -> Message:
+        """An answer as a message, where there are no pop-ups: in the press's own chat naming
+        the presser when the platform answers there for free, else privately; its link as a
+        button."""
+        tr = translator(negotiate(inc.user.language))
+        link = ((Button(tr.gettext("💬 Open our chat"), url=answer.url),),) if answer.url else ()
+        if inc.private:
+            return Message(inc.chat, answer.text, link)
+        if self.caps.answers_in_chat:
+            return Message(inc.chat, f"{html.escape(inc.user.name)}: {answer.text}", link)
+        return Message(inc.user.id, answer.text, link)
 
     # --- messages out ------------------------------------------------------------------------
 
@@ -339,7 +351,8 @@ def _recent(queue: _Queue, now: float, interval: float) -> bool:
 
 def _merged(messages: list[Message]) -> list[Message]:
     """For platforms without edits: a table superseded within the same event is dropped, and a
-    message without buttons joins its chat's neighbour, so a move sends one group message."""
+    message without buttons joins its chat's latest one (each chat keeps its own order), so a
+    move sends one group message."""
     later = set()
     kept: list[Message] = []
     for message in reversed(messages):
@@ -349,12 +362,15 @@ def _merged(messages: list[Message]) -> list[Message]:
         later.add(key)
         kept.append(replace(message, edit=None))
     out: list[Message] = []
+    last_of: dict[str, int] = {}  # chat -> index in `out` of its latest message
     for message in reversed(kept):
-        last = out[-1] if out else None
-        if last is None or last.chat != message.chat or (last.buttons and message.buttons):
+        at = last_of.get(message.chat)
+        if at is None or (out[at].buttons and message.buttons):
+            last_of[message.chat] = len(out)
             out.append(message)
             continue
-        out[-1] = replace(
+        last = out[at]
+        out[at] = replace(
             last,
             text=f"{last.text}\n\n{message.text}",
             buttons=message.buttons or last.buttons,

@@ -15,7 +15,7 @@ from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
-from chatbot.core.model import Answer, Incoming, Message, Reply
+from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Answer, Incoming, Message, Reply
 from chatbot.core.play import DEDUPE_TTL, GameDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
 from chatbot.core.tables import Busy, Tables, game_key
@@ -39,7 +39,7 @@ class GameService:
         self.help = HelpDesk(tables)
 
     async def handle(self, inc: Incoming) -> Reply:
-        if inc.command is None and inc.data is None:
+        if inc.command is None and inc.data is None and inc.event is None:
             return Reply()
         store = self.tables.store
         # Game presses dedupe in the round trip that loads their session (`load_press`).
@@ -50,6 +50,8 @@ class GameService:
         ):
             return Reply()  # the same update delivered again: already handled
         try:
+            if inc.event is not None:
+                return await self._membership(inc)
             if inc.command is not None:
                 return await self._command(inc)
             return await self._press(inc)
@@ -111,6 +113,34 @@ class GameService:
             tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(tr.gettext("A new table was already opened from these results.")))
         return await self.lobby.open(replace(inc, command="newgame", args=game))
+
+    # --- who is where ----------------------------------------------------------------------
+
+    async def _membership(self, inc: Incoming) -> Reply:
+        """A private chat opened or closed, people arrived in a group, the bot was removed."""
+        tables = self.tables
+        if inc.event == OPENED:  # as a /start without payload: the private chat is open
+            return await self._start_command(replace(inc, command="start", args=""))
+        if inc.event == CLOSED:
+            await tables.store.set_setting(f"user:{inc.user.id}", "dm", "0")
+            return Reply()
+        try:
+            session, version = await tables.load(inc.chat)
+        except BadSession:
+            session, version = None, 0
+        if session is None:
+            return Reply()
+        if inc.event == LEFT:  # nobody can see or play this game any more
+            with contextlib.suppress(Conflict):
+                await tables.store.delete(game_key(session.chat), version)
+                await self.play.record_history(session, stopped=True)
+            return Reply()
+        if inc.event == ARRIVED and session.phase == LOBBY:  # newcomers see the open table
+            tr = translator(session.language)
+            bundle = tables.bundle(session)
+            lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
+            return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
+        return Reply()
 
     # --- commands --------------------------------------------------------------------------
 
