@@ -147,9 +147,11 @@ class GameService:
     async def _start_command(self, inc: Incoming) -> Reply:
         if inc.private:
             await self.tables.store.set_setting(f"user:{inc.user.id}", "dm", "1")
-            chat = b.chat_from_payload(inc.args.strip())
-            if chat:
+            payload = inc.args.strip()
+            if chat := b.chat_from_payload(payload):
                 return await self.lobby.join(inc, chat)
+            if chat := b.chat_from_payload(payload, "h"):
+                return await self.play.show_hand(inc, chat)
         return await self.help.command(inc)
 
     async def _stop(self, inc: Incoming) -> Reply:
@@ -189,7 +191,8 @@ class GameService:
             tr = translator(session.language)
             lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
             return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
-        return Reply(messages=[fresh(views.table(session, bundle, tables.caps))])
+        link = tables.platform.deep_link
+        return Reply(messages=[fresh(views.table(session, bundle, tables.caps, deep_link=link))])
 
     async def _history(self, inc: Incoming) -> Message:
         tr = translator(await self.tables.chat_language(inc))
@@ -238,7 +241,9 @@ class GameService:
             tr = translator(session.language)
             lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
             return [with_slot(lobby, views.LOBBY_SLOT, new)]
-        return [fresh(views.table(session, bundle, tables.caps))]
+        return [
+            fresh(views.table(session, bundle, tables.caps, deep_link=tables.platform.deep_link))
+        ]
 
     # --- timers ----------------------------------------------------------------------------
 
