@@ -97,7 +97,8 @@ class Capabilities:
     message_buttons: int = 100  # buttons on one message
     message_chars: int = 4096  # a message's text
     answers_in_chat: bool = False  # without pop-ups: answer a press in its chat (a free reply)
-    # A private message nobody asked for is free. Where it costs (a quota of pushes), a hand is
-    # sent only as the answer to its player's own message or press: the table's "My hand"
-    # opens the private chat with the request typed in.
-    unasked_private: bool = True
+    # A message that answers no event is free. Where it costs (a quota of pushes), a hand is
+    # sent only as the answer to its player's own message or press (the table's "My hand"
+    # opens the private chat with the request typed in), and a table update that answers no
+    # event waits `table_interval` for a newer one to replace it.
+    unasked_free: bool = True

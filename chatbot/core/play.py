@@ -193,7 +193,7 @@ class GameDesk:
             for seat, _ in session.humans():
                 if seat == change.actor and pressed:
                     messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
-                elif not caps.unasked_private:
+                elif not caps.unasked_free:
                     if seat == change.actor and private:
                         messages.append(views.hand(session, bundle, seat, caps, state))
                 elif (
@@ -203,6 +203,12 @@ class GameDesk:
                     or (seat in change.changed and change.legal[seat])
                 ):
                     messages.append(views.hand(session, bundle, seat, caps, state))
+        if over and private and change.actor is not None and not caps.unasked_free:
+            mover = session.seats[change.actor]  # the answer to the last move: where to look
+            if mover.user is not None:
+                mtr = translator(mover.language)
+                text = mtr.gettext("The game is over: the results are in the group.")
+                messages.append(say(mover.user, text))
         return messages
 
     # --- presses ---------------------------------------------------------------------------

@@ -127,7 +127,7 @@ def table(
         ]
         tools = [Button(tr.gettext("📖 Rules"), b.encode(b.RULE, session.game, b.SEND_PRIVATELY))]
         if bundle.private_hands:
-            link = None if caps.unasked_private else deep_link(b.hand_payload(session.chat))
+            link = None if caps.unasked_free else deep_link(b.hand_payload(session.chat))
             mine = tr.gettext("🃏 My hand")
             peek = Button(mine, url=link) if link else Button(mine, b.encode(b.PEEK, session.chat))
             tools.insert(0, peek)

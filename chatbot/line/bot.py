@@ -62,7 +62,7 @@ class LineBot:
         message_buttons=13,
         message_chars=5000,
         answers_in_chat=True,
-        unasked_private=False,
+        unasked_free=False,
     )
 
     def __init__(

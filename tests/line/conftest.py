@@ -27,6 +27,7 @@ async def bot(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterato
         line_api_base_url=line.base_url,
         bot_delay=0,
         table_interval=0,
+        tick=3600,  # no background ticks: the tests tick themselves
     )
     store = RedisStore.from_url(redis_url, redis_prefix)
     lb = LineBot(settings, store, registry())

@@ -11,10 +11,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from chatbot.core import buttons as b
+from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
+from chatbot.settings import Settings
+from chatbot.store.redis import RedisStore
 from engine.core import restore
-from tests.line.fake_line import BASIC_ID, INVALID_TOKEN, FakeLine, Sent
+from tests.line.fake_line import ACCESS_TOKEN, BASIC_ID, INVALID_TOKEN, SECRET, FakeLine, Sent
 
 JSON = dict[str, Any]
 
@@ -37,7 +40,9 @@ def typed(sent: Sent, label: str) -> str:
     return unquote(uri.partition("?")[2])
 
 
-async def test_a_whole_egonomy_game_in_a_line_group(bot: LineBot, line: FakeLine) -> None:
+async def play(bot: LineBot, line: FakeLine, computers: int, seed: int) -> dict[str, int]:
+    """A whole Egonomy game of Ann and Bob (and `computers`) in a LINE group, pressed through
+    signed webhooks; the counts of actions, hand requests, replies and pushes."""
     ann, bob = line.user("Ann", "en"), line.user("Bob", "th")
     group = line.group(ann, bob)
     await deliver(bot, line, line.join(group))
@@ -49,23 +54,26 @@ async def test_a_whole_egonomy_game_in_a_line_group(bot: LineBot, line: FakeLine
     (join,) = buttons(line.to(group)[-1], b.JOIN)
     token = await deliver(bot, line, line.postback(group, bob, join))
     assert token and line.answered(token)
-    lobby = line.to(group)[-1]
-    assert "Bob" in lobby.text and lobby.via == "reply"
-    (start,) = buttons(lobby, b.START)
-    pushes_before = len(line.pushes)
+    assert "Bob" in line.to(group)[-1].text and line.to(group)[-1].via == "reply"
+    for _ in range(computers):
+        (add,) = buttons(line.to(group)[-1], b.ADD_BOT)
+        token = await deliver(bot, line, line.postback(group, ann, add))
+        assert token and line.answered(token)
+    (start,) = buttons(line.to(group)[-1], b.START)
     token = await deliver(bot, line, line.postback(group, ann, start))
     assert token and line.answered(token), "the table answers the Start press"
-    assert len(line.pushes) == pushes_before, "hands are asked for, not pushed"
+    assert not line.pushes, "hands are asked for, not pushed"
 
     game_chat = qualify(group)
-    rng = random.Random(7)
-    actions = unanswered = asked = 0
-    for _ in range(2000):
+    rng = random.Random(seed)
+    actions = unanswered = asked = computer = moves = 0
+    for _ in range(3000):
         session, _ = await bot.tables.load(game_chat)
         if session is None:
             break
         if await bot.runner.tick():
             await bot.runner.flush()
+            computer += 1
             continue
         game = bot.tables.bundle(session).game
         (seat,) = game.to_move(restore(game, session.state))
@@ -79,30 +87,68 @@ async def test_a_whole_egonomy_game_in_a_line_group(bot: LineBot, line: FakeLine
             asked += 1
             continue
         data = rng.choice(buttons(mine, b.MOVE) or buttons(mine, b.NAV))
-        token = await deliver(bot, line, line.postback(user, user, data))
-        assert token
-        unanswered += not line.answered(token)
+        event = line.postback(user, user, data)
+        assert await bot.webhook(*line.signed(event)) == 200
+        after, _ = await bot.tables.load(game_chat)
+        moves += after is None or after.moves != session.moves
+        while await bot.runner.tick():  # computers' moves, due at once: before the table
+            computer += 1  # update went out
+        await bot.runner.flush()
+        unanswered += not line.answered(event["replyToken"])
         actions += 1
     else:
         raise AssertionError("the game did not end")
 
     assert "🏆" in line.to(group)[-1].text, "the final results in the group"
-    # Every action is answered by its own reply token, but the last: the game is over, the
-    # results go to the group and the mover's hand has nothing left to show.
-    assert unanswered <= 1
+    assert unanswered == 0, "every action is answered by its own reply token"
     assert not line.refused, line.refused
     assert not bot.errors
-    replies, pushes = len(line.replies), len(line.pushes)
+    assert bot.replies == len(line.replies) and bot.pushes == len(line.pushes)
     to_group = sum(1 for s in line.pushes if s.chat == group)
-    print(
-        f"\nLINE Egonomy, 2 players: {actions} actions, {asked} hands asked for, "
-        f"{replies} replies, {pushes} pushes ({to_group} to the group)"
-    )
-    assert bot.replies == replies and bot.pushes == pushes
-    assert replies >= actions + asked + 4, "every action, request and lobby step: a reply"
+    assert to_group == len(line.pushes), "never a push to a player"
+    return {
+        "actions": actions,
+        "moves": moves,
+        "computer moves": computer,
+        "asked": asked,
+        "replies": len(line.replies),
+        "pushes": len(line.pushes),
+    }
+
+
+async def test_a_whole_egonomy_game_in_a_line_group(bot: LineBot, line: FakeLine) -> None:
+    counts = await play(bot, line, computers=0, seed=7)
+    print(f"\nLINE Egonomy, 2 people: {counts}")
+    assert counts["replies"] >= counts["actions"] + counts["asked"] + 4, "all answered for free"
     # A push only tells the group (and so the next player) what a move made in a private chat
-    # changed: at most one a move, and never to a player.
-    assert pushes == to_group <= actions
+    # changed: at most one an action.
+    assert counts["pushes"] <= counts["actions"]
+
+
+async def test_a_computer_seat_shares_the_tables_push(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """With a computer at the table, its move replaces the table update of the person's move
+    before that went out: one push for both (at most one table push per interval)."""
+    settings = Settings(
+        line_channel_secret=SECRET,
+        line_channel_access_token=ACCESS_TOKEN,
+        line_api_base_url=line.base_url,
+        bot_delay=0,
+        table_interval=0.2,
+        tick=3600,  # no background ticks: the test ticks itself
+    )
+    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    await lb.start()
+    try:
+        counts = await play(lb, line, computers=1, seed=11)
+    finally:
+        await lb.stop()
+    print(f"\nLINE Egonomy, 2 people and a computer: {counts}")
+    # A person's move in a private chat costs one push; the computer's moves ride along with
+    # it, but a round's results (3 rounds) may go out on their own.
+    assert counts["computer moves"] > 3
+    assert counts["pushes"] <= counts["moves"] + 3
 
 
 async def test_a_forged_or_missing_signature_changes_nothing(bot: LineBot, line: FakeLine) -> None:
