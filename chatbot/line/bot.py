@@ -151,7 +151,13 @@ class LineBot:
             while len(self._tokens) > TOKENS_KEPT:
                 self._tokens.popitem(last=False)
         user_id = sender_id(event)
-        user = await self.profile(user_id, source_ids(event)[0]) if user_id else None
+        user = None
+        if user_id:
+            try:
+                user = await self.profile(user_id, source_ids(event)[0])
+            except Exception as exc:  # the API unreachable: the event still counts
+                log.warning("profile of %s unavailable: %r", user_id, exc)
+                user = User(qualify(user_id), "?")
         inc = incoming(event, user)
         if inc is not None:
             await self.runner.handle(inc)

@@ -66,3 +66,21 @@ def test_messages_are_plain_text_or_flex_within_line_limits() -> None:
     row = flex["contents"]["footer"]["contents"][0]["contents"]
     assert [x["action"]["type"] for x in row] == ["postback", "uri"]
     assert len(row[0]["action"]["label"]) == 20 and row[0]["action"]["data"] == "m1|c|x"
+
+
+async def test_asking_for_a_hand_without_a_seat_is_answered_for_free(
+    bot: LineBot, line: FakeLine
+) -> None:
+    ann, cid = line.user("Ann", "en"), line.user("Cid", "en")
+    group = line.group(ann, cid)
+    await deliver(bot, line, line.follow(ann))
+    await deliver(bot, line, line.text(group, ann, "/newgame"))
+    (start,) = buttons(line.to(group)[-1], b.START)
+    await deliver(bot, line, line.postback(group, ann, start))
+    request = f"/start {b.hand_payload(qualify(group))}"
+    token = await deliver(bot, line, line.text(cid, cid, request))
+    assert token and line.answered(token)
+    assert line.to(cid)[-1].text == "You are not playing in this game."
+    token = await deliver(bot, line, line.text(ann, ann, request))
+    assert token and line.answered(token) and line.to(ann)[-1].text.startswith("Your hand")
+    assert not [s for s in line.pushes if s.chat in (ann, cid)]
