@@ -125,10 +125,16 @@ class LineBot:
 
     async def is_member(self, chat: str, user: str) -> bool:
         try:
-            await self.api.get_group_member_profile(line_id(chat), line_id(user))
+            await self._member(line_id(chat), line_id(user))
         except ApiException:
             return False
         return True
+
+    async def _member(self, chat: str, user: str) -> Any:
+        """A member's profile in a group ("C...") or a multi-person chat ("R...")."""
+        if chat.startswith("R"):
+            return await self.api.get_room_member_profile(chat, user)
+        return await self.api.get_group_member_profile(chat, user)
 
     # --- webhooks in -----------------------------------------------------------------------
 
@@ -175,7 +181,7 @@ class LineBot:
         except ApiException:
             if chat and chat != user_id:
                 try:
-                    member = await self.api.get_group_member_profile(chat, user_id)
+                    member = await self._member(chat, user_id)
                     name = str(member.display_name)
                 except ApiException as exc:
                     log.info("no profile of %s: %s", user_id, exc.status)

@@ -128,8 +128,9 @@ class FakeLine:
             self.friends[uid] = profile
         return uid
 
-    def group(self, *members: str) -> str:
-        gid = f"C{next(self._ids):032x}"
+    def group(self, *members: str, room: bool = False) -> str:
+        """A group ("C...") or a multi-person chat ("R...") with these members."""
+        gid = f"{'R' if room else 'C'}{next(self._ids):032x}"
         self.groups[gid] = set(members)
         return gid
 
@@ -152,8 +153,9 @@ class FakeLine:
     def _event(
         self, kind: str, chat: str, user: str | None, token: bool = True, **more: Any
     ) -> JSON:
-        if chat.startswith("C"):
-            source: JSON = {"type": "group", "groupId": chat}
+        if chat[0] in "CR":
+            kind_of = "group" if chat[0] == "C" else "room"
+            source: JSON = {"type": kind_of, f"{kind_of}Id": chat}
             if user:
                 source["userId"] = user
         else:
@@ -213,6 +215,7 @@ class FakeLine:
             Route("/v2/bot/info", self._info, methods=["GET"]),
             Route("/v2/bot/profile/{user}", self._profile, methods=["GET"]),
             Route("/v2/bot/group/{group}/member/{user}", self._member, methods=["GET"]),
+            Route("/v2/bot/room/{group}/member/{user}", self._member, methods=["GET"]),
         ]
         return Starlette(routes=routes)
 
@@ -288,9 +291,11 @@ class FakeLine:
         return await self._call(request, act)
 
     async def _member(self, request: Request) -> JSONResponse:
+        room = request.url.path.startswith("/v2/bot/room/")
+
         def act(body: JSON) -> JSON:
-            user = str(body["user"])
-            if user not in self.groups.get(str(body["group"]), set()):
+            user, group = str(body["user"]), str(body["group"])
+            if group[:1] != ("R" if room else "C") or user not in self.groups.get(group, set()):
                 raise Refused(404, "Not found")
             return {"userId": user, "displayName": self.users[user]["displayName"]}
 

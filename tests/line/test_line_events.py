@@ -84,3 +84,17 @@ async def test_asking_for_a_hand_without_a_seat_is_answered_for_free(
     token = await deliver(bot, line, line.text(ann, ann, request))
     assert token and line.answered(token) and line.to(ann)[-1].text.startswith("Your hand")
     assert not [s for s in line.pushes if s.chat in (ann, cid)]
+
+
+async def test_a_multi_person_chat_plays_like_a_group(bot: LineBot, line: FakeLine) -> None:
+    ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
+    room = line.group(ann, bob, room=True)
+    for user in (ann, bob):
+        await deliver(bot, line, line.follow(user))
+    await deliver(bot, line, line.text(room, ann, "/newgame"))
+    assert line.to(room)[-1].via == "reply"
+    joining = f"/start {b.deep_link_payload(qualify(room))}"  # the lobby's private-chat link
+    token = await deliver(bot, line, line.text(bob, bob, joining))
+    assert token and line.answered(token)
+    session, _ = await bot.tables.load(qualify(room))
+    assert session is not None and session.seat_of(qualify(bob)) is not None, "a member joined"
