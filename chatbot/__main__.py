@@ -98,6 +98,7 @@ def build_parser(games: Registry) -> argparse.ArgumentParser:
         help=f"with --watch: every move at once (default: one every {WATCH_PACE:g} s)",
     )
     sub.add_parser("telegram", help="run the Telegram bot (long polling; needs TELEGRAM_TOKEN)")
+    sub.add_parser("line", help="serve LINE webhooks (needs LINE_CHANNEL_SECRET and _ACCESS_TOKEN)")
     sub.add_parser("health", help="exit 0 when the store (Redis at REDIS_URL) answers, else 1")
     return parser
 
@@ -141,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     command = args.command or ("telegram" if settings.telegram_token else "console")
     if command == "telegram":
         return run_telegram(settings, games)
+    if command == "line":
+        return run_line(settings, games)
     if command == "health":
         return health(settings)
     if args.command is None:  # no arguments: the console's defaults
@@ -201,6 +204,24 @@ def health(settings: Settings) -> int:
         print(f"Redis at REDIS_URL does not answer: {exc}", file=sys.stderr)
         return 1
     print("ok: Redis answers")
+    return 0
+
+
+def run_line(settings: Settings, games: Registry) -> int:
+    import uvicorn
+
+    from chatbot.line.bot import LineBot
+    from chatbot.store.memory import MemoryStore
+    from chatbot.store.redis import RedisStore
+    from chatbot.web import app
+
+    if not settings.line_channel_secret or not settings.line_channel_access_token:
+        print("LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN must be set", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
+    bot = LineBot(settings, store, games)
+    uvicorn.run(app(bot), host=settings.host, port=settings.port, proxy_headers=True)
     return 0
 
 

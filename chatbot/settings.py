@@ -26,6 +26,11 @@ class Settings:
     telegram_token: str | None = None
     telegram_base_url: str | None = None  # a self-hosted Bot API server's root URL
     redis_url: str | None = None  # None: in-process store
+    line_channel_secret: str | None = None  # checks the signatures of LINE webhooks
+    line_channel_access_token: str | None = None
+    line_api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
+    host: str = "0.0.0.0"  # where the webhook server listens
+    port: int = 8080
     bot_delay: float = 1.5  # seconds before a computer player moves
     remind_after: float = 120.0  # seconds before an idle player is reminded
     takeover_after: float = 60.0  # seconds after the reminder before a computer plays for them
@@ -60,6 +65,11 @@ class Settings:
             telegram_token=env.get("TELEGRAM_TOKEN") or None,
             telegram_base_url=bot_api_root(base_url) if base_url else None,
             redis_url=env.get("REDIS_URL") or None,
+            line_channel_secret=env.get("LINE_CHANNEL_SECRET") or None,
+            line_channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
+            line_api_base_url=env.get("LINE_API_BASE_URL") or None,
+            host=env.get("HOST") or d.host,
+            port=int(num("PORT", d.port)),
             bot_delay=num("BOT_DELAY", d.bot_delay),
             remind_after=num("REMIND_AFTER", d.remind_after),
             takeover_after=num("TAKEOVER_AFTER", d.takeover_after),

@@ -68,10 +68,16 @@ def deep_link_payload(chat: str) -> str:
     return "j" + chat.replace(":", "_")
 
 
-def chat_from_payload(payload: str) -> str | None:
-    if not payload.startswith("j") or len(payload) < 2:
+def chat_from_payload(payload: str, kind: str = "j") -> str | None:
+    """The chat of a payload of `kind` ("j": join its lobby, "h": show my hand there)."""
+    if not payload.startswith(kind) or len(payload) < 2:
         return None
     return payload[1:].replace("_", ":")
+
+
+def hand_payload(chat: str) -> str:
+    """A /start payload that shows the sender's hand in the game of `chat`."""
+    return "h" + chat.replace(":", "_")
 
 
 def game_chat(data: str | None, chat: str) -> str:

@@ -31,6 +31,12 @@ class Incoming:
     update_id: str | None = None  # for dropping duplicate deliveries
     reply_token: str | None = None  # platforms that answer an event with a token (LINE)
     chat_title: str = ""  # a group's name (hand messages say which group they belong to)
+    event: str | None = None  # a change of who is where: OPENED, CLOSED, ARRIVED, LEFT
+
+
+# Incoming.event: the user opened or closed the private chat with the bot (added or blocked
+# it), people arrived in a group (`user`: one of them), the bot was removed from the chat.
+OPENED, CLOSED, ARRIVED, LEFT = "opened", "closed", "arrived", "left"
 
 
 @dataclass(frozen=True)
@@ -91,3 +97,9 @@ class Capabilities:
     row_buttons: int = 8  # buttons in one row
     message_buttons: int = 100  # buttons on one message
     message_chars: int = 4096  # a message's text
+    answers_in_chat: bool = False  # without pop-ups: answer a press in its chat (a free reply)
+    # A message that answers no event is free. Where it costs (a quota of pushes), a hand is
+    # sent only as the answer to its player's own message or press (the table's "My hand"
+    # opens the private chat with the request typed in), and a table update that answers no
+    # event waits `table_interval` for a newer one to replace it.
+    unasked_free: bool = True

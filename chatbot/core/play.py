@@ -154,12 +154,20 @@ class GameDesk:
         session.deadline = min((at for _, at in timers.values()), default=None)
 
     def render(
-        self, session: Session, state: Any, events: list[Any], change: Change, pressed: str | None
+        self,
+        session: Session,
+        state: Any,
+        events: list[Any],
+        change: Change,
+        pressed: str | None,
+        private: bool = False,
     ) -> list[Message]:
         """The messages of a recorded change: the table, announcements, and the hands.
 
         The actor's pressed hand message is edited in place; every other hand that changes
-        comes as a new private message, so its player is notified (edits notify nobody)."""
+        comes as a new private message, so its player is notified (edits notify nobody).
+        Where unasked private messages cost, only the actor who pressed in the private chat
+        (`private`) gets their hand: the answer to the press."""
         bundle = self.tables.bundle(session)
         caps = self.tables.caps
         tr = translator(session.language)
@@ -179,14 +187,19 @@ class GameDesk:
         moved = new_round or (
             Signal.TURN_BEGAN in change.signals and bool(announcements) and change.actor is not None
         )
-        messages = [views.table(session, bundle, caps, state, final=over or moved)]
+        link = self.tables.platform.deep_link
+        final = over or moved
+        messages = [views.table(session, bundle, caps, state, final=final, deep_link=link)]
         messages += announcements
         if moved and not over:  # a fresh table below the results
-            messages.append(fresh(views.table(session, bundle, caps, state)))
+            messages.append(fresh(views.table(session, bundle, caps, state, deep_link=link)))
         if bundle.private_hands and not over:
             for seat, _ in session.humans():
                 if seat == change.actor and pressed:
                     messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
+                elif not caps.unasked_free:
+                    if seat == change.actor and private:
+                        messages.append(views.hand(session, bundle, seat, caps, state))
                 elif (
                     change.actor is None
                     or new_round
@@ -194,6 +207,12 @@ class GameDesk:
                     or (seat in change.changed and change.legal[seat])
                 ):
                     messages.append(views.hand(session, bundle, seat, caps, state))
+        if over and private and change.actor is not None and not caps.unasked_free:
+            mover = session.seats[change.actor]  # the answer to the last move: where to look
+            if mover.user is not None:
+                mtr = translator(mover.language)
+                text = mtr.gettext("The game is over: the results are in the group.")
+                messages.append(say(mover.user, text))
         return messages
 
     # --- presses ---------------------------------------------------------------------------
@@ -239,7 +258,7 @@ class GameDesk:
                 return self._refused(inc, session, refused, tr)
             change = self.record(session, state, events, seat)
             pressed = inc.message if inc.private else None
-            messages = self.render(session, state, events, change, pressed)
+            messages = self.render(session, state, events, change, pressed, inc.private)
             if not await self.tables.try_save(session, version, owed=True, seen=seen):
                 continue
             if session.phase == OVER:
@@ -291,6 +310,17 @@ class GameDesk:
         tr = translator(session.seats[seat].language)
         text = bundle.presenter.peek(bundle.game.view(state, seat), tr)
         return Reply(Answer(text[: caps.answer_chars], alert=True))
+
+    async def show_hand(self, inc: Incoming, chat: str) -> Reply:
+        """The sender's hand in the game of `chat`, as the answer to their own message (from
+        the table's "My hand" link)."""
+        doc = await self.tables.store.load(game_key(chat))
+        checked = await self._check(inc, doc, -1, True)
+        if isinstance(checked, Reply):
+            return checked
+        session, _, seat, state = checked
+        bundle = self.tables.bundle(session)
+        return Reply(messages=[views.hand(session, bundle, seat, self.tables.caps, state)])
 
     async def _check(
         self, inc: Incoming, doc: Doc | None, stamp: int, group: bool

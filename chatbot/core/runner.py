@@ -6,7 +6,8 @@
   waits behind a group's flood budget.
 - Coalescing: an unsent table update is replaced by a newer one, and a table message is edited
   at most once per `table_interval`; on a platform without edits, the group messages of one
-  event are merged into one new message.
+  event are merged into one new message; where unasked messages cost, a new table message
+  that answers no event waits `table_interval` for a newer one to replace it.
 - The ticker runs due timers (computer moves, reminders, take-overs).
 
 Adapters give an `Outbox` (send or edit one message) and their capabilities.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
 import math
 import time
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from chatbot.core.buttons import game_chat
-from chatbot.core.model import Answer, Capabilities, Incoming, Message
+from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message
 from chatbot.core.service import GameService
 from chatbot.core.tables import chat_of
 from chatbot.i18n import negotiate, translator
@@ -69,6 +71,7 @@ class _Queue:
     fifo: deque[Item] = field(default_factory=deque)
     edits: dict[str, Item] = field(default_factory=dict)
     edited: dict[str, float] = field(default_factory=dict)  # target -> when last edited
+    held: dict[str, float] = field(default_factory=dict)  # held table -> when first queued
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     sending: bool = False
@@ -130,11 +133,22 @@ class Runner:
         if inc.data is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
         if answer is not None and answer.text and not self.caps.popups:
-            to = inc.chat if inc.private else inc.user.id  # no pop-ups: say it privately
-            messages.append(Message(to, answer.text))
+            messages.append(self._said(inc, answer))
             answer = Answer(url=answer.url)
         self.post(messages, inc, reply.confirm)
         return answer
+
+    def _said(self, inc: Incoming, answer: Answer) -> Message:
+        """An answer as a message, where there are no pop-ups: in the press's own chat naming
+        the presser when the platform answers there for free, else privately; its link as a
+        button."""
+        tr = translator(negotiate(inc.user.language))
+        link = ((Button(tr.gettext("💬 Open our chat"), url=answer.url),),) if answer.url else ()
+        if inc.private:
+            return Message(inc.chat, answer.text, link)
+        if self.caps.answers_in_chat:
+            return Message(inc.chat, f"{html.escape(inc.user.name)}: {answer.text}", link)
+        return Message(inc.user.id, answer.text, link)
 
     # --- messages out ------------------------------------------------------------------------
 
@@ -163,14 +177,10 @@ class Runner:
         queue = self._queues.get(message.chat)
         if queue is None:
             queue = self._queues[message.chat] = _Queue()
+        if self._supersede(queue, message, batch):
+            return self._start(queue, message.chat)
         if message.coalesce and message.slot and message.game:
             key = (message.game, message.slot)
-            for i, (waiting, older) in enumerate(queue.fifo):  # unsent: replace its content
-                if waiting.slot == message.slot and waiting.game == message.game:
-                    newer = replace(waiting, text=message.text, buttons=message.buttons)
-                    queue.fifo[i] = (newer, batch)
-                    self._done(older)
-                    return self._start(queue, message.chat)
             target = self._slots.get(key) or message.edit
             if target and self.caps.edits:
                 superseded = queue.edits.get(target)
@@ -179,8 +189,38 @@ class Runner:
                     self._done(superseded[1])
                 return self._start(queue, message.chat)
             message = replace(message, edit=None)
+        if (held := self._held(message)) is not None:
+            queue.held.setdefault(held, self.monotonic())
         queue.fifo.append((message, batch))
         self._start(queue, message.chat)
+
+    def _supersede(self, queue: _Queue, message: Message, batch: _Batch | None) -> bool:
+        """An unsent older message of the same table: a table update takes its place (unless
+        it carries merged news); a held update is dropped before a newer table with news.
+        Whether `message` took the older one's place."""
+        if not (message.slot and message.game):
+            return False
+        same = [
+            i
+            for i, (waiting, _) in enumerate(queue.fifo)
+            if waiting.slot == message.slot and waiting.game == message.game
+        ]
+        if not same:
+            return False
+        i = same[-1]
+        waiting, older = queue.fifo[i]
+        if message.coalesce and (waiting.coalesce or self.caps.edits):
+            token = message.reply_token or waiting.reply_token
+            newer = replace(waiting, text=message.text, buttons=message.buttons, reply_token=token)
+            queue.fifo[i] = (newer, batch)
+            self._done(older)
+            return True
+        held = self._held(waiting)
+        if held is not None and i == len(queue.fifo) - 1:  # the newer table tells it all
+            del queue.fifo[i]
+            queue.held.pop(held, None)
+            self._done(older)
+        return False
 
     def _done(self, batch: _Batch | None) -> None:
         """One message of `batch` went out (or was superseded by a newer one)."""
@@ -211,8 +251,18 @@ class Runner:
             while queue.fifo or queue.edits:
                 queue.wake.clear()
                 if queue.fifo:
+                    message, batch = queue.fifo[0]
+                    held = self._held(message)
+                    if held is not None:
+                        now = self.monotonic()
+                        wait = queue.held.setdefault(held, now) + interval - now
+                        if wait > 0:
+                            with contextlib.suppress(TimeoutError):
+                                await asyncio.wait_for(queue.wake.wait(), wait)
+                            continue
+                        del queue.held[held]
                     queue.sending = True
-                    message, batch = queue.fifo.popleft()
+                    queue.fifo.popleft()
                     await self._send(message)
                     self._done(batch)
                     queue.sending = False
@@ -238,6 +288,13 @@ class Runner:
                 self._start(queue, chat)
             elif self._queues.get(chat) is queue and not _recent(queue, self.monotonic(), interval):
                 del self._queues[chat]
+
+    def _held(self, message: Message) -> str | None:
+        """Where a message that answers no event costs: the key under which a new table
+        message waits an interval before it is sent (a newer one replaces it meanwhile)."""
+        if self.caps.unasked_free or not message.coalesce or message.reply_token:
+            return None
+        return f"{message.game}/{message.slot}" if message.slot and message.game else None
 
     async def _send(self, message: Message) -> None:
         try:
@@ -295,8 +352,10 @@ class Runner:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
             self._ticker = None
-        for queue in self._queues.values():  # owed table edits go now, not after an interval
+        for queue in self._queues.values():  # owed table updates go now, not after an interval
             queue.edited.clear()
+            queue.held = dict.fromkeys(queue.held, -math.inf)
+            queue.wake.set()
         await self.flush()
 
     async def tick(self) -> int:
@@ -357,7 +416,8 @@ def _recent(queue: _Queue, now: float, interval: float) -> bool:
 
 def _merged(messages: list[Message]) -> list[Message]:
     """For platforms without edits: a table superseded within the same event is dropped, and a
-    message without buttons joins its chat's neighbour, so a move sends one group message."""
+    message without buttons joins its chat's latest one (each chat keeps its own order), so a
+    move sends one group message."""
     later = set()
     kept: list[Message] = []
     for message in reversed(messages):
@@ -367,12 +427,15 @@ def _merged(messages: list[Message]) -> list[Message]:
         later.add(key)
         kept.append(replace(message, edit=None))
     out: list[Message] = []
+    last_of: dict[str, int] = {}  # chat -> index in `out` of its latest message
     for message in reversed(kept):
-        last = out[-1] if out else None
-        if last is None or last.chat != message.chat or (last.buttons and message.buttons):
+        at = last_of.get(message.chat)
+        if at is None or (out[at].buttons and message.buttons):
+            last_of[message.chat] = len(out)
             out.append(message)
             continue
-        out[-1] = replace(
+        last = out[at]
+        out[at] = replace(
             last,
             text=f"{last.text}\n\n{message.text}",
             buttons=message.buttons or last.buttons,

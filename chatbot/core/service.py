@@ -15,7 +15,7 @@ from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
-from chatbot.core.model import Answer, Incoming, Message, Reply
+from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Answer, Incoming, Message, Reply
 from chatbot.core.play import GameDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
 from chatbot.core.tables import (
@@ -47,7 +47,7 @@ class GameService:
         self.help = HelpDesk(tables)
 
     async def handle(self, inc: Incoming) -> Reply:
-        if inc.command is None and inc.data is None:
+        if inc.command is None and inc.data is None and inc.event is None:
             return Reply()
         store = self.tables.store
         # An update is marked handled once it was: one cut short by a crash is handled when
@@ -58,6 +58,8 @@ class GameService:
         if not game and inc.update_id and await store.was_seen(seen_key(chat), inc.update_id):
             return Reply()  # the same update delivered again: already handled
         try:
+            if inc.event is not None:
+                return await self._membership(inc)
             if inc.command is not None:
                 reply = await self._command(inc)
             else:
@@ -128,14 +130,44 @@ class GameService:
             return Reply(Answer(tr.gettext("A new table was already opened from these results.")))
         return await self.lobby.open(replace(inc, command="newgame", args=game))
 
+    # --- who is where ----------------------------------------------------------------------
+
+    async def _membership(self, inc: Incoming) -> Reply:
+        """A private chat opened or closed, people arrived in a group, the bot was removed."""
+        tables = self.tables
+        if inc.event == OPENED:  # as a /start without payload: the private chat is open
+            return await self._start_command(replace(inc, command="start", args=""))
+        if inc.event == CLOSED:
+            await tables.store.set_setting(f"user:{inc.user.id}", "dm", "0", PREFS_TTL)
+            return Reply()
+        try:
+            session, version = await tables.load(inc.chat)
+        except BadSession:
+            session, version = None, 0
+        if session is None:
+            return Reply()
+        if inc.event == LEFT:  # nobody can see or play this game any more
+            with contextlib.suppress(Conflict):
+                await tables.store.delete(game_key(session.chat), version)
+                await self.play.record_history(session, stopped=True)
+            return Reply()
+        if inc.event == ARRIVED and session.phase == LOBBY:  # newcomers see the open table
+            tr = translator(session.language)
+            bundle = tables.bundle(session)
+            lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
+            return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
+        return Reply()
+
     # --- commands --------------------------------------------------------------------------
 
     async def _start_command(self, inc: Incoming) -> Reply:
         if inc.private:
             await self.tables.store.set_setting(f"user:{inc.user.id}", "dm", "1", PREFS_TTL)
-            chat = b.chat_from_payload(inc.args.strip())
-            if chat:
+            payload = inc.args.strip()
+            if chat := b.chat_from_payload(payload):
                 return await self.lobby.join(inc, chat)
+            if chat := b.chat_from_payload(payload, "h"):
+                return await self.play.show_hand(inc, chat)
         return await self.help.command(inc)
 
     async def _stop(self, inc: Incoming) -> Reply:
@@ -175,7 +207,8 @@ class GameService:
             tr = translator(session.language)
             lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
             return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
-        return Reply(messages=[fresh(views.table(session, bundle, tables.caps))])
+        link = tables.platform.deep_link
+        return Reply(messages=[fresh(views.table(session, bundle, tables.caps, deep_link=link))])
 
     async def _history(self, inc: Incoming) -> Message:
         tr = translator(await self.tables.chat_language(inc))
@@ -224,7 +257,9 @@ class GameService:
             tr = translator(session.language)
             lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
             return [with_slot(lobby, views.LOBBY_SLOT, new)]
-        return [fresh(views.table(session, bundle, tables.caps))]
+        return [
+            fresh(views.table(session, bundle, tables.caps, deep_link=tables.platform.deep_link))
+        ]
 
     # --- timers ----------------------------------------------------------------------------
 

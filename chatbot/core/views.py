@@ -100,9 +100,15 @@ def lobby(
 
 
 def table(
-    session: Session, bundle: Bundle, caps: Capabilities, state: Any = None, final: bool = False
+    session: Session,
+    bundle: Bundle,
+    caps: Capabilities,
+    state: Any = None,
+    final: bool = False,
+    deep_link: Callable[[str], str | None] = lambda payload: None,
 ) -> Message:
-    """The group's table message, in the chat's language, edited in place after moves."""
+    """The group's table message, in the chat's language, edited in place after moves. Where
+    unasked private messages cost, "My hand" opens the private chat with the request typed."""
     tr = translator(session.language)
     game = bundle.game
     state = state_of(session, bundle) if state is None else state
@@ -121,7 +127,10 @@ def table(
         ]
         tools = [Button(tr.gettext("📖 Rules"), b.encode(b.RULE, session.game, b.SEND_PRIVATELY))]
         if bundle.private_hands:
-            tools.insert(0, Button(tr.gettext("🃏 My hand"), b.encode(b.PEEK, session.chat)))
+            link = None if caps.unasked_free else deep_link(b.hand_payload(session.chat))
+            mine = tr.gettext("🃏 My hand")
+            peek = Button(mine, url=link) if link else Button(mine, b.encode(b.PEEK, session.chat))
+            tools.insert(0, peek)
         keyboard = fit((*rows, tuple(tools)), caps)
     return Message(
         session.chat,

@@ -6,8 +6,10 @@ our code); a whole Egonomy game is played through the real service on a real Red
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import Counter
+from dataclasses import replace
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Incoming, Message, User
@@ -116,3 +118,32 @@ def _hand(outbox: RecordingOutbox, user: User) -> tuple[str, Message]:
         for i, m in reversed(outbox.to(user.id))
         if any((x.data or " ")[0] in (b.MOVE, b.NAV) for r in m.buttons for x in r)
     )
+
+
+class CostlyOutbox(RecordingOutbox):
+    """Like LINE: a message that answers no event costs a push."""
+
+    capabilities = replace(LINE_LIKE, unasked_free=False)
+
+
+async def test_where_pushes_cost_a_table_update_waits_for_a_newer_one() -> None:
+    service = make_service(settings=Settings(table_interval=0.2))
+    outbox = CostlyOutbox()
+    runner = Runner(service, outbox)
+    table = Message(GROUP, "move 1", slot="table", game=GROUP, coalesce=True)
+    runner.post([table])
+    await asyncio.sleep(0.05)
+    assert not outbox.sent, "held for the interval"
+    runner.post([replace(table, text="move 2")])  # a computer's move meanwhile
+    await runner.flush()
+    assert [m.text for _, m in outbox.sent] == ["move 2"], "one message, the newer table"
+    answer = Incoming(GROUP, False, User("ln:ann", "Ann"), data="x", reply_token="t1")
+    runner.post([replace(table, text="move 3")], answer)
+    await asyncio.sleep(0.01)
+    assert [m.text for _, m in outbox.sent][-1] == "move 3", "a reply goes at once"
+    news = Message(GROUP, "round over\n\nmove 5", slot="table", game=GROUP)
+    runner.post([replace(table, text="move 4")])
+    runner.post([news])  # a newer table with news: the held one is dropped
+    await runner.flush()
+    assert [m.text for _, m in outbox.sent][-1:] == ["round over\n\nmove 5"]
+    assert len(outbox.sent) == 3

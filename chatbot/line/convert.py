@@ -1,0 +1,136 @@
+"""LINE webhook events -> neutral `Incoming`; neutral messages -> LINE message objects."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Incoming, Keyboard, Message, User
+
+PREFIX = "ln:"
+TEXT_CHARS = 5000  # a text message
+ALT_CHARS = 400  # a Flex message's text for notifications and old clients (LINE allows 1500)
+LABEL_CHARS = 20  # a button label
+DATA_BYTES = 300  # a postback's data
+_TAG = re.compile(r"</?(?:b|i|code)>")
+
+JSON = dict[str, Any]
+
+
+def qualify(line_id: str) -> str:
+    return f"{PREFIX}{line_id}"
+
+
+def line_id(qualified: str) -> str:
+    return qualified.removeprefix(PREFIX)
+
+
+def source_ids(event: Any) -> tuple[str | None, str | None]:
+    """(chat, user) of an event's source, unqualified: a group, a room or a 1:1 chat."""
+    source = getattr(event, "source", None)
+    if source is None:
+        return None, None
+    user = getattr(source, "user_id", None)
+    chat = getattr(source, "group_id", None) or getattr(source, "room_id", None) or user
+    return chat, user
+
+
+def incoming(event: Any, user: User | None) -> Incoming | None:
+    """The neutral event of a LINE webhook event (`user`: the sender, with the name from their
+    profile), or None for events the bot ignores."""
+    chat, _ = source_ids(event)
+    if chat is None:
+        return None
+    kind = event.type
+    private = getattr(event.source, "type", "") == "user"
+    token = getattr(event, "reply_token", None)
+    update_id = f"{PREFIX}{event.webhook_event_id}"
+    where = qualify(chat)
+    if kind == "join":  # the bot was added to a group: say what it does
+        bot = User(where, "")
+        return Incoming(where, False, bot, command="help", update_id=update_id, reply_token=token)
+    if kind == "leave":
+        return Incoming(where, False, User(where, ""), event=LEFT, update_id=update_id)
+    if user is None:
+        return None
+    if kind == "follow":
+        return Incoming(where, True, user, event=OPENED, update_id=update_id, reply_token=token)
+    if kind == "unfollow":
+        return Incoming(where, True, user, event=CLOSED, update_id=update_id)
+    if kind == "memberJoined":
+        return Incoming(where, False, user, event=ARRIVED, update_id=update_id, reply_token=token)
+    if kind == "postback":
+        data = event.postback.data or ""
+        return Incoming(where, private, user, data=data, update_id=update_id, reply_token=token)
+    if kind == "message" and getattr(event.message, "type", "") == "text":
+        text = (event.message.text or "").strip()
+        if not text.startswith("/"):
+            return None
+        head, _, args = text.partition(" ")
+        return Incoming(
+            where,
+            private,
+            user,
+            command=head[1:].lower(),
+            args=args.strip(),
+            update_id=update_id,
+            reply_token=token,
+        )
+    return None
+
+
+def sender_id(event: Any) -> str | None:
+    """The LINE user id an event is about (the sender, or the first member who joined)."""
+    if event.type == "memberJoined":
+        members = event.joined.members
+        return members[0].user_id if members else None
+    return source_ids(event)[1]
+
+
+def plain(text: str) -> str:
+    """Our tiny HTML subset as LINE's plain text."""
+    return html.unescape(_TAG.sub("", text))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def message_object(message: Message) -> JSON:
+    """A LINE message: plain text, or a Flex bubble with the text and its buttons."""
+    text = _clip(plain(message.text), TEXT_CHARS)
+    if not message.buttons:
+        return {"type": "text", "text": text}
+    body = {
+        "type": "box",
+        "layout": "vertical",
+        "contents": [{"type": "text", "text": text or " ", "wrap": True, "size": "sm"}],
+    }
+    return {
+        "type": "flex",
+        "altText": _clip(text, ALT_CHARS) or " ",
+        "contents": {"type": "bubble", "body": body, "footer": _footer(message.buttons)},
+    }
+
+
+def _footer(buttons: Keyboard) -> JSON:
+    rows = [
+        {
+            "type": "box",
+            "layout": "horizontal",
+            "spacing": "sm",
+            "contents": [_button(b.label, b.data, b.url) for b in row],
+        }
+        for row in buttons
+    ]
+    return {"type": "box", "layout": "vertical", "spacing": "sm", "contents": rows}
+
+
+def _button(label: str, data: str | None, url: str | None) -> JSON:
+    label = _clip(label, LABEL_CHARS)
+    if url:
+        action: JSON = {"type": "uri", "label": label, "uri": url}
+    else:
+        action = {"type": "postback", "label": label, "data": data or ""}
+    return {"type": "button", "action": action, "style": "secondary", "height": "sm"}

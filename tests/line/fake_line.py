@@ -1,0 +1,393 @@
+"""A strict local fake of the LINE Messaging API, for end-to-end tests of the LINE adapter.
+
+Only what the bot calls: reply, push, the bot's info, profiles and group member profiles. It
+refuses what LINE refuses: a missing or wrong channel access token (401), a reply token that is
+unknown, used already or older than `token_life` seconds (400 "Invalid reply token"), more
+than 5 messages a request, over-long texts, labels and postback data, more than 13 quick reply
+items (400), a push to a user who is not the bot's friend or to a group it is not in (400).
+
+It also makes the webhook side: events with fresh reply tokens, and signed bodies
+(X-Line-Signature: base64 of the HMAC-SHA256 of the body with the channel secret).
+
+    async with FakeLine.running() as line:
+        ann = line.user("Ann", "en")
+        group = line.group(ann)
+        body, signature = line.signed(line.text(group, ann, "/newgame"))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import hmac
+import itertools
+import json
+import socket
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+JSON = dict[str, Any]
+SECRET = "fake-channel-secret-0123456789ab"
+ACCESS_TOKEN = "fake-channel-access-token"
+BOT_ID = "Ubot00000000000000000000000000000"
+BASIC_ID = "@fakebot"
+INVALID_TOKEN = "Invalid reply token"
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str, details: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.details = status, message, details or []
+
+
+@dataclass
+class Sent:
+    """One message the bot delivered: to whom, how (reply or push) and what."""
+
+    chat: str
+    via: str  # "reply" or "push"
+    message: JSON
+    token: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self.message["type"] == "text":
+            return str(self.message["text"])
+        return str(self.message.get("altText", ""))
+
+    def actions(self) -> list[JSON]:
+        """The message's button actions (Flex buttons and quick reply items)."""
+        found: list[JSON] = []
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                if node.get("type") == "button" and "action" in node:
+                    found.append(node["action"])
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+
+        walk(self.message.get("contents"))
+        for item in self.message.get("quickReply", {}).get("items", []):
+            found.append(item["action"])
+        return found
+
+    def data(self) -> list[str]:
+        return [a["data"] for a in self.actions() if a.get("type") == "postback"]
+
+
+@dataclass
+class _Token:
+    chat: str
+    issued: float
+    used: bool = False
+
+
+@dataclass
+class FakeLine:
+    secret: str = SECRET
+    access_token: str = ACCESS_TOKEN
+    token_life: float = 60.0
+    clock: Callable[[], float] = time.monotonic
+    friends: dict[str, JSON] = field(default_factory=dict)  # user id -> profile
+    users: dict[str, JSON] = field(default_factory=dict)
+    groups: dict[str, set[str]] = field(default_factory=dict)  # group id -> member ids
+    sent: list[Sent] = field(default_factory=list)
+    refused: list[tuple[str, int, str]] = field(default_factory=list)  # (path, status, why)
+    calls: list[str] = field(default_factory=list)
+    tokens: dict[str, _Token] = field(default_factory=dict)
+    port: int = 0
+
+    def __post_init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._server: _Server | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    # --- the world -------------------------------------------------------------------------
+
+    def user(self, name: str, language: str | None = None, friend: bool = True) -> str:
+        """A LINE user (by default the bot's friend); their id."""
+        uid = f"U{next(self._ids):032x}"
+        profile = {"userId": uid, "displayName": name}
+        if language:
+            profile["language"] = language
+        self.users[uid] = profile
+        if friend:
+            self.friends[uid] = profile
+        return uid
+
+    def group(self, *members: str, room: bool = False) -> str:
+        """A group ("C...") or a multi-person chat ("R...") with these members."""
+        gid = f"{'R' if room else 'C'}{next(self._ids):032x}"
+        self.groups[gid] = set(members)
+        return gid
+
+    @property
+    def replies(self) -> list[Sent]:
+        return [s for s in self.sent if s.via == "reply"]
+
+    @property
+    def pushes(self) -> list[Sent]:
+        return [s for s in self.sent if s.via == "push"]
+
+    def to(self, chat: str) -> list[Sent]:
+        return [s for s in self.sent if s.chat == chat]
+
+    def answered(self, token: str) -> bool:
+        return self.tokens[token].used
+
+    # --- webhook events and bodies ---------------------------------------------------------
+
+    def _event(
+        self, kind: str, chat: str, user: str | None, token: bool = True, **more: Any
+    ) -> JSON:
+        if chat[0] in "CR":
+            kind_of = "group" if chat[0] == "C" else "room"
+            source: JSON = {"type": kind_of, f"{kind_of}Id": chat}
+            if user:
+                source["userId"] = user
+        else:
+            source = {"type": "user", "userId": chat}
+        event: JSON = {
+            "type": kind,
+            "mode": "active",
+            "timestamp": int(time.time() * 1000),
+            "source": source,
+            "webhookEventId": f"01FAKE{next(self._ids):020d}",
+            "deliveryContext": {"isRedelivery": False},
+            **more,
+        }
+        if token:
+            reply = f"rt{next(self._ids):030x}"
+            self.tokens[reply] = _Token(chat, self.clock())
+            event["replyToken"] = reply
+        return event
+
+    def text(self, chat: str, user: str, text: str) -> JSON:
+        message = {"id": str(next(self._ids)), "type": "text", "text": text, "quoteToken": "q"}
+        return self._event("message", chat, user, message=message)
+
+    def postback(self, chat: str, user: str, data: str) -> JSON:
+        return self._event("postback", chat, user, postback={"data": data})
+
+    def follow(self, user: str) -> JSON:
+        self.friends[user] = self.users[user]
+        return self._event("follow", user, user, follow={"isUnblocked": False})
+
+    def unfollow(self, user: str) -> JSON:
+        self.friends.pop(user, None)
+        return self._event("unfollow", user, user, token=False)
+
+    def join(self, group: str) -> JSON:
+        return self._event("join", group, None)
+
+    def leave(self, group: str) -> JSON:
+        return self._event("leave", group, None, token=False)
+
+    def member_joined(self, group: str, user: str) -> JSON:
+        self.groups[group].add(user)
+        joined = {"members": [{"type": "user", "userId": user}]}
+        return self._event("memberJoined", group, None, joined=joined)
+
+    def signed(self, *events: JSON, secret: str | None = None) -> tuple[str, str]:
+        """A webhook body holding `events` and its X-Line-Signature."""
+        body = json.dumps({"destination": BOT_ID, "events": list(events)})
+        return body, signature(body, secret or self.secret)
+
+    # --- the API ---------------------------------------------------------------------------
+
+    def asgi_app(self) -> Starlette:
+        routes = [
+            Route("/v2/bot/message/reply", self._reply, methods=["POST"]),
+            Route("/v2/bot/message/push", self._push, methods=["POST"]),
+            Route("/v2/bot/info", self._info, methods=["GET"]),
+            Route("/v2/bot/profile/{user}", self._profile, methods=["GET"]),
+            Route("/v2/bot/group/{group}/member/{user}", self._member, methods=["GET"]),
+            Route("/v2/bot/room/{group}/member/{user}", self._member, methods=["GET"]),
+        ]
+        return Starlette(routes=routes)
+
+    async def _call(self, request: Request, act: Callable[[JSON], JSON]) -> JSONResponse:
+        path = request.url.path
+        self.calls.append(path)
+        try:
+            if request.headers.get("authorization") != f"Bearer {self.access_token}":
+                raise Refused(401, "Authentication failed. Confirm that the access token is valid.")
+            body: JSON = {}
+            if request.method == "POST":
+                try:
+                    body = json.loads(await request.body())
+                except ValueError:
+                    raise Refused(400, "The request body has 1 error(s)") from None
+            return JSONResponse(act({**body, **request.path_params}))
+        except Refused as exc:
+            self.refused.append((path, exc.status, exc.message))
+            content: JSON = {"message": exc.message}
+            if exc.details:
+                content["details"] = [{"message": d, "property": "messages"} for d in exc.details]
+            return JSONResponse(content, status_code=exc.status)
+
+    async def _reply(self, request: Request) -> JSONResponse:
+        def act(body: JSON) -> JSON:
+            token = self.tokens.get(str(body.get("replyToken")))
+            if token is None or token.used or self.clock() - token.issued > self.token_life:
+                raise Refused(400, INVALID_TOKEN)
+            messages = _checked(body.get("messages"))
+            token.used = True
+            return self._deliver(token.chat, "reply", messages, str(body["replyToken"]))
+
+        return await self._call(request, act)
+
+    async def _push(self, request: Request) -> JSONResponse:
+        def act(body: JSON) -> JSON:
+            to = str(body.get("to"))
+            if to in self.groups:
+                pass
+            elif to in self.users:
+                if to not in self.friends:
+                    raise Refused(400, "Failed to send messages")
+            else:
+                raise Refused(400, "The property, 'to', in the request body is invalid")
+            return self._deliver(to, "push", _checked(body.get("messages")))
+
+        return await self._call(request, act)
+
+    def _deliver(self, chat: str, via: str, messages: list[JSON], token: str | None = None) -> JSON:
+        out = []
+        for message in messages:
+            self.sent.append(Sent(chat, via, message, token))
+            out.append({"id": str(next(self._ids)), "quoteToken": "q"})
+        return {"sentMessages": out}
+
+    async def _info(self, request: Request) -> JSONResponse:
+        info = {
+            "userId": BOT_ID,
+            "basicId": BASIC_ID,
+            "displayName": "Game bot",
+            "chatMode": "bot",
+            "markAsReadMode": "auto",
+        }
+        return await self._call(request, lambda body: info)
+
+    async def _profile(self, request: Request) -> JSONResponse:
+        def act(body: JSON) -> JSON:
+            profile = self.friends.get(str(body["user"]))
+            if profile is None:
+                raise Refused(404, "Not found")
+            return profile
+
+        return await self._call(request, act)
+
+    async def _member(self, request: Request) -> JSONResponse:
+        room = request.url.path.startswith("/v2/bot/room/")
+
+        def act(body: JSON) -> JSON:
+            user, group = str(body["user"]), str(body["group"])
+            if group[:1] != ("R" if room else "C") or user not in self.groups.get(group, set()):
+                raise Refused(404, "Not found")
+            return {"userId": user, "displayName": self.users[user]["displayName"]}
+
+        return await self._call(request, act)
+
+    # --- serving ---------------------------------------------------------------------------
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def running(cls, **kwargs: Any) -> AsyncIterator[FakeLine]:
+        fake = cls(**kwargs)
+        await fake.start()
+        try:
+            yield fake
+        finally:
+            await fake.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        """Serve on 127.0.0.1 on a free port, as a task of the running event loop."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.asgi_app(),
+            host="127.0.0.1",
+            port=self.port,
+            http="h11",
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+        )
+        self._server = _Server(config)
+        self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if self._task.done() or time.monotonic() > deadline:
+                raise RuntimeError("the fake LINE server did not start")
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        if self._server is None or self._task is None:
+            return
+        self._server.should_exit = True
+        await asyncio.wait_for(self._task, timeout=10)
+        self._server = self._task = None
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:  # leave Ctrl-C to pytest
+        yield
+
+
+def signature(body: str, secret: str) -> str:
+    """LINE's X-Line-Signature of a webhook body."""
+    digest = hmac.new(secret.encode(), body.encode(), hashlib.sha256).digest()
+    return base64.b64encode(digest).decode()
+
+
+def _checked(messages: Any) -> list[JSON]:
+    """The messages of a request, refused (400) where LINE refuses them."""
+    if not isinstance(messages, list) or not 1 <= len(messages) <= 5:
+        raise Refused(400, "The request body has 1 error(s)", ["Size must be between 1 and 5"])
+    problems: list[str] = []
+    for message in messages:
+        kind = message.get("type")
+        if kind == "text":
+            if not 1 <= len(message.get("text", "")) <= 5000:
+                problems.append("text: length must be between 1 and 5000")
+        elif kind == "flex":
+            if not 1 <= len(message.get("altText", "")) <= 1500:
+                problems.append("altText: length must be between 1 and 1500")
+            if len(json.dumps(message["contents"])) > 30_000:
+                problems.append("contents: a bubble over 30 KB")
+        else:
+            problems.append(f"type {kind!r} not used by this fake")
+        items = message.get("quickReply", {}).get("items", [])
+        if len(items) > 13:
+            problems.append("quickReply.items: size must be between 0 and 13")
+        for action in Sent("", "", message).actions():
+            label = action.get("label", "")
+            if not 1 <= len(label) <= 20:
+                problems.append(f"action.label: length must be between 1 and 20: {label!r}")
+            if action.get("type") == "postback" and not 1 <= len(action["data"].encode()) <= 300:
+                problems.append("action.data: size must be between 1 and 300")
+            if action.get("type") == "uri" and not action.get("uri", "").startswith("https://"):
+                problems.append("action.uri: must be https")
+    if problems:
+        raise Refused(400, "The request body has 1 error(s)", problems)
+    return messages

@@ -1,0 +1,211 @@
+"""The LINE adapter end to end: the real line-bot-sdk (its webhook parser and async Messaging
+API client) against the local fake LINE server, on a real Redis.
+
+Replies first, pushes last: every player's action is answered with its own reply token, a
+token is never used twice, and a whole game's pushes are counted."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+from urllib.parse import unquote
+
+from chatbot.core import buttons as b
+from chatbot.games import registry
+from chatbot.line.bot import LineBot
+from chatbot.line.convert import qualify
+from chatbot.settings import Settings
+from chatbot.store.redis import RedisStore
+from engine.core import restore
+from tests.line.fake_line import ACCESS_TOKEN, BASIC_ID, INVALID_TOKEN, SECRET, FakeLine, Sent
+
+JSON = dict[str, Any]
+
+
+async def deliver(bot: LineBot, line: FakeLine, event: JSON) -> str | None:
+    """Post one signed webhook event, wait for its messages; its reply token."""
+    assert await bot.webhook(*line.signed(event)) == 200
+    await bot.runner.flush()
+    return event.get("replyToken")
+
+
+def buttons(sent: Sent, op: str) -> list[str]:
+    return [d for d in sent.data() if d[:1] == op]
+
+
+def typed(sent: Sent, label: str) -> str:
+    """The text a link button of `sent` types into the bot's chat (LINE's oaMessage link)."""
+    (uri,) = [a["uri"] for a in sent.actions() if a["type"] == "uri" and label in a["label"]]
+    assert uri.startswith(f"https://line.me/R/oaMessage/{BASIC_ID}/?")
+    return unquote(uri.partition("?")[2])
+
+
+async def play(bot: LineBot, line: FakeLine, computers: int, seed: int) -> dict[str, int]:
+    """A whole Egonomy game of Ann and Bob (and `computers`) in a LINE group, pressed through
+    signed webhooks; the counts of actions, hand requests, replies and pushes."""
+    ann, bob = line.user("Ann", "en"), line.user("Bob", "th")
+    group = line.group(ann, bob)
+    await deliver(bot, line, line.join(group))
+    for user in (ann, bob):  # both add the bot as a friend: their hands can come privately
+        token = await deliver(bot, line, line.follow(user))
+        assert token and line.answered(token), "a welcome, as a free reply"
+    token = await deliver(bot, line, line.text(group, ann, "/newgame"))
+    assert token and line.answered(token)
+    (join,) = buttons(line.to(group)[-1], b.JOIN)
+    token = await deliver(bot, line, line.postback(group, bob, join))
+    assert token and line.answered(token)
+    assert "Bob" in line.to(group)[-1].text and line.to(group)[-1].via == "reply"
+    for _ in range(computers):
+        (add,) = buttons(line.to(group)[-1], b.ADD_BOT)
+        token = await deliver(bot, line, line.postback(group, ann, add))
+        assert token and line.answered(token)
+    (start,) = buttons(line.to(group)[-1], b.START)
+    token = await deliver(bot, line, line.postback(group, ann, start))
+    assert token and line.answered(token), "the table answers the Start press"
+    assert not line.pushes, "hands are asked for, not pushed"
+
+    game_chat = qualify(group)
+    rng = random.Random(seed)
+    actions = unanswered = asked = computer = moves = 0
+    for _ in range(3000):
+        session, _ = await bot.tables.load(game_chat)
+        if session is None:
+            break
+        if await bot.runner.tick():
+            await bot.runner.flush()
+            computer += 1
+            continue
+        game = bot.tables.bundle(session).game
+        (seat,) = game.to_move(restore(game, session.state))
+        user = ann if session.seats[seat].user == qualify(ann) else bob
+        mine = line.to(user)[-1] if line.to(user) else None
+        if mine is None or not (buttons(mine, b.MOVE) or buttons(mine, b.NAV)):
+            # "My hand" on the group's table opens our chat with the request typed in
+            request = typed(line.to(group)[-1], "🃏")
+            token = await deliver(bot, line, line.text(user, user, request))
+            assert token and line.answered(token), "the hand comes as a free reply"
+            asked += 1
+            continue
+        data = rng.choice(buttons(mine, b.MOVE) or buttons(mine, b.NAV))
+        event = line.postback(user, user, data)
+        assert await bot.webhook(*line.signed(event)) == 200
+        after, _ = await bot.tables.load(game_chat)
+        moves += after is None or after.moves != session.moves
+        while await bot.runner.tick():  # computers' moves, due at once: before the table
+            computer += 1  # update went out
+        await bot.runner.flush()
+        unanswered += not line.answered(event["replyToken"])
+        actions += 1
+    else:
+        raise AssertionError("the game did not end")
+
+    assert "🏆" in line.to(group)[-1].text, "the final results in the group"
+    assert unanswered == 0, "every action is answered by its own reply token"
+    assert not line.refused, line.refused
+    assert not bot.errors
+    assert bot.replies == len(line.replies) and bot.pushes == len(line.pushes)
+    to_group = sum(1 for s in line.pushes if s.chat == group)
+    assert to_group == len(line.pushes), "never a push to a player"
+    return {
+        "actions": actions,
+        "moves": moves,
+        "computer moves": computer,
+        "asked": asked,
+        "replies": len(line.replies),
+        "pushes": len(line.pushes),
+    }
+
+
+async def test_a_whole_egonomy_game_in_a_line_group(bot: LineBot, line: FakeLine) -> None:
+    counts = await play(bot, line, computers=0, seed=7)
+    print(f"\nLINE Egonomy, 2 people: {counts}")
+    assert counts["replies"] >= counts["actions"] + counts["asked"] + 4, "all answered for free"
+    # A push only tells the group (and so the next player) what a move made in a private chat
+    # changed: at most one an action.
+    assert counts["pushes"] <= counts["actions"]
+
+
+async def test_a_computer_seat_shares_the_tables_push(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """With a computer at the table, its move replaces the table update of the person's move
+    before that went out: one push for both (at most one table push per interval)."""
+    settings = Settings(
+        line_channel_secret=SECRET,
+        line_channel_access_token=ACCESS_TOKEN,
+        line_api_base_url=line.base_url,
+        bot_delay=0,
+        table_interval=0.2,
+        tick=3600,  # no background ticks: the test ticks itself
+    )
+    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    await lb.start()
+    try:
+        counts = await play(lb, line, computers=1, seed=11)
+    finally:
+        await lb.stop()
+    print(f"\nLINE Egonomy, 2 people and a computer: {counts}")
+    # A person's move in a private chat costs one push; the computer's moves ride along with
+    # it, but a round's results (3 rounds) may go out on their own.
+    assert counts["computer moves"] > 3
+    assert counts["pushes"] <= counts["moves"] + 3
+
+
+async def test_a_forged_or_missing_signature_changes_nothing(bot: LineBot, line: FakeLine) -> None:
+    ann = line.user("Ann", "en")
+    group = line.group(ann)
+    event = line.text(group, ann, "/newgame")
+    body, _ = line.signed(event, secret="not-the-channel-secret")
+    assert await bot.webhook(body, line.signed(event)[1][:-4] + "AAA=") == 400
+    assert await bot.webhook(body, None) == 400
+    assert await bot.webhook(body, "") == 400
+    await bot.runner.flush()
+    session, _ = await bot.tables.load(qualify(group))
+    assert session is None and not line.sent
+    assert await bot.webhook(*line.signed(event)) == 200  # the same event, signed: handled
+    await bot.runner.flush()
+    session, _ = await bot.tables.load(qualify(group))
+    assert session is not None and line.to(group)[-1].via == "reply"
+
+
+async def test_a_redelivered_event_never_reuses_its_reply_token(
+    bot: LineBot, line: FakeLine
+) -> None:
+    ann = line.user("Ann", "en")
+    group = line.group(ann)
+    event = line.text(group, ann, "/newgame")
+    for _ in range(3):  # LINE redelivers an event it thinks was lost
+        redelivered = {**event, "deliveryContext": {"isRedelivery": True}}
+        await deliver(bot, line, redelivered)
+    assert [s.via for s in line.to(group)] == ["reply"], "handled once"
+    assert not line.refused, "the used token was never tried again"
+
+
+async def test_an_expired_reply_token_is_not_used(bot: LineBot, line: FakeLine) -> None:
+    ann = line.user("Ann", "en")
+    group = line.group(ann)
+    await deliver(bot, line, line.follow(ann))
+    event = line.text(group, ann, "/newgame")
+    line.token_life = 0.0  # LINE's minute has passed before the bot answers
+    await deliver(bot, line, event)
+    assert line.refused == [("/v2/bot/message/reply", 400, INVALID_TOKEN)]
+    assert [s.via for s in line.to(group)] == ["push"], "told by push instead"
+    assert not bot.errors
+
+
+async def test_a_press_by_a_stranger_is_answered_in_the_group(bot: LineBot, line: FakeLine) -> None:
+    """No pop-ups on LINE: a refused press is answered in its chat, by its free reply, with a
+    button that opens the bot's chat."""
+    ann, cid = line.user("Ann", "en"), line.user("Cid", "en", friend=False)
+    group = line.group(ann, cid)
+    await deliver(bot, line, line.follow(ann))
+    await deliver(bot, line, line.text(group, ann, "/newgame"))
+    (join,) = buttons(line.to(group)[-1], b.JOIN)
+    token = await deliver(bot, line, line.postback(group, cid, join))
+    said = line.to(group)[-1]
+    assert token and line.answered(token) and said.via == "reply"
+    assert said.text.startswith("Cid: ")
+    (link,) = [a for a in said.actions() if a["type"] == "uri"]
+    assert link["uri"].startswith("https://line.me/R/oaMessage/")
+    assert not line.pushes
+    assert not [r for r in line.refused if r[0].startswith("/v2/bot/message")]
