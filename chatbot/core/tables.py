@@ -76,7 +76,10 @@ class Tables:
         self.settings = settings
         self.games = games
         self.platform = platform
-        self.clock = clock
+        # Deadlines are compared across processes: with the default clock, this process's clock
+        # is set to the store's (Redis TIME) at every heartbeat.
+        self.offset = 0.0
+        self.clock = self._synced if clock is time.time else clock
         self.seeds = seeds
         self.process = uuid.uuid4().hex[:12]  # this process, as owner of undelivered changes
         # Changes whose save failed with a storage fault: this process will not deliver them,
@@ -162,8 +165,22 @@ class Tables:
             return True  # saved by this process while it thought the save had failed
         return not await self.alive(session.owner)
 
+    def _synced(self) -> float:
+        return time.time() + self.offset
+
+    async def sync_clock(self) -> None:
+        """Set this process's clock to the store's (a round trip's error at most)."""
+        if self.clock != self._synced:
+            return
+        before = time.time()
+        server = await self.store.server_time()
+        after = time.time()
+        if server is not None:
+            self.offset = server - (before + after) / 2
+
     async def heartbeat(self) -> None:
-        """This process is alive (it delivers what it owes)."""
+        """This process is alive (it delivers what it owes); its clock follows the store's."""
+        await self.sync_clock()
         await self.store.set_setting(f"alive:{self.process}", "at", repr(self.clock()), ALIVE_TTL)
 
     async def alive(self, process: str) -> bool:

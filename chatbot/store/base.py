@@ -118,5 +118,10 @@ class Store(ABC):
     async def due(self, now: float, limit: int) -> list[str]:
         """Members whose deadline is at or before `now` (they stay until cleared or reset)."""
 
+    async def server_time(self) -> float | None:
+        """The store's own clock (Unix seconds), which every process shares; None when the
+        store lives in this process (its clock is this process's)."""
+        return None
+
     @abstractmethod
     async def close(self) -> None: ...

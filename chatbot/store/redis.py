@@ -282,6 +282,11 @@ class RedisStore(Store):
             )
             return [member.decode() for member in members]
 
+    async def server_time(self) -> float | None:
+        with _reachable("time"):
+            seconds, micros = await self._r.time()
+        return float(seconds) + micros / 1e6
+
     async def close(self) -> None:
         """Close the client and its connections."""
         await self._r.aclose()

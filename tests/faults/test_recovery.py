@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import Update
 
-from chatbot.core.tables import OWED_GRACE
+from chatbot.core.tables import OWED_GRACE, Platform, Tables
+from chatbot.games import registry
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
@@ -100,3 +101,17 @@ async def test_a_writer_paused_across_stop_and_newgame_never_overwrites_the_new_
     assert not await a.bot.tables.try_save(paused, version, owed=True)
     now = await load(b2)
     assert now.phase == "lobby", "the new table was not overwritten"
+
+
+async def test_a_process_clock_follows_the_redis_clock(redis_url: str, redis_prefix: str) -> None:
+    """Deadlines are compared across processes: each takes Redis's clock (TIME), not its own."""
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    try:
+        tables = Tables(store, TEST_SETTINGS, registry(), Platform())
+        tables.offset = 3600.0  # as if this machine's clock were an hour fast
+        await tables.heartbeat()
+        server = await store.server_time()
+        assert server is not None and abs(tables.clock() - server) < 0.5
+        assert abs(tables.offset) < 0.5
+    finally:
+        await store.close()
