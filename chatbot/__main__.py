@@ -98,7 +98,8 @@ def build_parser(games: Registry) -> argparse.ArgumentParser:
         help=f"with --watch: every move at once (default: one every {WATCH_PACE:g} s)",
     )
     sub.add_parser("telegram", help="run the Telegram bot (long polling; needs TELEGRAM_TOKEN)")
-    sub.add_parser("line", help="serve LINE webhooks (needs LINE_CHANNEL_SECRET and _ACCESS_TOKEN)")
+    sub.add_parser("web", help="serve webhooks: LINE, and Telegram with TELEGRAM_WEBHOOK_URL")
+    sub.add_parser("line", help="the same as web")
     sub.add_parser("health", help="exit 0 when the store (Redis at REDIS_URL) answers, else 1")
     return parser
 
@@ -142,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     command = args.command or ("telegram" if settings.telegram_token else "console")
     if command == "telegram":
         return run_telegram(settings, games)
-    if command == "line":
-        return run_line(settings, games)
+    if command in ("web", "line"):
+        return run_web(settings, games)
     if command == "health":
         return health(settings)
     if args.command is None:  # no arguments: the console's defaults
@@ -207,21 +208,38 @@ def health(settings: Settings) -> int:
     return 0
 
 
-def run_line(settings: Settings, games: Registry) -> int:
+def run_web(settings: Settings, games: Registry) -> int:
+    """The webhook server for every platform configured: LINE (LINE_CHANNEL_SECRET and
+    LINE_CHANNEL_ACCESS_TOKEN), Telegram (TELEGRAM_TOKEN and TELEGRAM_WEBHOOK_URL)."""
     import uvicorn
 
-    from chatbot.line.bot import LineBot
+    from chatbot.store.base import Store
     from chatbot.store.memory import MemoryStore
     from chatbot.store.redis import RedisStore
     from chatbot.web import app
 
-    if not settings.line_channel_secret or not settings.line_channel_access_token:
-        print("LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN must be set", file=sys.stderr)
+    def store() -> Store:
+        return RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
+
+    line = telegram = None
+    if settings.line_channel_secret and settings.line_channel_access_token:
+        from chatbot.line.bot import LineBot
+
+        line = LineBot(settings, store(), games)
+    if settings.telegram_token and settings.telegram_webhook_url:
+        from chatbot.telegram.bot import TelegramBot
+
+        telegram = TelegramBot(settings, store(), games)
+    if line is None and telegram is None:
+        print(
+            "nothing to serve: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN, or "
+            "TELEGRAM_TOKEN and TELEGRAM_WEBHOOK_URL",
+            file=sys.stderr,
+        )
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
-    bot = LineBot(settings, store, games)
-    uvicorn.run(app(bot), host=settings.host, port=settings.port, proxy_headers=True)
+    server = app(line, telegram)
+    uvicorn.run(server, host=settings.host, port=settings.port, proxy_headers=True)
     return 0
 
 

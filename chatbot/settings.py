@@ -25,6 +25,8 @@ def bot_api_root(url: str) -> str:
 class Settings:
     telegram_token: str | None = None
     telegram_base_url: str | None = None  # a self-hosted Bot API server's root URL
+    telegram_webhook_url: str | None = None  # public https URL of /telegram/webhook (else polling)
+    telegram_webhook_secret: str | None = None  # Telegram sends it back in a header: checked
     redis_url: str | None = None  # None: in-process store
     line_channel_secret: str | None = None  # checks the signatures of LINE webhooks
     line_channel_access_token: str | None = None
@@ -68,6 +70,8 @@ class Settings:
             line_channel_secret=env.get("LINE_CHANNEL_SECRET") or None,
             line_channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
             line_api_base_url=env.get("LINE_API_BASE_URL") or None,
+            telegram_webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
+            telegram_webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
             host=env.get("HOST") or d.host,
             port=int(num("PORT", d.port)),
             bot_delay=num("BOT_DELAY", d.bot_delay),

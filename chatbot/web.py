@@ -1,46 +1,88 @@
 """The webhook server: one ASGI app (Starlette, served by uvicorn) with `/line/webhook` and
-`/healthz`. The bot starts with the app and, when it stops, delivers what it owes."""
+`/telegram/webhook` for the platforms it is given, `/healthz` (the store answers) and
+`/metrics` (Prometheus). The bots start with the app and, when it stops, deliver what they
+owe."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from chatbot.line.bot import LineBot
+from chatbot.store.base import Store
+
+if TYPE_CHECKING:
+    from chatbot.line.bot import LineBot
+    from chatbot.telegram.bot import TelegramBot
 
 HEALTH_KEY = "health"
+SECRET_HEADER = "x-telegram-bot-api-secret-token"
 
 
-def app(line: LineBot) -> Starlette:
-    """The app serving `line`'s webhooks."""
+def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Starlette:
+    """The app serving the webhooks of the bots given (at least one)."""
+    stores: list[Store] = [b.tables.store for b in (line, telegram) if b is not None]
+    if not stores:
+        raise ValueError("the webhook server needs a LINE or a Telegram bot")
+    routes = []
 
-    async def line_webhook(request: Request) -> PlainTextResponse:
-        body = (await request.body()).decode("utf-8", "replace")
-        status = await line.webhook(body, request.headers.get("x-line-signature"))
-        return PlainTextResponse("OK" if status == 200 else "bad signature", status_code=status)
+    if line is not None:
+        line_bot = line
+
+        async def line_webhook(request: Request) -> PlainTextResponse:
+            body = (await request.body()).decode("utf-8", "replace")
+            status = await line_bot.webhook(body, request.headers.get("x-line-signature"))
+            text = "OK" if status == 200 else "bad signature"
+            return PlainTextResponse(text, status_code=status)
+
+        routes.append(Route("/line/webhook", line_webhook, methods=["POST"]))
+
+    if telegram is not None:
+        telegram_bot = telegram
+
+        async def telegram_webhook(request: Request) -> PlainTextResponse:
+            status = await telegram_bot.webhook(
+                await request.body(), request.headers.get(SECRET_HEADER)
+            )
+            texts = {200: "OK", 400: "not an update", 403: "bad secret token"}
+            return PlainTextResponse(texts.get(status, ""), status_code=status)
+
+        routes.append(Route("/telegram/webhook", telegram_webhook, methods=["POST"]))
 
     async def healthz(request: Request) -> PlainTextResponse:
-        try:  # the store answers: the bot can load and save games
-            await line.tables.store.get_setting(HEALTH_KEY, "probe")
+        try:  # the store answers: the bots can load and save games
+            for store in stores:
+                await store.get_setting(HEALTH_KEY, "probe")
         except Exception as exc:
             return PlainTextResponse(f"storage unavailable: {exc!r}", status_code=503)
         return PlainTextResponse("OK")
 
+    async def metrics(request: Request) -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    routes += [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+    ]
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        await line.start()
+        if line is not None:
+            await line.start()
+        if telegram is not None:
+            await telegram.start_webhook()
         try:
             yield
         finally:
-            await line.stop()
+            if telegram is not None:
+                await telegram.stop_webhook()
+            if line is not None:
+                await line.stop()
 
-    routes = [
-        Route("/line/webhook", line_webhook, methods=["POST"]),
-        Route("/healthz", healthz, methods=["GET"]),
-    ]
     return Starlette(routes=routes, lifespan=lifespan)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from chatbot import metrics
 from chatbot.core.buttons import game_chat
 from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message
 from chatbot.core.service import GameService
@@ -44,6 +45,7 @@ class Outbox(Protocol):
     """A platform's way out."""
 
     capabilities: Capabilities
+    platform: str  # its name in metrics labels
 
     async def send(self, message: Message) -> str | None:
         """Send `message` (or edit the one it names); the platform id of a newly sent message,
@@ -98,6 +100,10 @@ class Runner:
         self._confirming: set[asyncio.Task[None]] = set()
 
     @property
+    def platform(self) -> str:
+        return self.outbox.platform
+
+    @property
     def caps(self) -> Capabilities:
         return self.outbox.capabilities
 
@@ -112,11 +118,16 @@ class Runner:
     async def handle(self, inc: Incoming) -> Answer | None:
         """Handle one event; returns the answer to give the presser at once (None for a
         command). The event's messages are queued for delivery."""
+        platform = self.platform
+        metrics.UPDATES.labels(platform, metrics.kind_of(inc.command, inc.data, inc.event)).inc()
+        began = time.perf_counter()
         try:
             async with self.lock(game_chat(inc.data, inc.chat)):
                 reply = await self.service.handle(inc)
         except Exception as exc:
             tr = translator(negotiate(inc.user.language))
+            cause = "storage" if isinstance(exc, StoreUnavailable) else "error"
+            metrics.FAILURES.labels(platform, cause).inc()
             if isinstance(exc, StoreUnavailable):
                 log.error("update %s in %s: storage unavailable: %r", inc.update_id, inc.chat, exc)
                 text = tr.gettext("I can't reach my game storage right now: try again in a moment.")
@@ -128,6 +139,8 @@ class Runner:
                 self.post([Message(inc.chat, text)], inc)
                 return None
             return Answer(text)
+        finally:
+            metrics.HANDLING.labels(platform).observe(time.perf_counter() - began)
         answer = reply.answer
         messages = list(reply.messages)
         if inc.data is not None and answer is None and messages:

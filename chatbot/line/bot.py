@@ -25,6 +25,7 @@ from linebot.v3.messaging import (
 from linebot.v3.messaging.exceptions import ApiException
 from linebot.v3.webhook import WebhookParser
 
+from chatbot import metrics
 from chatbot.core.model import Capabilities, Message, User
 from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner
@@ -52,6 +53,7 @@ PROFILE_TTL = 3600.0  # seconds a remembered name is trusted
 class LineBot:
     """One LINE channel served over the core."""
 
+    platform = "line"
     capabilities = Capabilities(
         edits=False,
         popups=False,
@@ -213,6 +215,7 @@ class LineBot:
                     request = ReplyMessageRequest.from_dict({"replyToken": token, "messages": body})
                     sent = await self.api.reply_message(request)
                     self.replies += 1
+                    metrics.SENT.labels(self.platform, "reply").inc()
                     return _first_id(sent)
                 except ApiException as exc:  # expired after all: tell them by push instead
                     if exc.status != 400 or "reply token" not in str(exc.body).lower():
@@ -221,8 +224,10 @@ class LineBot:
             request = PushMessageRequest.from_dict({"to": line_id(message.chat), "messages": body})
             sent = await self.api.push_message(request)
             self.pushes += 1
+            metrics.SENT.labels(self.platform, "push").inc()
             return _first_id(sent)
         except ApiException as exc:
+            metrics.API_ERRORS.labels(self.platform).inc()
             log.warning("could not deliver to %s: %s %s", message.chat, exc.status, exc.body)
         return None
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hmac
+import json
 import logging
 import socket
 import time
@@ -27,6 +29,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
+from chatbot import metrics
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Capabilities, Message
 from chatbot.core.registry import Registry
@@ -55,6 +58,7 @@ class TelegramBot:
     """Wires a PTB Application to the runner: Telegram updates in, Bot API calls out."""
 
     capabilities = Capabilities()  # edits, pop-ups, 64-byte data, 100 buttons a message
+    platform = "telegram"
 
     def __init__(
         self,
@@ -187,6 +191,7 @@ class TelegramBot:
                         parse_mode=ParseMode.HTML,
                         reply_markup=keyboard,
                     )
+                    metrics.SENT.labels(self.platform, "edit").inc()
                     return None
                 except BadRequest as exc:
                     if "not modified" in str(exc).lower():
@@ -195,12 +200,14 @@ class TelegramBot:
             sent = await self.app.bot.send_message(
                 chat_id, message.text, parse_mode=ParseMode.HTML, reply_markup=keyboard
             )
+            metrics.SENT.labels(self.platform, "send").inc()
             return str(sent.message_id)
         except Forbidden as exc:
             log.info("cannot write to %s: %s", message.chat, exc)
         except ChatMigrated as exc:  # learnt from a refused send or edit: move, send there
             await self.runner.moved(message.chat, qualify(exc.new_chat_id))
         except TelegramError as exc:
+            metrics.API_ERRORS.labels(self.platform).inc()
             log.warning("could not deliver to %s: %s", message.chat, exc)
         return None
 
@@ -227,6 +234,45 @@ class TelegramBot:
                 log.warning("cannot reach Telegram (%s): retrying in %.0f s", reason, delay)
                 await sleep(delay)
                 delay = min(delay * 2, 60.0)
+
+    # --- webhook mode (served by chatbot.web) -----------------------------------------------
+
+    async def start_webhook(self) -> None:
+        """Start without polling and tell Telegram where to send updates."""
+        await self.reach()
+        await self.app.initialize()
+        await self.app.start()
+        await self._started(self.app)
+        url = self.settings.telegram_webhook_url
+        if url:
+            await self.app.bot.set_webhook(
+                url,
+                secret_token=self.settings.telegram_webhook_secret,
+                allowed_updates=["message", "callback_query"],
+            )
+
+    async def webhook(self, body: bytes, secret: str | None) -> int:
+        """Handle one webhook request: 403 without the secret (nothing touched), 400 for a
+        body that is not an update, else 200 once the update was handled (Telegram redelivers
+        an update whose request failed)."""
+        expected = self.settings.telegram_webhook_secret
+        if expected and not hmac.compare_digest(secret or "", expected):
+            return 403
+        try:
+            update = Update.de_json(json.loads(body), self.app.bot)
+        except (ValueError, TypeError, KeyError):
+            return 400
+        if update is None:
+            return 400
+        await self.app.process_update(update)
+        return 200
+
+    async def stop_webhook(self) -> None:
+        """Deliver what is owed and close."""
+        await self.runner.stop()
+        await self.app.stop()
+        await self.app.shutdown()
+        await self.tables.store.close()
 
     def run_polling(self) -> None:
         """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""

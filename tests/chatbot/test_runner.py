@@ -30,6 +30,7 @@ class RecordingOutbox:
     """Keeps every message sent, with an id; refuses what the platform could not do."""
 
     capabilities = LINE_LIKE
+    platform = "test"
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, Message]] = []
