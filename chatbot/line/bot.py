@@ -11,6 +11,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
@@ -167,8 +168,21 @@ class LineBot:
                 log.warning("profile of %s unavailable: %r", user_id, exc)
                 user = User(qualify(user_id), "?")
         inc = incoming(event, user)
+        if inc is not None and inc.command == "newgame" and not inc.private:
+            inc = replace(inc, chat_title=await self._group_name(line_id(inc.chat)))
         if inc is not None:
             await self.runner.handle(inc)
+
+    async def _group_name(self, chat: str) -> str:
+        """A group's name (hand messages say which group they belong to); "" when unknown."""
+        if not chat.startswith("C"):
+            return ""
+        try:
+            summary = await self.api.get_group_summary(chat)
+        except ApiException as exc:
+            log.info("no summary of %s: %s", chat, exc.status)
+            return ""
+        return str(summary.group_name)
 
     async def profile(self, user_id: str, chat: str | None) -> User:
         """The user's name and language (their profile when they are the bot's friend, else

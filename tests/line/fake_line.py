@@ -104,6 +104,7 @@ class FakeLine:
     friends: dict[str, JSON] = field(default_factory=dict)  # user id -> profile
     users: dict[str, JSON] = field(default_factory=dict)
     groups: dict[str, set[str]] = field(default_factory=dict)  # group id -> member ids
+    group_names: dict[str, str] = field(default_factory=dict)
     sent: list[Sent] = field(default_factory=list)
     refused: list[tuple[str, int, str]] = field(default_factory=list)  # (path, status, why)
     calls: list[str] = field(default_factory=list)
@@ -128,10 +129,11 @@ class FakeLine:
             self.friends[uid] = profile
         return uid
 
-    def group(self, *members: str, room: bool = False) -> str:
+    def group(self, *members: str, room: bool = False, name: str = "Picnic") -> str:
         """A group ("C...") or a multi-person chat ("R...") with these members."""
         gid = f"{'R' if room else 'C'}{next(self._ids):032x}"
         self.groups[gid] = set(members)
+        self.group_names[gid] = name
         return gid
 
     @property
@@ -215,6 +217,7 @@ class FakeLine:
             Route("/v2/bot/info", self._info, methods=["GET"]),
             Route("/v2/bot/profile/{user}", self._profile, methods=["GET"]),
             Route("/v2/bot/group/{group}/member/{user}", self._member, methods=["GET"]),
+            Route("/v2/bot/group/{group}/summary", self._summary, methods=["GET"]),
             Route("/v2/bot/room/{group}/member/{user}", self._member, methods=["GET"]),
         ]
         return Starlette(routes=routes)
@@ -298,6 +301,15 @@ class FakeLine:
             if group[:1] != ("R" if room else "C") or user not in self.groups.get(group, set()):
                 raise Refused(404, "Not found")
             return {"userId": user, "displayName": self.users[user]["displayName"]}
+
+        return await self._call(request, act)
+
+    async def _summary(self, request: Request) -> JSONResponse:
+        def act(body: JSON) -> JSON:
+            group = str(body["group"])
+            if not group.startswith("C") or group not in self.groups:
+                raise Refused(404, "Not found")
+            return {"groupId": group, "groupName": self.group_names[group], "pictureUrl": ""}
 
         return await self._call(request, act)
 

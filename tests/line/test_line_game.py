@@ -100,6 +100,7 @@ async def play(bot: LineBot, line: FakeLine, computers: int, seed: int) -> dict[
         raise AssertionError("the game did not end")
 
     assert "🏆" in line.to(group)[-1].text, "the final results in the group"
+    assert any("📍 Picnic" in s.text for s in line.to(ann)), "a hand names its group"
     assert unanswered == 0, "every action is answered by its own reply token"
     assert not line.refused, line.refused
     assert not bot.errors
