@@ -73,6 +73,7 @@ class Answer:
     text: str = ""
     alert: bool = False
     url: str | None = None
+    secret: bool = False  # for the presser's eyes only: never said in a group
 
 
 @dataclass

@@ -264,7 +264,7 @@ class GameDesk:
             if session.phase == OVER:
                 await self.finish(session)
             view = bundle.game.view(state, seat)
-            answer = Answer(bundle.presenter.confirm(view, action, tr))
+            answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)
             return Reply(answer, messages, confirm=(session.chat, session.change))
         raise Busy(named)
 

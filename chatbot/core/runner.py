@@ -146,19 +146,23 @@ class Runner:
         if inc.data is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
         if answer is not None and answer.text and not self.caps.popups:
-            messages.append(self._said(inc, answer))
+            said = self._said(inc, answer)
+            messages += [said] if said is not None else []
             answer = Answer(url=answer.url)
         self.post(messages, inc, reply.confirm)
         return answer
 
-    def _said(self, inc: Incoming, answer: Answer) -> Message:
+    def _said(self, inc: Incoming, answer: Answer) -> Message | None:
         """An answer as a message, where there are no pop-ups: in the press's own chat naming
         the presser when the platform answers there for free, else privately; its link as a
-        button."""
+        button. A secret answer to a press in a group goes privately where that is free, else
+        nowhere (the table shows that the presser acted)."""
         tr = translator(negotiate(inc.user.language))
         link = ((Button(tr.gettext("💬 Open our chat"), url=answer.url),),) if answer.url else ()
         if inc.private:
             return Message(inc.chat, answer.text, link)
+        if answer.secret:
+            return Message(inc.user.id, answer.text, link) if self.caps.unasked_free else None
         if self.caps.answers_in_chat:
             return Message(inc.chat, f"{html.escape(inc.user.name)}: {answer.text}", link)
         return Message(inc.user.id, answer.text, link)
