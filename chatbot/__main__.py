@@ -4,6 +4,7 @@ terminal game against computer players; `console`, `telegram` and `health` choos
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 
@@ -221,16 +222,9 @@ def run_web(settings: Settings, games: Registry) -> int:
     def store() -> Store:
         return RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
 
-    line = telegram = None
-    if settings.line_channel_secret and settings.line_channel_access_token:
-        from chatbot.line.bot import LineBot
-
-        line = LineBot(settings, store(), games)
-    if settings.telegram_token and settings.telegram_webhook_url:
-        from chatbot.telegram.bot import TelegramBot
-
-        telegram = TelegramBot(settings, store(), games)
-    if line is None and telegram is None:
+    serve_line = bool(settings.line_channel_secret and settings.line_channel_access_token)
+    serve_telegram = bool(settings.telegram_token and settings.telegram_webhook_url)
+    if not serve_line and not serve_telegram:
         print(
             "nothing to serve: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN, or "
             "TELEGRAM_TOKEN and TELEGRAM_WEBHOOK_URL",
@@ -238,8 +232,23 @@ def run_web(settings: Settings, games: Registry) -> int:
         )
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = app(line, telegram)
-    uvicorn.run(server, host=settings.host, port=settings.port, proxy_headers=True)
+
+    async def serve() -> None:  # the bots' HTTP clients belong to the server's event loop
+        line = telegram = None
+        if serve_line:
+            from chatbot.line.bot import LineBot
+
+            line = LineBot(settings, store(), games)
+        if serve_telegram:
+            from chatbot.telegram.bot import TelegramBot
+
+            telegram = TelegramBot(settings, store(), games)
+        config = uvicorn.Config(
+            app(line, telegram), host=settings.host, port=settings.port, proxy_headers=True
+        )
+        await uvicorn.Server(config).serve()
+
+    asyncio.run(serve())
     return 0
 
 

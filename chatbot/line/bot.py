@@ -8,6 +8,7 @@ monthly quota). A token is used at most once and never after `REPLY_WITHIN` seco
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -45,6 +46,7 @@ from chatbot.settings import Settings
 from chatbot.store.base import Store
 
 log = logging.getLogger(__name__)
+ID_RETRY = 60.0  # seconds between tries to learn the bot's id while LINE was unreachable
 REPLY_WITHIN = 50.0  # seconds a reply token is trusted (LINE keeps it about a minute)
 TOKENS_KEPT = 10_000  # unused reply tokens remembered
 PROFILES_KEPT = 10_000  # names and languages remembered
@@ -86,6 +88,7 @@ class LineBot:
         self.client = AsyncApiClient(config)
         self.api = AsyncMessagingApi(self.client)
         self.basic_id: str | None = None  # the bot's "@..." id, for links into its chat
+        self._id_asked = -math.inf
         platform = Platform(self.capabilities, self.deep_link, is_member=self.is_member)
         self.tables = Tables(store, settings, games, platform, clock=clock)
         self.service = GameService(self.tables)
@@ -102,13 +105,18 @@ class LineBot:
     # --- life cycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Learn the bot's id (for links into its chat) and start the timers."""
+        """Start the timers and learn the bot's id (for links into its chat); without the
+        network it is learnt later, when a link is first needed."""
+        self.runner.start()
+        await self.learn_id()
+
+    async def learn_id(self) -> None:
+        self._id_asked = self.monotonic()
         try:
             info = await self.api.get_bot_info()
             self.basic_id = str(info.basic_id)
-        except ApiException as exc:
-            log.warning("bot info unavailable: %s", exc)
-        self.runner.start()
+        except Exception as exc:  # refused, or LINE unreachable (DNS, connection)
+            log.warning("bot info unavailable: %r", exc)
 
     async def stop(self) -> None:
         """Stop the timers, deliver what is owed, close the connections."""
@@ -154,6 +162,8 @@ class LineBot:
         return 200
 
     async def on_event(self, event: Any) -> None:
+        if self.basic_id is None and self.monotonic() - self._id_asked > ID_RETRY:
+            await self.learn_id()
         token = getattr(event, "reply_token", None)
         if token:
             self._tokens[token] = self.monotonic()
