@@ -78,7 +78,8 @@ class Console:
         pace: float = 0.0,
     ) -> None:
         """`pace`: seconds between computer moves while watching (0: all at once)."""
-        settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9)
+        # one player at a terminal: computers think in a thread (no worker processes to start)
+        settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9, thinkers=0)
         self.games = games or registry()
         tables = Tables(MemoryStore(), settings, self.games, Platform())
         if seed is not None:
