@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from chatbot.core.registry import Bundle, Registry
 from chatbot.i18n import N_
+from chatbot.present.ano import PRESENTER as ANO_PRESENTER
 from chatbot.present.egonomy import PRESENTER as EGONOMY_PRESENTER
+from chatbot.rules.ano import ANO_RULES
 from chatbot.rules.egonomy import EGONOMY_RULES
+from engine.ano import GAME as ANO
+from engine.ano.players import SensiblePlayer
 from engine.egonomy import GAME as EGONOMY
 from engine.egonomy.players import SearchPlayer
 
@@ -22,11 +26,25 @@ THINKERS = (
     N_("Spinoza"),
 )
 
+# Ano's computer players have Thai nicknames, as friends round a card table would.
+NICKNAMES = (
+    N_("Som"),
+    N_("Noi"),
+    N_("Lek"),
+    N_("Ploy"),
+    N_("Ton"),
+    N_("Nok"),
+    N_("Mai"),
+    N_("Pond"),
+    N_("Fah"),
+)
+
 
 def registry() -> Registry:
     """Every hosted game's bundle, the default first."""
     return Registry(
         [
             Bundle(EGONOMY, EGONOMY_PRESENTER, EGONOMY_RULES, SearchPlayer(), THINKERS),
+            Bundle(ANO, ANO_PRESENTER, ANO_RULES, SensiblePlayer(), NICKNAMES),
         ]
     )

@@ -20,7 +20,9 @@ from chatbot.core import buttons as b
 from chatbot.core.buttons import OVERVIEW, SEND_PRIVATELY
 from chatbot.core.help import COMMANDS, INTRO, language_name
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply, User
+from chatbot.core.registry import Registry
 from chatbot.core.service import GameService
+from chatbot.games import registry
 from chatbot.i18n import available_locales, translator
 from chatbot.rules.egonomy import EGONOMY_RULES
 from chatbot.settings import Settings
@@ -36,7 +38,9 @@ NO_LONGER = "This button is no longer in use."
 
 @pytest.fixture
 def service() -> GameService:
-    return make_service(MemoryStore(), Settings())
+    """A bot hosting Egonomy alone: /rules opens its rulebook at once (several games first
+    offer a menu, see tests/chatbot/test_registry.py)."""
+    return make_service(MemoryStore(), Settings(), Registry([registry()["egonomy"]]))
 
 
 def user(n: int = 1, language: str | None = "en") -> User:

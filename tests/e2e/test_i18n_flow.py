@@ -19,7 +19,9 @@ import pytest
 
 from chatbot.core import buttons as b
 from chatbot.core.help import COMMANDS, INTRO
+from chatbot.core.registry import Registry
 from chatbot.core.session import Session
+from chatbot.games import registry
 from chatbot.i18n import Translator, translator
 from chatbot.rules.egonomy import EGONOMY_RULES
 from chatbot.store.redis import RedisStore
@@ -43,6 +45,8 @@ OWN_NAMES = {"th": "ไทย", "ja": "日本語", "en": "English"}  # each lang
 THAI = re.compile(r"[\u0e00-\u0e7f]")
 KANA = re.compile(r"[\u3040-\u30ff]")
 OTHER_GROUP = -1005550001111
+# A bot hosting Egonomy alone: /rules opens its rulebook at once, /help names one game.
+EGONOMY_ONLY = Registry([registry()["egonomy"]])
 
 # Sentences of the rulebooks (seeds 000 and 001), verbatim, that the rule sections quote.
 RULEBOOK = {
@@ -63,7 +67,7 @@ RULEBOOK = {
 
 @pytest.fixture
 async def h(tg: FakeTelegram, redis_store: RedisStore) -> AsyncIterator[Harness]:
-    harness = await Harness(tg, redis_store).start()
+    harness = await Harness(tg, redis_store, games=EGONOMY_ONLY).start()
     try:
         yield harness
     finally:
@@ -146,7 +150,7 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
     kenji = tg.user(22, "Kenji", language_code="ja")
     tg.group(GROUP, "Symposium", creator=ann)
     first = RedisStore.from_url(redis_url, redis_prefix)
-    h = await Harness(tg, first).start()
+    h = await Harness(tg, first, games=EGONOMY_ONLY).start()
     try:
         await h.command(GROUP, ann, "/language")
         menu = last(tg, GROUP)
@@ -193,7 +197,7 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
 
     # A new process on the same store: the group's choice is still there.
     store = RedisStore.from_url(redis_url, redis_prefix)
-    h2 = await Harness(tg, store).start()
+    h2 = await Harness(tg, store, games=EGONOMY_ONLY).start()
     try:
         await h2.command(GROUP, ann, "/help")
         assert last(tg, GROUP).text.startswith(TH.t(INTRO, games="Egonomy"))
