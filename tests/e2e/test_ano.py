@@ -11,7 +11,7 @@ import pytest
 from chatbot.core import buttons as b
 from chatbot.store.redis import RedisStore
 from engine.ano import GAME
-from engine.ano.rules import State
+from engine.ano.rules import FORGOT_CALL, State
 from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick, playable
@@ -69,13 +69,14 @@ async def test_a_whole_game_of_ano_with_two_people_and_two_computers(
             break
         if await h.tick():
             continue
+        session, _ = await h.bot.tables.load(CHAT)
+        assert session is not None
         table = tg.message(GROUP, int(session.messages["table"]))
-        caught = [d for d in table.callback_data if "|c" in d]
-        pressed = False
+        caught = [d for d in table.callback_data if "|c" in d] if FORGOT_CALL in state.ano else []
+        for user in (ann, bob) if caught else ():  # the forgetter's own press is refused
+            await h.press(user, table, caught[0], check=False)
+        pressed = bool(caught)
         for user in (ann, bob):
-            if caught and not pressed:
-                await h.press(user, table, caught[0], check=False)
-                pressed = True
             message = hand_message(tg, user["id"])
             if not pressed and message is not None and playable(message):
                 await h.press(user, message, pick(message, rng), check=False)
