@@ -315,9 +315,10 @@ def legal_actions(state: State, player: int) -> list[Action]:
             out.append(_KEEP)
         else:
             out = _turn_plays(state, player)
+            unable = not out  # the same as `not can_play(state, player)`, already known
             if fumble:
                 out += _wrong_singles(state, hand, out)
-            if not can_play(state, player):
+            if unable:
                 out.append(_DRAW)
     elif state.has(JUMP_IN):
         out += _jumps(state, hand, fumble, special_last)

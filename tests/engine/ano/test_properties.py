@@ -16,6 +16,7 @@ from engine.ano.events import Event, GameEnded
 from engine.ano.players import good_play
 from engine.ano.rules import (
     CLEAR,
+    DRAW,
     FLAG_OPTIONS,
     PLAY,
     SPEC,
@@ -24,6 +25,7 @@ from engine.ano.rules import (
     State,
     ano_hand,
     apply,
+    can_play,
     decode_action,
     encode_action,
     legal_actions,
@@ -85,6 +87,7 @@ def check_state(state: State) -> None:
     assert GAME.to_move(state) == (state.turn,) and state.turn not in state.finished
     legal = legal_actions(state, state.turn)
     assert legal and len(set(legal)) == len(legal)
+    assert (Action(DRAW) in legal) == (state.drawn < 0 and not can_play(state, state.turn))
 
 
 def check_actions(state: State, rng: Rng) -> None:
@@ -156,4 +159,4 @@ def test_random_games_every_option_mix(players: int) -> None:
     """Every option mix with every player count (2,304 games), and every listed action tried
     in some of them."""
     for mix, seed in product(range(ALL_MIXES), (players * 1000,)):
-        check_game(players, option_mix(mix), seed + mix, thorough=mix % 32 == 0)
+        check_game(players, option_mix(mix), seed + mix, thorough=mix % 64 == 0)
