@@ -167,7 +167,7 @@ class AnoPresenter:
     ) -> tuple[str, Options]:
         cards = cards_text(by_suit(view.hand)) or tr.gettext("(empty)")
         lines = [
-            f"<b>{tr.gettext('Your hand')}</b> ({len(view.hand)}): {cards}",
+            "<b>" + tr.gettext("Your hand") + f"</b> ({len(view.hand)}): {cards}",
             _top_line(view, tr),
         ]
         if view.drawn >= 0:
@@ -181,7 +181,7 @@ class AnoPresenter:
                 )
             return "\n".join(lines), ()
         if view.me == view.turn:
-            lines.append(f"<b>{tr.gettext('Your turn!')}</b>")
+            lines.append("<b>" + tr.gettext("Your turn!") + "</b>")
         prompt, options = choices(legal, path, tr)
         if prompt:
             lines.append(prompt)
@@ -189,7 +189,7 @@ class AnoPresenter:
 
     def peek(self, view: View, tr: Translator) -> str:
         cards = [card_text(c) for c in by_suit(view.hand)]
-        head = f"{tr.gettext('Your hand')} ({len(cards)}): "
+        head = tr.gettext("Your hand") + f" ({len(cards)}): "
         text = head + " ".join(cards)
         while _units(text) > PEEK_LIMIT and cards:
             cards.pop()
@@ -205,7 +205,7 @@ class AnoPresenter:
     def announce(self, event: object, names: Sequence[str], tr: Translator) -> str | None:
         if not isinstance(event, GameEnded):
             return None
-        lines = [f"<b>{tr.gettext('Ano: the game is over.')}</b>"]
+        lines = ["<b>" + tr.gettext("Ano: the game is over.") + "</b>"]
         for player, place, score in zip(event.ranking, event.places, event.scores, strict=True):
             line = tr.t("{place}. {name}", place=place, name=names[player])
             if score:
