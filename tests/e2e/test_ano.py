@@ -73,9 +73,9 @@ async def test_a_whole_game_of_ano_with_two_people_and_two_computers(
         assert session is not None
         table = tg.message(GROUP, int(session.messages["table"]))
         caught = [d for d in table.callback_data if "|c" in d] if FORGOT_CALL in state.ano else []
-        for user in (ann, bob) if caught else ():  # the forgetter's own press is refused
+        for user in (ann, bob) if caught else ():  # a forgetter's or a winner's press is refused
             await h.press(user, table, caught[0], check=False)
-        pressed = bool(caught)
+        pressed = bool(caught) and await state_of(h) != state
         for user in (ann, bob):
             message = hand_message(tg, user["id"])
             if not pressed and message is not None and playable(message):
