@@ -17,7 +17,9 @@ from engine.core import Rng, to_json
 
 def selfplay(game_name: str, games: int, players: tuple[int, ...]) -> None:
     game = registry()[game_name].game
-    options: list[dict[str, bool]] = [{}] + [{o.name: True} for o in game.spec.options]
+    options: list[dict[str, bool | int]] = [{}] + [
+        {o.name: o.choices[-1]} for o in game.spec.options
+    ]
     rng = Rng(12345)
     actions = 0
     mid_sizes: list[int] = []

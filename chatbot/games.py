@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from chatbot.core.registry import Bundle, Registry
 from chatbot.i18n import N_
+from chatbot.present.ano import PRESENTER as ANO_PRESENTER
 from chatbot.present.ego import PRESENTER as EGO_PRESENTER
 from chatbot.present.egonomy import PRESENTER as EGONOMY_PRESENTER
+from chatbot.rules.ano import ANO_RULES
 from chatbot.rules.ego import EGO_RULES
 from chatbot.rules.egonomy import EGONOMY_RULES
+from engine.ano import GAME as ANO
+from engine.ano.players import SensiblePlayer
 from engine.ego import GAME as EGO
 from engine.ego.players import ReaderPlayer
 from engine.egonomy import GAME as EGONOMY
@@ -37,6 +41,19 @@ GUESTS = (
     N_("Waffle"),
 )
 
+# Ano's computer players have Thai nicknames, as friends round a card table would.
+NICKNAMES = (
+    N_("Som"),
+    N_("Noi"),
+    N_("Lek"),
+    N_("Ploy"),
+    N_("Ton"),
+    N_("Nok"),
+    N_("Mai"),
+    N_("Pond"),
+    N_("Fah"),
+)
+
 
 def registry() -> Registry:
     """Every hosted game's bundle, the default first."""
@@ -44,5 +61,6 @@ def registry() -> Registry:
         [
             Bundle(EGONOMY, EGONOMY_PRESENTER, EGONOMY_RULES, SearchPlayer(), THINKERS),
             Bundle(EGO, EGO_PRESENTER, EGO_RULES, ReaderPlayer(), GUESTS, private_hands=False),
+            Bundle(ANO, ANO_PRESENTER, ANO_RULES, SensiblePlayer(), NICKNAMES),
         ]
     )

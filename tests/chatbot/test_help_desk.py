@@ -37,6 +37,7 @@ NO_LONGER = "This button is no longer in use."
 
 @pytest.fixture
 def service() -> GameService:
+    """The bot with every hosted game (/rules then first offers a menu of games)."""
     return make_service(MemoryStore(), Settings())
 
 

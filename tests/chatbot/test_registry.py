@@ -116,15 +116,21 @@ def only_text(reply: Reply) -> str:
 async def test_the_help_and_an_unknown_game_name_list_every_registered_game() -> None:
     service = make_service(MemoryStore(), games=WITH_TEST_GAMES)
     help_text = only_text(await service.handle(Incoming("tg:-1", False, ANN, command="help")))
-    assert all(title in help_text for title in ("Egonomy", "EGO", "Pick", "Slap"))
+    assert all(title in help_text for title in ("Egonomy", "EGO", "Ano", "Pick", "Slap"))
     unknown = await service.handle(Incoming("tg:-1", False, ANN, command="newgame", args="go"))
-    assert only_text(unknown) == "I know these games: Egonomy, EGO, Pick, and Slap."
+    assert only_text(unknown) == "I know these games: Egonomy, EGO, Ano, Pick, and Slap."
 
 
 async def test_rules_offer_a_game_menu_and_a_shared_term_asks_which_game() -> None:
     service = make_service(MemoryStore(), games=WITH_TEST_GAMES)
     menu = (await service.handle(Incoming("tg:1", True, ANN, command="rules"))).messages[0]
-    assert [b.label for row in menu.buttons for b in row] == ["Egonomy", "EGO", "Pick", "Slap"]
+    assert [b.label for row in menu.buttons for b in row] == [
+        "Egonomy",
+        "EGO",
+        "Ano",
+        "Pick",
+        "Slap",
+    ]
     ask = await service.handle(Incoming("tg:1", True, ANN, command="rule", args="turn"))
     (message,) = ask.messages
     assert "several games" in message.text

@@ -44,6 +44,7 @@ OWN_NAMES = {"th": "ไทย", "ja": "日本語", "en": "English"}  # each lang
 THAI = re.compile(r"[\u0e00-\u0e7f]")
 KANA = re.compile(r"[\u3040-\u30ff]")
 OTHER_GROUP = -1005550001111
+# A bot hosting Egonomy alone: /rules opens its rulebook at once, /help names one game.
 
 # Sentences of the rulebooks (seeds 000 and 001), verbatim, that the rule sections quote.
 RULEBOOK = {

@@ -14,8 +14,9 @@ from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message, pick, playable
 
 GROUP = -1009876543210
-# The same in every language: the game's name, the players' and the group's names, slash commands.
-PROPER = re.compile(r"Egonomy|EGO|Ann|Bob|Symposium|/\w+")
+# The same in every language: the games' names (Uno too), the players' and the group's names,
+# slash commands.
+PROPER = re.compile(r"Egonomy|EGO|Uno|UNO|Ann|Bob|Symposium|/\w+")
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 SCRIPT = {"th": re.compile(r"[\u0e00-\u0e7f]"), "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")}
 
@@ -40,8 +41,11 @@ def texts_sent(tg: FakeTelegram) -> list[str]:
     return out
 
 
+@pytest.mark.parametrize("game", ["egonomy", "ano"])
 @pytest.mark.parametrize("language", ["th", "ja", "en"])
-async def test_a_game_speaks_the_players_language(tg: FakeTelegram, language: str) -> None:
+async def test_a_game_speaks_the_players_language(
+    tg: FakeTelegram, language: str, game: str
+) -> None:
     ann = tg.user(21, "Ann", language_code=language)
     bob = tg.user(22, "Bob", language_code=language)
     tg.group(GROUP, "Symposium", creator=ann)
@@ -49,7 +53,7 @@ async def test_a_game_speaks_the_players_language(tg: FakeTelegram, language: st
     try:
         for user in (ann, bob):
             await h.command(user["id"], user, "/start")
-        await h.command(GROUP, ann, "/newgame")
+        await h.command(GROUP, ann, f"/newgame {game}")
         lobby = tg.last_message(GROUP)
         assert lobby is not None
         await h.press(bob, lobby, next(d for d in lobby.callback_data if d.startswith("j")))
@@ -73,7 +77,7 @@ async def test_a_game_speaks_the_players_language(tg: FakeTelegram, language: st
         texts = texts_sent(tg)
         assert len(texts) > 50
         if language == "en":
-            assert any("Babble" in t for t in texts)
+            assert any(("Babble" if game == "egonomy" else "Top card") in t for t in texts)
             return
         for text in texts:
             assert not leaks(text, language), (text, leaks(text, language))

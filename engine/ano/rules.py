@@ -1,0 +1,800 @@
+"""Ano's rules: state, actions, legality, and what each action does.
+
+The Thai rulebook (seed 004) and the project's rulings (RULINGS.md, section Ano) are quoted in
+the tests; each rule lives in one function or constant here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations
+from typing import Any, NamedTuple
+
+from engine.ano.cards import (
+    ACE,
+    CODE,
+    FACE_OF,
+    JACK,
+    JOKER,
+    KING,
+    QUEEN,
+    RANK,
+    SPECIAL,
+    SUIT,
+    SUITS,
+    deck,
+    points,
+)
+from engine.ano.events import (
+    CAUGHT,
+    CHAIN,
+    FALSE_CATCH,
+    FUMBLE,
+    TURN,
+    AnoCalled,
+    AnoForgotten,
+    AnoOwed,
+    Caught,
+    ChainEnded,
+    Dealt,
+    DrawPending,
+    Drew,
+    Event,
+    FalseCatch,
+    Finished,
+    Fumbled,
+    GameEnded,
+    Kept,
+    MayPlayDrawn,
+    Played,
+    Reshuffled,
+    Reversed,
+    Skipped,
+    Stalled,
+)
+from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
+
+HAND = 5  # "แจกผู้เล่นแต่ละคนทีละใบจนครบคนละห้าใบ"
+DRAW_AFTER = {QUEEN: 2, KING: 3, 0: 4}  # Q, K, joker: what the next player draws if unable
+UNO_KING = 4  # "ถ้าใช้กฎของ Uno ให้จั่วสี่ใบ"
+FORGOT = 5  # forgetting Ano: "ต้องจั่วไพ่เพิ่มอีกห้าใบ"
+UNO_FORGOT = 2  # "(ถ้าใช้กฎของ Uno ให้จั่วสองใบ)"
+FUMBLE_COST = 2  # "ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ"
+
+PLAY, DRAW, KEEP, CALL, CATCH = "p", "d", "k", "a", "c"
+KINDS = (PLAY, DRAW, KEEP, CALL, CATCH)
+NO_SUIT = -1
+
+# Ano status per player
+CLEAR, OWES, FORGOT_CALL = 0, 1, 2
+
+# Option flags (bits of State.flags)
+JOKERS, UNO, PLAY_DRAWN, JUMP_IN, FUMBLE_RULE, SPECIAL_LAST, POINTS = (1 << i for i in range(7))
+FLAG_OPTIONS = (
+    ("jokers", JOKERS),
+    ("uno_rules", UNO),
+    ("play_drawn", PLAY_DRAWN),
+    ("jump_in", JUMP_IN),
+    ("fumble", FUMBLE_RULE),
+    ("special_last", SPECIAL_LAST),
+    ("points", POINTS),
+)
+
+SPEC = GameSpec(
+    name="ano",
+    min_players=2,
+    max_players=10,
+    options=(
+        OptionSpec("decks", 1, (1, 2)),  # "ถ้าเป็นไปได้ใช้ไพ่ 2 สำรับรวมกันจะสนุกกว่า"
+        OptionSpec("jokers", True),  # "มี Joker หรือไม่มีก็ได้"
+        OptionSpec("uno_rules"),  # K draws 4, forgetting Ano costs 2
+        OptionSpec("jump_in"),  # "การแทรกไพ่(กรณีใช้สองสำรับ)"
+        OptionSpec("fumble"),  # "กฎเฟอะฟะ"
+        OptionSpec("special_last"),  # "กฎไพ่พิเศษ": no special card as the last card
+        OptionSpec("points"),  # "วัดกันด้วยพ้อย"
+        OptionSpec("play_drawn"),  # NOT from the rulebook: play the drawn card if it fits
+    ),
+)
+
+
+class Action(NamedTuple):
+    """PLAY `cards` (bottom first, the new top last; `suit` named with a joker on top; `call`:
+    "Ano!" said with the play), DRAW, KEEP (the drawn card), CALL "Ano!", CATCH `target`."""
+
+    kind: str
+    cards: tuple[int, ...] = ()
+    suit: int = NO_SUIT
+    call: bool = False
+    target: int = -1
+
+
+class State(NamedTuple):
+    """A whole game; hands are sorted tuples of faces (copies repeat); tuples everywhere."""
+
+    players: int
+    decks: int
+    flags: int
+    rng: int
+    hands: tuple[tuple[int, ...], ...]
+    pile: tuple[int, ...]  # the draw pile, drawn from the end
+    discard: tuple[int, ...]  # the discard pile, its top card last
+    suit: int  # the suit named with the joker on top, else NO_SUIT
+    turn: int
+    direction: int  # 1: seat order, -1: the other way
+    pending: int  # cards the player to move draws if unable to play (0: the usual 1)
+    drawn: int  # option play_drawn: the fitting card just drawn, playable now; else -1
+    ano: tuple[int, ...]  # CLEAR, OWES (may still call) or FORGOT_CALL (may be caught)
+    finished: tuple[int, ...]  # players who emptied their hands, in order
+    idle: int  # consecutive draws that found no card
+    over: bool
+
+    def has(self, flag: int) -> bool:
+        return bool(self.flags & flag)
+
+
+# --- setup -------------------------------------------------------------------------------
+
+
+def new_game(players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
+    """Shuffle, deal 5 each one at a time, turn up the pile's top card (a joker goes back to
+    the bottom and another is turned); seat 0 (the lobby opener) starts."""
+    if not SPEC.min_players <= players <= SPEC.max_players:
+        raise IllegalAction("player_count", min=SPEC.min_players, max=SPEC.max_players)
+    opts = SPEC.resolve_options(options)
+    flags = sum(bit for name, bit in FLAG_OPTIONS if opts[name])
+    rng = Rng(seed_state(seed))
+    pile = rng.shuffled(deck(int(opts["decks"]), bool(opts["jokers"])))
+    hands = [sorted(pile[-1 - i :: -players][:HAND]) for i in range(players)]
+    del pile[len(pile) - HAND * players :]
+    back = 0
+    while pile[-1] == JOKER:
+        pile.insert(0, pile.pop())
+        back += 1
+    top = pile.pop()
+    state = State(
+        players=players,
+        decks=int(opts["decks"]),
+        flags=flags,
+        rng=rng.state,
+        hands=tuple(tuple(h) for h in hands),
+        pile=tuple(pile),
+        discard=(top,),
+        suit=NO_SUIT,
+        turn=0,
+        direction=1,
+        pending=0,
+        drawn=-1,
+        ano=(CLEAR,) * players,
+        finished=(),
+        idle=0,
+        over=False,
+    )
+    return state, [Dealt(0, top, back)]
+
+
+# --- what fits ------------------------------------------------------------------------------
+
+
+def follow(state: State) -> tuple[int, int]:
+    """(suit, rank) a card must match: after a joker only its named suit (rank -1)."""
+    top = state.discard[-1]
+    if top == JOKER:
+        return state.suit, -1
+    return SUIT[top], RANK[top]
+
+
+def fits(card: int, suit: int, rank: int) -> bool:
+    """ "ต้องเป็นตัวเลขเดียวกันหรือดอกไพ่เดียวกัน": same rank or suit; a joker on anything."""
+    return card == JOKER or SUIT[card] == suit or RANK[card] == rank
+
+
+def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
+    """One card left, or cards of one rank that could all go down at once to win (never a hand
+    of special cards when they may not be the last card)."""
+    if not hand:
+        return False
+    rank = RANK[hand[0]]
+    if any(RANK[c] != rank for c in hand):
+        return False
+    return not (special_last and SPECIAL[hand[0]])
+
+
+def can_play(state: State, player: int) -> bool:
+    """Whether `player`'s hand holds a card that may go down now (then drawing is refused)."""
+    hand = state.hands[player]
+    suit, rank = follow(state)
+    if len(hand) == 1 and state.has(SPECIAL_LAST) and SPECIAL[hand[0]]:
+        return False
+    return any(fits(c, suit, rank) for c in hand)
+
+
+@lru_cache(maxsize=65536)
+def _group_plays(
+    group: tuple[int, ...], suit: int, rank: int, whole: bool
+) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every (cards, named suit) play from `group` (cards of one rank, sorted): any part of it
+    whose bottom card fits; the rest in a fixed order but the top, which the player picks.
+    `whole`: the group is the whole hand and special cards may not be last."""
+    out: list[tuple[tuple[int, ...], int]] = []
+    seen: set[tuple[int, ...]] = set()
+    for k in range(1, len(group) + 1):
+        if whole and k == len(group):
+            break
+        for part in combinations(group, k):
+            if part in seen:
+                continue
+            seen.add(part)
+            for top in sorted(set(part)):
+                rest = list(part)
+                rest.remove(top)
+                if rest:
+                    bottom = next((c for c in rest if fits(c, suit, rank)), None)
+                    if bottom is None:
+                        continue
+                    rest.remove(bottom)
+                    cards = (bottom, *rest, top)
+                elif fits(top, suit, rank):
+                    cards = (top,)
+                else:
+                    continue
+                if top == JOKER:
+                    out.extend((cards, s) for s in range(SUITS))
+                else:
+                    out.append((cards, NO_SUIT))
+    return tuple(out)
+
+
+def _by_rank(hand: tuple[int, ...]) -> dict[int, list[int]]:
+    groups: dict[int, list[int]] = {}
+    for c in hand:
+        groups.setdefault(RANK[c], []).append(c)
+    return groups
+
+
+def _turn_plays(state: State, player: int) -> list[Action]:
+    """Every fitting play of the player to move, with a calling twin when it leaves an Ano
+    hand."""
+    hand = state.hands[player]
+    suit, rank = follow(state)
+    special_last = state.has(SPECIAL_LAST)
+    groups = _by_rank(hand)
+    single_rank = len(groups) == 1
+    out: list[Action] = []
+    for r, group in groups.items():
+        if len(group) == 1:  # the usual case, with ready-made actions
+            c = group[0]
+            if c == JOKER or SUIT[c] == suit or RANK[c] == rank:
+                if single_rank:
+                    if not (special_last and SPECIAL[c]):
+                        out += _SINGLES[c]
+                elif len(groups) == 2 and _other_ano(groups, r, special_last):
+                    out += _SINGLES[c] + _SINGLE_CALLS[c]
+                else:
+                    out += _SINGLES[c]
+            continue
+        whole = special_last and single_rank and SPECIAL[group[0]]
+        for cards, named in _group_plays(tuple(group), suit, rank, whole):
+            out.append(Action(PLAY, cards, named))
+            if len(cards) < len(group):
+                leaves_ano = single_rank and not (special_last and SPECIAL[group[0]])
+            else:
+                leaves_ano = len(groups) == 2 and _other_ano(groups, r, special_last)
+            if leaves_ano:
+                out.append(Action(PLAY, cards, named, True))
+    return out
+
+
+_SINGLES = tuple(
+    tuple(Action(PLAY, (c,), s) for s in (range(SUITS) if c == JOKER else (NO_SUIT,)))
+    for c in range(JOKER + 1)
+)
+_SINGLE_CALLS = tuple(tuple(a._replace(call=True) for a in plays) for plays in _SINGLES)
+_DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
+
+
+def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
+    other = next(g for r, g in groups.items() if r != played)
+    return not (special_last and SPECIAL[other[0]])
+
+
+def _leaves_ano(hand: tuple[int, ...], cards: tuple[int, ...], special_last: bool) -> bool:
+    return ano_hand(_without(hand, cards), special_last)
+
+
+def legal_actions(state: State, player: int) -> list[Action]:
+    """Everything `player` may do now, in turn or out of it (jump-in, "Ano!", catching)."""
+    if state.over or player in state.finished:
+        return []
+    out: list[Action] = []
+    hand = state.hands[player]
+    fumble = state.has(FUMBLE_RULE)
+    special_last = state.has(SPECIAL_LAST)
+    if player == state.turn:
+        if state.drawn >= 0:
+            out += _single(state.drawn, hand, special_last)
+            out.append(_KEEP)
+        else:
+            out = _turn_plays(state, player)
+            unable = not out  # the same as `not can_play(state, player)`, already known
+            if fumble:
+                out += _wrong_singles(state, hand, out)
+            if unable:
+                out.append(_DRAW)
+    elif state.has(JUMP_IN):
+        out += _jumps(state, hand, fumble, special_last)
+    if state.ano[player] == OWES:
+        out.append(_CALL)
+    if fumble or FORGOT_CALL in state.ano:
+        for target in range(state.players):
+            if target == player or target in state.finished:
+                continue
+            if state.ano[target] == FORGOT_CALL or (
+                fumble and ano_hand(state.hands[target], special_last)
+            ):
+                out.append(Action(CATCH, target=target))
+    return out
+
+
+def _single(card: int, hand: tuple[int, ...], special_last: bool) -> list[Action]:
+    """One card alone (after drawing it, or jumping in), with its calling twin."""
+    if special_last and len(hand) == 1 and SPECIAL[card]:
+        return []
+    suits = range(SUITS) if card == JOKER else (NO_SUIT,)
+    calls = (False, True) if _leaves_ano(hand, (card,), special_last) else (False,)
+    return [Action(PLAY, (card,), s, call) for s in suits for call in calls]
+
+
+def _wrong_singles(state: State, hand: tuple[int, ...], plays: list[Action]) -> list[Action]:
+    """Fumble option: every other card of the hand is offered too (and costs 2)."""
+    good = {a.cards[0] for a in plays if len(a.cards) == 1}
+    return [
+        Action(PLAY, (c,), 0 if c == JOKER else NO_SUIT) for c in sorted(set(hand)) if c not in good
+    ]
+
+
+def _jumps(state: State, hand: tuple[int, ...], fumble: bool, special_last: bool) -> list[Action]:
+    """Jump-in: a card identical to the top card (never a joker); with fumble, any card."""
+    top = state.discard[-1]
+    out: list[Action] = []
+    if top != JOKER and top in hand:
+        out += _single(top, hand, special_last)
+    if fumble:
+        out += [Action(PLAY, (c,)) for c in sorted(set(hand)) if c != JOKER and not _ok(out, c)]
+    return out
+
+
+def _ok(plays: list[Action], card: int) -> bool:
+    return any(a.cards == (card,) for a in plays)
+
+
+# --- applying an action --------------------------------------------------------------------
+
+
+class _Table:
+    """A state being changed by one action; only what changes is copied."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.rng = state.rng
+        self.hands = list(state.hands)
+        self.pile = state.pile
+        self.discard = state.discard
+        self.ano = state.ano
+        self.events: list[Event] = []
+        self.got: tuple[int, ...] = ()  # the cards of the last draw
+
+    def set_ano(self, player: int, status: int) -> None:
+        ano = list(self.ano)
+        ano[player] = status
+        self.ano = tuple(ano)
+
+    def draw(self, player: int, n: int, reason: str) -> int:
+        """`player` draws `n` cards (fewer if fewer exist); an empty pile is refilled from the
+        discard pile under its top card."""
+        got: tuple[int, ...] = ()
+        while len(got) < n:
+            if not self.pile:
+                if len(self.discard) < 2:
+                    break
+                rng = Rng(self.rng)
+                self.pile = tuple(rng.shuffled(self.discard[:-1]))
+                self.rng = rng.state
+                self.discard = self.discard[-1:]
+                self.events.append(Reshuffled(len(self.pile)))
+            take = min(n - len(got), len(self.pile))
+            got += self.pile[len(self.pile) - take :][::-1]
+            self.pile = self.pile[: len(self.pile) - take]
+        hand = tuple(sorted(self.hands[player] + got))
+        self.hands[player] = hand
+        self.got = got
+        self.events.append(Drew(player, len(got), reason))
+        if self.ano[player] != CLEAR and not ano_hand(hand, self.state.has(SPECIAL_LAST)):
+            self.set_ano(player, CLEAR)
+        return len(got)
+
+    def act(self, player: int) -> None:
+        """A play or draw by `player`: whoever else still owed "Ano" may now be caught;
+        `player`'s own window ends."""
+        if OWES in self.ano or self.ano[player] != CLEAR:
+            ano = list(self.ano)
+            for q, status in enumerate(ano):
+                if q != player and status == OWES:
+                    ano[q] = FORGOT_CALL
+                    self.events.append(AnoForgotten(q))
+            ano[player] = CLEAR
+            self.ano = tuple(ano)
+
+    def after(self, player: int, call: bool) -> None:
+        """`player` now holds a hand that could win at once: they owe "Ano" (or called it)."""
+        if ano_hand(self.hands[player], self.state.has(SPECIAL_LAST)):
+            if call:
+                self.events.append(AnoCalled(player))
+            else:
+                self.set_ano(player, OWES)
+                self.events.append(AnoOwed(player))
+
+    def done(self, **changes: Any) -> tuple[State, list[Event]]:
+        state = self.state._replace(
+            rng=self.rng,
+            hands=tuple(self.hands),
+            pile=self.pile,
+            discard=self.discard,
+            ano=self.ano,
+            **changes,
+        )
+        return state, self.events
+
+
+def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
+    """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
+    if state.over:
+        raise IllegalAction("game_over")
+    if not 0 <= player < state.players:
+        raise IllegalAction("bad_player")
+    if player in state.finished:
+        raise IllegalAction("finished")
+    kind = action.kind
+    if kind == PLAY:
+        return _play(state, player, action)
+    if action.cards or action.suit != NO_SUIT or action.call:
+        raise IllegalAction("bad_action")
+    if kind == CATCH:
+        return _catch(state, player, action.target)
+    if action.target != -1:
+        raise IllegalAction("bad_action")
+    if kind == CALL:
+        if state.ano[player] != OWES:
+            raise IllegalAction("nothing_to_call")
+        ano = list(state.ano)
+        ano[player] = CLEAR
+        return state._replace(ano=tuple(ano)), [AnoCalled(player)]
+    if player != state.turn:
+        raise IllegalAction("not_your_turn", player=state.turn)
+    if kind == DRAW:
+        if state.drawn >= 0:
+            raise IllegalAction("play_or_keep_drawn")
+        if can_play(state, player):
+            raise IllegalAction("must_play")  # "ถ้าไม่สามารถลงไพ่ให้จั่ว"
+        return _draw_turn(state, player)
+    if kind == KEEP:
+        if state.drawn < 0:
+            raise IllegalAction("nothing_drawn")
+        turn = _next(state, player, state.direction, 1)
+        return state._replace(turn=turn, drawn=-1), [Kept(player)]
+    raise IllegalAction("bad_action")
+
+
+def timeout(state: State, player: int) -> tuple[State, list[Event]] | None:
+    """An idle player's turn: they keep a drawn card, or draw (what a player unable to play
+    would draw) even if they could have played."""
+    if state.over or player != state.turn:
+        return None
+    if state.drawn >= 0:
+        return apply(state, player, Action(KEEP))
+    return _draw_turn(state, player)
+
+
+def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    rest = list(hand)
+    for c in cards:
+        if c not in rest:
+            raise IllegalAction("card_not_in_hand")
+        rest.remove(c)
+    return tuple(rest)
+
+
+def _check_shape(action: Action) -> None:
+    cards = action.cards
+    if not cards or any(not 0 <= c <= JOKER for c in cards):
+        raise IllegalAction("bad_action")
+    if any(RANK[c] != RANK[cards[0]] for c in cards):
+        raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
+    if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
+        raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
+
+
+def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
+    _check_shape(action)
+    cards = action.cards
+    hand = state.hands[player]
+    rest = _without(hand, cards)
+    special_last = state.has(SPECIAL_LAST)
+    jump = player != state.turn
+    wrong = ""
+    if jump:
+        if not state.has(JUMP_IN):
+            raise IllegalAction("not_your_turn", player=state.turn)
+        if len(cards) != 1:
+            raise IllegalAction("jump_one_card")
+        if cards[0] == JOKER:
+            raise IllegalAction("jump_no_joker")
+        if cards[0] != state.discard[-1]:
+            wrong = "jump_not_identical"
+    else:
+        if state.drawn >= 0 and cards != (state.drawn,):
+            raise IllegalAction("play_drawn_only")
+        suit, rank = follow(state)
+        if not fits(cards[0], suit, rank):
+            wrong = "does_not_fit"
+    if not wrong and not rest and special_last and SPECIAL[cards[0]]:
+        wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
+    if wrong:
+        if not state.has(FUMBLE_RULE):
+            raise IllegalAction(wrong)
+        if len(cards) != 1 or action.call:
+            raise IllegalAction(wrong)
+        return _fumble(state, player, cards, jump)
+    if action.call and not ano_hand(rest, special_last):
+        raise IllegalAction("nothing_to_call")
+    return _put_down(state, player, action, rest, jump)
+
+
+def _fumble(
+    state: State, player: int, cards: tuple[int, ...], jump: bool
+) -> tuple[State, list[Event]]:
+    """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
+    hand, the player draws 2, and a turn goes on."""
+    table = _Table(state)
+    table.act(player)
+    table.events.append(Fumbled(player, cards, jump))
+    table.draw(player, FUMBLE_COST, FUMBLE)
+    table.after(player, False)
+    return table.done()
+
+
+def _put_down(
+    state: State, player: int, action: Action, rest: tuple[int, ...], jump: bool
+) -> tuple[State, list[Event]]:
+    cards = action.cards
+    table = _Table(state)
+    table.act(player)
+    table.hands[player] = rest
+    table.discard += cards
+    events = table.events
+    events.append(Played(player, cards, action.suit, jump, len(rest)))
+    rank, k = RANK[cards[0]], len(cards)
+    direction, pending = state.direction, state.pending
+    finished = state.finished
+    if not rest:
+        finished += (player,)
+    skips = 0
+    if rank == ACE:  # "จะเปลี่ยนลำดับการเล่น ... ผู้เล่นคนก่อนหน้าจะกลายเป็นคนถัดไปแทน"
+        for _ in range(k):  # "ไพ่ A ใช้รีเวิร์สหรือย้อน": each A reverses once
+            direction = -direction
+            events.append(Reversed(direction))
+    elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
+        skips = k
+    elif rank in DRAW_AFTER:
+        each = UNO_KING if rank == KING and state.has(UNO) else DRAW_AFTER[rank]
+        pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
+        events.append(DrawPending(pending))
+    elif pending:
+        events.append(ChainEnded(player, pending))
+        pending = 0
+    active = state.players - len(finished)
+    skipped: list[int] = []
+    seat = player
+    for _ in range(skips):
+        seat = _next_seat(state.players, finished, seat, direction)
+        skipped.append(seat)
+    if skipped:
+        events.append(Skipped(tuple(skipped)))
+    turn = _next_seat(state.players, finished, seat, direction) if active else player
+    over = False
+    if not rest:
+        events.append(Finished(player, len(finished)))
+        if state.has(POINTS) or active <= 1:
+            over = True
+    else:
+        table.after(player, action.call)
+    changes: dict[str, Any] = dict(
+        suit=action.suit,
+        turn=turn,
+        direction=direction,
+        pending=pending,
+        drawn=-1,
+        finished=finished,
+        idle=0,
+    )
+    if over:
+        return _end(table, changes)
+    return table.done(**changes)
+
+
+def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
+    """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
+    play_drawn option a fitting drawn card may be played at once instead."""
+    table = _Table(state)
+    table.act(player)
+    owed = state.pending or 1
+    got = table.draw(player, owed, CHAIN if state.pending else TURN)
+    idle = 0 if got else state.idle + 1
+    changes: dict[str, Any] = dict(pending=0, drawn=-1, idle=idle)
+    if state.has(PLAY_DRAWN) and not state.pending and got:
+        (card,) = table.got
+        suit, rank = follow(state)
+        hand = table.hands[player]
+        if fits(card, suit, rank) and not (
+            state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
+        ):
+            table.events.append(MayPlayDrawn(player))
+            table.after(player, False)
+            return table.done(drawn=card, pending=0, idle=0)
+    table.after(player, False)
+    if idle >= state.players - len(state.finished):
+        table.events.append(Stalled())
+        return _end(table, changes)
+    changes["turn"] = _next(state, player, state.direction, 1)
+    return table.done(**changes)
+
+
+def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
+    """ "ถ้าถูกจับได้ว่าลืมพูด ... ต้องจั่วไพ่เพิ่มอีกห้าใบ": the first catch counts."""
+    if not 0 <= target < state.players or target == player or target in state.finished:
+        raise IllegalAction("bad_action")
+    table = _Table(state)
+    if state.ano[target] == FORGOT_CALL:
+        cost = UNO_FORGOT if state.has(UNO) else FORGOT
+        table.set_ano(target, CLEAR)
+        got = table.draw(target, cost, CAUGHT)
+        table.events.insert(0, Caught(player, target, got))
+        return table.done()
+    if state.has(FUMBLE_RULE) and ano_hand(state.hands[target], state.has(SPECIAL_LAST)):
+        got = table.draw(player, FUMBLE_COST, FALSE_CATCH)
+        table.events.insert(0, FalseCatch(player, target, got))
+        return table.done()
+    raise IllegalAction("nothing_to_catch")
+
+
+def _next_seat(players: int, finished: tuple[int, ...], seat: int, direction: int) -> int:
+    """The next seat in `direction` whose player is still in the game."""
+    for _ in range(players):
+        seat = (seat + direction) % players
+        if seat not in finished:
+            return seat
+    return seat
+
+
+def _next(state: State, seat: int, direction: int, steps: int) -> int:
+    for _ in range(steps):
+        seat = _next_seat(state.players, state.finished, seat, direction)
+    return seat
+
+
+# --- the end -------------------------------------------------------------------------------
+
+
+def _end(table: _Table, changes: dict[str, Any]) -> tuple[State, list[Event]]:
+    table.ano = (CLEAR,) * table.state.players
+    state, events = table.done(**changes, over=True)
+    rows = ranking(state)
+    events.append(
+        GameEnded(
+            tuple(p for p, _, _ in rows),
+            tuple(place for _, place, _ in rows),
+            tuple(score for _, _, score in rows),
+        )
+    )
+    return state, events
+
+
+def ranking(state: State) -> list[tuple[int, int, int]]:
+    """(player, place, points left), best first: the finishing order, then the players left
+    by fewest points (points mode) or fewest cards (a stalled game), equal counts sharing."""
+    rows = [(p, i + 1, 0) for i, p in enumerate(state.finished)]
+    left = [p for p in range(state.players) if p not in state.finished]
+
+    def key(p: int) -> int:
+        return points(state.hands[p]) if state.has(POINTS) else len(state.hands[p])
+
+    left.sort(key=lambda p: (key(p), p))
+    for p in left:
+        place = len(state.finished) + 1 + sum(key(q) < key(p) for q in left)
+        rows.append((p, place, points(state.hands[p])))
+    return rows
+
+
+def result(state: State) -> tuple[Placing, ...]:
+    return tuple(Placing(p, place, score) for p, place, score in ranking(state))
+
+
+# --- codes and stored form -----------------------------------------------------------------
+
+
+def encode_action(action: Action) -> str:
+    """ "p" + one character per card (+ "~" and the named suit) (+ "!" for "Ano!"), "d", "k",
+    "a", "c" + the caught seat: e.g. "pa2~3!" (two cards, a suit, the call)."""
+    if action.kind == PLAY:
+        suit = f"~{action.suit}" if action.suit != NO_SUIT else ""
+        return "p" + "".join(CODE[c] for c in action.cards) + suit + ("!" if action.call else "")
+    if action.kind == CATCH:
+        return f"c{action.target}"
+    return action.kind
+
+
+def decode_action(code: str) -> Action:
+    try:
+        kind = code[:1]
+        if kind == PLAY:
+            body = code[1:]
+            call = body.endswith("!")
+            body = body.removesuffix("!")
+            cards, _, suit = body.partition("~")
+            action = Action(
+                PLAY, tuple(FACE_OF[c] for c in cards), int(suit) if suit else NO_SUIT, call
+            )
+        elif kind == CATCH:
+            action = Action(CATCH, target=int(code[1:]))
+        elif kind in KINDS and len(code) == 1:
+            action = Action(kind)
+        else:
+            raise ValueError(code)
+    except (ValueError, KeyError, IndexError):
+        raise IllegalAction("bad_action") from None
+    if encode_action(action) != code:  # int() also reads " 5", "05", "٥"
+        raise IllegalAction("bad_action")
+    return action
+
+
+def dump(state: State) -> list[Any]:
+    return [
+        state.players,
+        state.decks,
+        state.flags,
+        state.rng,
+        ["".join(CODE[c] for c in h) for h in state.hands],
+        "".join(CODE[c] for c in state.pile),
+        "".join(CODE[c] for c in state.discard),
+        state.suit,
+        state.turn,
+        state.direction,
+        state.pending,
+        state.drawn,
+        list(state.ano),
+        list(state.finished),
+        state.idle,
+        int(state.over),
+    ]
+
+
+def load(data: list[Any]) -> State:
+    players, decks, flags, rng, hands, pile, discard, suit, turn = data[:9]
+    direction, pending, drawn, ano, finished, idle, over = data[9:]
+    return State(
+        players=int(players),
+        decks=int(decks),
+        flags=int(flags),
+        rng=int(rng),
+        hands=tuple(tuple(FACE_OF[c] for c in h) for h in hands),
+        pile=tuple(FACE_OF[c] for c in pile),
+        discard=tuple(FACE_OF[c] for c in discard),
+        suit=int(suit),
+        turn=int(turn),
+        direction=int(direction),
+        pending=int(pending),
+        drawn=int(drawn),
+        ano=tuple(int(a) for a in ano),
+        finished=tuple(int(p) for p in finished),
+        idle=int(idle),
+        over=bool(over),
+    )
