@@ -175,67 +175,85 @@ _BABBLE = tuple(tuple(Action(BABBLE, t, (c,)) for c in _ALL_CARDS) for t in rang
 _LISTEN = tuple(tuple(Action(LISTEN, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
 _CUT_OFF = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
+_SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
+_KIND_BIT = tuple(1 << (TOPIC[c] * 9 + NUMBER[c] - 1) for c in _ALL_CARDS)  # copies share one
+
+# A sequence row: (size, highest number, topic bit mask, its argue action on each table).
+SequenceRow = tuple[int, int, int, tuple[Action, ...]]
 
 
-class Sequence_(NamedTuple):
-    """A sequence in a hand: its size, highest number, topic bit mask, argue per table."""
-
-    size: int
-    top: int
-    topics: int
-    argue: tuple[Action, ...]
+def _row(cards: tuple[int, ...]) -> SequenceRow:
+    argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
+    return len(cards), NUMBER[cards[-1]], topic_mask(cards), argue
 
 
-_SEQUENCES: dict[tuple[int, ...], Sequence_] = {}
-
-
-def _sequence(cards: tuple[int, ...]) -> Sequence_:
-    seq = _SEQUENCES.get(cards)
-    if seq is None:
-        argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
-        seq = Sequence_(len(cards), NUMBER[cards[-1]], topic_mask(cards), argue)
-        _SEQUENCES[cards] = seq
-    return seq
+# Every pair and triple of cards with consecutive numbers, looked up by (a*N + b)*N + c.
+_N = len(NUMBER)
+_PAIRS: list[SequenceRow | None] = [None] * (_N * _N)
+_TRIPLES: list[SequenceRow | None] = [None] * (_N * _N * _N)
+for _a in _ALL_CARDS:
+    for _b in _ALL_CARDS:
+        if NUMBER[_b] == NUMBER[_a] + 1:
+            _PAIRS[_a * _N + _b] = _row((_a, _b))
+            for _c in _ALL_CARDS:
+                if NUMBER[_c] == NUMBER[_b] + 1:
+                    _TRIPLES[(_a * _N + _b) * _N + _c] = _row((_a, _b, _c))
 
 
 class HandIndex(NamedTuple):
     """What a hand can do whatever lies on the tables (copies of one card counted once)."""
 
     babbles: tuple[tuple[int, ...], ...]  # per topic, the cards that could be babbled
-    sequences: tuple[Sequence_, ...]
+    sequences: tuple[SequenceRow, ...]
     let_go: tuple[Action, ...]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def hand_index(hand: tuple[int, ...]) -> HandIndex:
-    by_number: dict[int, list[int]] = {}  # distinct cards (one copy each) by number
-    copies: dict[int, list[int]] = {}  # every card by number
+    by_number: list[list[int] | None] = [None] * 12  # distinct cards (one copy each) by number
+    copies: list[list[int] | None] = [None] * 10  # every card by number
+    numbers: list[int] = []  # in the order they first appear in the hand
     babbles: tuple[list[int], ...] = ([], [], [])
-    seen: set[int] = set()
+    seen = 0  # kinds (topic and number) already met
+    doubled = False
     for c in hand:
         n = NUMBER[c]
-        copies.setdefault(n, []).append(c)
-        key = TOPIC[c] * 10 + n
-        if key not in seen:
-            seen.add(key)
-            by_number.setdefault(n, []).append(c)
+        bit = _KIND_BIT[c]
+        same = copies[n]
+        if same is None:
+            copies[n] = [c]
+            by_number[n] = [c]
+            numbers.append(n)
+            seen |= bit
             babbles[TOPIC[c]].append(c)
-    sequences = []
-    for n, low in by_number.items():
-        mid = by_number.get(n + 1)
+        else:
+            same.append(c)
+            doubled = True
+            if not seen & bit:
+                seen |= bit
+                by_number[n].append(c)  # type: ignore[union-attr]
+                babbles[TOPIC[c]].append(c)
+    rows: list[SequenceRow] = []
+    for n in numbers:
+        mid = by_number[n + 1]
         if mid:
-            high = by_number.get(n + 2, ())
-            for a in low:
+            high = by_number[n + 2]
+            for a in by_number[n]:  # type: ignore[union-attr]
                 for b in mid:
-                    sequences.append(_sequence((a, b)))
-                    sequences.extend(_sequence((a, b, c)) for c in high)
-    let_go = [
-        action
-        for n, same in copies.items()
-        if len(same) >= 2
-        for action in _let_go_choices(tuple(same), len(by_number[n]) == len(same))
-    ]
-    return HandIndex(tuple(tuple(b) for b in babbles), tuple(sequences), tuple(let_go))
+                    ab = a * _N + b
+                    rows.append(_PAIRS[ab])  # type: ignore[arg-type]
+                    if high:
+                        rows.extend([_TRIPLES[ab * _N + c] for c in high])  # type: ignore[misc]
+    let_go: list[Action] = []
+    if doubled:
+        for n in numbers:
+            same = copies[n]
+            if len(same) >= 2:  # type: ignore[arg-type]
+                distinct = len(by_number[n]) == len(same)  # type: ignore[arg-type]
+                let_go.extend(_let_go_choices(tuple(same), distinct))  # type: ignore[arg-type]
+    return HandIndex(
+        (tuple(babbles[0]), tuple(babbles[1]), tuple(babbles[2])), tuple(rows), tuple(let_go)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -257,15 +275,30 @@ def _strength(table: tuple[int, ...]) -> tuple[int, int, bool]:
     return len(table), top, len(table) == 3 and top == FALLACY_VICTIM[-1]
 
 
+def _argues(
+    rows: tuple[SequenceRow, ...], t: int, topic: int, lying: tuple[int, ...], strict: bool
+) -> list[Action]:
+    """The argues of these sequences that are legal on table `t` (see `fits` and `beats`)."""
+    bit = 1 << topic
+    if len(lying) <= 1:  # every sequence beats an empty table or a single card
+        if strict:
+            return [a[t] for _, _, m, a in rows if m == bit]
+        return [a[t] for _, _, m, a in rows if m & bit]
+    size, top, victim = _strength(lying)
+    low = FALLACY[-1] if victim else 0  # the fallacy 123 also beats 789
+    return [
+        a[t]
+        for s, high, m, a in rows
+        if (m == bit if strict else m & bit)
+        and (s > size or (s == size and (high > top or high == low)))
+    ]
+
+
 def _arguable(state: State, index: HandIndex) -> Iterator[Action]:
     """Every argue that is legal now: on topic, and winning on its table."""
-    tops = topics(state)
-    strict = state.strict
+    f, tables, strict = state.flipped, state.tables, state.strict
     for t in range(TABLES):
-        topic, strength = tops[t], _strength(state.tables[t])
-        for seq in index.sequences:
-            if fits(seq.topics, topic, strict) and beats(seq.size, seq.top, strength):
-                yield seq.argue[t]
+        yield from _argues(index.sequences, t, _SHOWN[t][f[t]], tables[t], strict)
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -274,49 +307,51 @@ def _arguable(state: State, index: HandIndex) -> Iterator[Action]:
 def topics(state: State) -> tuple[int, ...]:
     """The topic each table shows now."""
     f = state.flipped
-    return (table_topic(0, f[0]), table_topic(1, f[1]), table_topic(2, f[2]))
+    return (_SHOWN[0][f[0]], _SHOWN[1][f[1]], _SHOWN[2][f[2]])
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Every action `player` may take now; only the player to move ever has any."""
     if state.over or player != state.turn:
         return []
-    index = hand_index(state.hands[player])
-    tops = topics(state)
-    tables = state.tables
+    babbles, rows, let_go = hand_index(state.hands[player])
+    f, tables, strict = state.flipped, state.tables, state.strict
+    listen, flip = state.players >= 3, state.flip_mode
     out: list[Action] = []
     for t in range(TABLES):
-        size = len(tables[t])
+        lying = tables[t]
+        size = len(lying)
         if size == 0:
-            babble = _BABBLE[t]
-            out.extend(babble[c] for c in index.babbles[tops[t]])
+            out.extend(map(_BABBLE[t].__getitem__, babbles[_SHOWN[t][f[t]]]))
         elif size == 1:
             out.append(_CUT_OFF[t])
-        elif state.players >= 3:
-            listen = _LISTEN[t]
-            out.extend(listen[c] for c in tables[t])
-        if size == 3 and state.flip_mode:
+        elif listen:
+            out.extend(map(_LISTEN[t].__getitem__, lying))
+        if size == 3 and flip:
             out.append(_FLIP[t])
-    out.extend(_arguable(state, index))
-    out.extend(index.let_go)
+    if rows:
+        for t in range(TABLES):
+            out += _argues(rows, t, _SHOWN[t][f[t]], tables[t], strict)
+    out += let_go
     return out
 
 
 def can_act(state: State, player: int) -> bool:
     """Whether `player` has any legal action (cheap checks first)."""
     tables = state.tables
-    for t in range(TABLES):
-        size = len(tables[t])
-        if size == 1 or (size >= 2 and state.players >= 3) or (size == 3 and state.flip_mode):
+    listen, flip = state.players >= 3, state.flip_mode
+    for lying in tables:
+        size = len(lying)
+        if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
-    index = hand_index(state.hands[player])
-    if index.let_go:
+    babbles, rows, let_go = hand_index(state.hands[player])
+    if let_go:
         return True
-    tops = topics(state)
+    f = state.flipped
     for t in range(TABLES):
-        if not tables[t] and index.babbles[tops[t]]:
+        if not tables[t] and babbles[_SHOWN[t][f[t]]]:
             return True
-    return next(_arguable(state, index), None) is not None
+    return any(_argues(rows, t, _SHOWN[t][f[t]], tables[t], state.strict) for t in range(TABLES))
 
 
 # --- applying an action --------------------------------------------------------------------
