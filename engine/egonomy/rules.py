@@ -356,6 +356,8 @@ def can_act(state: State, player: int) -> bool:
 
 # --- applying an action --------------------------------------------------------------------
 
+_new = tuple.__new__  # builds a State from its 17 fields in one step (no keyword parsing)
+
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
@@ -363,74 +365,85 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         raise IllegalAction("game_over")
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
-    handler = _HANDLERS.get(action.kind)
-    if handler is None or (action.kind in (CUT_OFF, FLIP) and action.cards):
+    kind, table, cards = action
+    handler = _HANDLERS.get(kind)
+    if handler is None or (kind in (CUT_OFF, FLIP) and cards):
         raise IllegalAction("bad_action")
-    if action.kind == LET_GO and action.table != NO_TABLE:
+    if kind == LET_GO and table != NO_TABLE:
         raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
-    if action.kind != LET_GO and not 0 <= action.table < TABLES:
+    if kind != LET_GO and not 0 <= table < TABLES:
         raise IllegalAction("no_such_table")
-    state, events, momentum = handler(state, player, action)
-    return _after_action(state, player, momentum, events)
+    return _after_action(state, player, *handler(state, player, table, cards))
 
 
 def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
-    hand = list(state.hands[player])
-    for c in cards:
-        if c not in hand:
+    hand = state.hands[player]
+    if len(cards) == 1:
+        if cards[0] not in hand:
             raise IllegalAction("card_not_in_hand")
-        hand.remove(c)
-    return tuple(hand)
+        i = hand.index(cards[0])
+        return hand[:i] + hand[i + 1 :]
+    left = list(hand)
+    for c in cards:
+        if c not in left:
+            raise IllegalAction("card_not_in_hand")
+        left.remove(c)
+    return tuple(left)
 
 
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
-Outcome = tuple[State, list[Event], bool]
+# What an action changes: the actor's hand, the tables, the flipped sides, the ego piles, the
+# discard pile; what happened; whether it gains momentum.
+Outcome = tuple[
+    tuple[int, ...],
+    tuple[tuple[int, ...], ...],
+    tuple[bool, ...],
+    tuple[tuple[int, ...], ...],
+    tuple[int, ...],
+    Event,
+    bool,
+]
 
 
-def _babble(state: State, player: int, action: Action) -> Outcome:
+def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Put one card on an empty topic table that matches the card's topic."""
-    t = action.table
-    if len(action.cards) != 1:
+    if len(cards) != 1:
         raise IllegalAction("babble_one_card")
-    hand = _take_from_hand(state, player, action.cards)
-    card = action.cards[0]
-    if len(state.tables[t]) == 1:
+    hand = _take_from_hand(state, player, cards)
+    card = cards[0]
+    tables = state.tables
+    if len(tables[t]) == 1:
         raise IllegalAction("babble_on_single")  # single cards never beat each other
-    if state.tables[t]:
+    if tables[t]:
         raise IllegalAction("babble_needs_empty_table")
-    if TOPIC[card] != table_topic(t, state.flipped[t]):
+    if TOPIC[card] != _SHOWN[t][state.flipped[t]]:
         raise IllegalAction("babble_topic")
-    new = state._replace(
-        hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,))
-    )
-    return new, [Babbled(player, t, card)], False
+    tables = _set(tables, t, (card,))
+    return hand, tables, state.flipped, state.egos, state.discard, Babbled(player, t, card), False
 
 
-def _cut_off(state: State, player: int, action: Action) -> Outcome:
+def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Take the card from a table holding exactly one card into your ego pile."""
-    t = action.table
-    if len(state.tables[t]) != 1:
+    lying = state.tables[t]
+    if len(lying) != 1:
         raise IllegalAction("cut_off_needs_single")
-    card = state.tables[t][0]
-    new = state._replace(
-        tables=_set(state.tables, t, ()),
-        egos=_set(state.egos, player, state.egos[player] + (card,)),
-    )
-    return new, [CutOff(player, t, card)], False
+    egos = _set(state.egos, player, state.egos[player] + lying)
+    tables = _set(state.tables, t, ())
+    event = CutOff(player, t, lying[0])
+    return state.hands[player], tables, state.flipped, egos, state.discard, event, False
 
 
-def _argue(state: State, player: int, action: Action) -> Outcome:
+def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Play a sequence that wins on a table; collect what lay there; momentum if on topic."""
-    t, cards = action.table, action.cards
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
     hand = _take_from_hand(state, player, cards)
     if not is_sequence(cards):
         raise IllegalAction("not_a_sequence")
-    topic = table_topic(t, state.flipped[t])
+    topic = _SHOWN[t][state.flipped[t]]
     mask = topic_mask(cards)
     if not fits(mask, topic, state.strict):
         raise IllegalAction("argue_topic_strict" if state.strict else "argue_topic")
@@ -440,38 +453,32 @@ def _argue(state: State, player: int, action: Action) -> Outcome:
         raise IllegalAction("argue_fewer_cards" if size < len(lying) else "argue_not_higher")
     fallacy = strength[2] and size == 3 and top == FALLACY[-1]
     ordered = tuple(sorted(cards, key=NUMBER.__getitem__))
-    new = state._replace(
-        hands=_set(state.hands, player, hand),
-        tables=_set(state.tables, t, ordered),
-        egos=_set(state.egos, player, state.egos[player] + lying),
-    )
+    tables = _set(state.tables, t, ordered)
+    egos = _set(state.egos, player, state.egos[player] + lying)
     on_topic = mask == 1 << topic  # every card has the table's topic
-    return new, [Argued(player, t, ordered, lying, fallacy)], on_topic
+    event = Argued(player, t, ordered, lying, fallacy)
+    return hand, tables, state.flipped, egos, state.discard, event, on_topic
 
 
-def _listen(state: State, player: int, action: Action) -> Outcome:
+def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """3-4 players: take one card of a table with 2+ cards into your hand, discard the rest."""
-    t = action.table
     if state.players < 3:
         raise IllegalAction("listen_needs_three_players")
     lying = state.tables[t]
     if len(lying) < 2:
         raise IllegalAction("listen_needs_two_cards")
-    if len(action.cards) != 1 or action.cards[0] not in lying:
+    if len(cards) != 1 or cards[0] not in lying:
         raise IllegalAction("listen_card_not_on_table")
-    card = action.cards[0]
+    card = cards[0]
     rest = tuple(c for c in lying if c != card)
-    new = state._replace(
-        hands=_set(state.hands, player, tuple(sorted(state.hands[player] + (card,)))),
-        tables=_set(state.tables, t, ()),
-        discard=state.discard + rest,
-    )
-    return new, [Listened(player, t, card, rest)], True
+    hand = tuple(sorted(state.hands[player] + (card,)))
+    tables = _set(state.tables, t, ())
+    event = Listened(player, t, card, rest)
+    return hand, tables, state.flipped, state.egos, state.discard + rest, event, True
 
 
-def _let_go(state: State, player: int, action: Action) -> Outcome:
+def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Discard two or more cards of one number from your hand, face up."""
-    cards = action.cards
     if len(cards) < 2:
         raise IllegalAction("let_go_needs_two")
     if len(set(cards)) != len(cards):
@@ -479,25 +486,22 @@ def _let_go(state: State, player: int, action: Action) -> Outcome:
     hand = _take_from_hand(state, player, cards)
     if len({NUMBER[c] for c in cards}) != 1:
         raise IllegalAction("let_go_one_number")
-    new = state._replace(
-        hands=_set(state.hands, player, hand), discard=state.discard + tuple(cards)
-    )
-    return new, [LetGo(player, tuple(cards))], False
+    cards = tuple(cards)
+    discard = state.discard + cards
+    return hand, state.tables, state.flipped, state.egos, discard, LetGo(player, cards), False
 
 
-def _flip(state: State, player: int, action: Action) -> Outcome:
+def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Flip-table mode: flip a table holding exactly 3 cards, discard them, gain momentum."""
-    t = action.table
     if not state.flip_mode:
         raise IllegalAction("flip_mode_off")
     lying = state.tables[t]
     if len(lying) != 3:
         raise IllegalAction("flip_needs_three")
     flipped = _set(state.flipped, t, not state.flipped[t])
-    new = state._replace(
-        tables=_set(state.tables, t, ()), flipped=flipped, discard=state.discard + lying
-    )
-    return new, [Flipped(player, t, lying, table_topic(t, flipped[t]))], True
+    tables = _set(state.tables, t, ())
+    event = Flipped(player, t, lying, table_topic(t, flipped[t]))
+    return state.hands[player], tables, flipped, state.egos, state.discard + lying, event, True
 
 
 _HANDLERS = {
@@ -511,20 +515,37 @@ _HANDLERS = {
 
 
 def _after_action(
-    state: State, player: int, momentum: bool, events: list[Event]
+    state: State,
+    player: int,
+    hand: tuple[int, ...],
+    tables: tuple[tuple[int, ...], ...],
+    flipped: tuple[bool, ...],
+    egos: tuple[tuple[int, ...], ...],
+    discard: tuple[int, ...],
+    event: Event,
+    momentum: bool,
 ) -> tuple[State, list[Event]]:
-    """Momentum, the next player, and the round's end (empty hand or a stuck player)."""
-    if not state.hands[player]:
-        return _end_round(state, events, emptied_by=player)
-    if momentum and not state.momentum:  # at most once a turn
+    """The new state in one step, then momentum, the next player, and the round's end (empty
+    hand or a stuck player)."""
+    (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands) = state[:9]
+    hands = _set(hands, player, hand)
+    events: list[Event] = [event]
+    if not hand:
+        return _end_round(
+            _new(State, (*state[:8], hands, tables, flipped, egos, discard, *state[13:])),
+            events,
+            emptied_by=player,
+        )
+    if momentum and not had_momentum:  # at most once a turn
         events.append(MomentumGained(player))
-        state = state._replace(momentum=True)
     else:
-        state = state._replace(turn=(player + 1) % state.players, momentum=False)
-    if not can_act(state, state.turn):
-        events.append(Stuck(state.turn))
-        return _end_round(state, events, emptied_by=None)
-    return state, events
+        turn, momentum = (player + 1) % players, False
+    fields = (players, flip_mode, strict, rng, rnd, first, turn, momentum, hands, tables)
+    new = _new(State, (*fields, flipped, egos, discard, *state[13:]))
+    if not can_act(new, turn):
+        events.append(Stuck(turn))
+        return _end_round(new, events, emptied_by=None)
+    return new, events
 
 
 # --- round and game end --------------------------------------------------------------------
