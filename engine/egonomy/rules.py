@@ -376,6 +376,14 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     return _after_action(state, player, *handler(state, player, table, cards))
 
 
+def play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
+    """`apply` for an action listed by `legal_actions(state, player)`, its checks skipped: for
+    computer players' playouts. Anything else may leave a broken state."""
+    kind, table, cards = action
+    handler = _argue_trusted if kind == ARGUE else _HANDLERS[kind]
+    return _after_action(state, player, *handler(state, player, table, cards))
+
+
 def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
     hand = state.hands[player]
     if len(cards) == 1:
@@ -458,6 +466,21 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome
     on_topic = mask == 1 << topic  # every card has the table's topic
     event = Argued(player, t, ordered, lying, fallacy)
     return hand, tables, state.flipped, egos, state.discard, event, on_topic
+
+
+def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+    """`_argue` without its checks, for a listed argue."""
+    left = list(state.hands[player])
+    for c in cards:
+        left.remove(c)
+    lying = state.tables[t]
+    ordered = tuple(sorted(cards, key=NUMBER.__getitem__))
+    fallacy = len(ordered) == 3 and NUMBER[ordered[-1]] == FALLACY[-1] and _strength(lying)[2]
+    tables = _set(state.tables, t, ordered)
+    egos = _set(state.egos, player, state.egos[player] + lying)
+    on_topic = topic_mask(cards) == 1 << _SHOWN[t][state.flipped[t]]
+    event = Argued(player, t, ordered, lying, fallacy)
+    return tuple(left), tables, state.flipped, egos, state.discard, event, on_topic
 
 
 def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
