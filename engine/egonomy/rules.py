@@ -331,7 +331,15 @@ def legal_actions(state: State, player: int) -> list[Action]:
             out.append(_FLIP[t])
     if rows:
         for t in range(TABLES):
-            out += _argues(rows, t, _SHOWN[t][f[t]], tables[t], strict)
+            lying = tables[t]
+            if len(lying) > 1:
+                out += _argues(rows, t, _SHOWN[t][f[t]], lying, strict)
+            elif strict:  # every sequence beats an empty table or a single card
+                bit = 1 << _SHOWN[t][f[t]]
+                out += [a[t] for _, _, m, a in rows if m == bit]
+            else:
+                bit = 1 << _SHOWN[t][f[t]]
+                out += [a[t] for _, _, m, a in rows if m & bit]
     out += let_go
     return out
 
@@ -366,12 +374,12 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     kind, table, cards = action
-    handler = _HANDLERS.get(kind)
+    handler = _HANDLER_AT.get((kind, table))  # None: a malformed action, refused below
     if handler is None or (kind in (CUT_OFF, FLIP) and cards):
-        raise IllegalAction("bad_action")
-    if kind == LET_GO and table != NO_TABLE:
-        raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
-    if kind != LET_GO and not 0 <= table < TABLES:
+        if _HANDLERS.get(kind) is None or (kind in (CUT_OFF, FLIP) and cards):
+            raise IllegalAction("bad_action")
+        if kind == LET_GO:
+            raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
         raise IllegalAction("no_such_table")
     return _after_action(state, player, *handler(state, player, table, cards))
 
@@ -534,6 +542,14 @@ _HANDLERS = {
     LISTEN: _listen,
     LET_GO: _let_go,
     FLIP: _flip,
+}
+
+
+# The handler of each well-formed (kind, table): a let-go names no table, the others one.
+_HANDLER_AT = {
+    (kind, table): handler
+    for kind, handler in _HANDLERS.items()
+    for table in ((NO_TABLE,) if kind == LET_GO else range(TABLES))
 }
 
 
