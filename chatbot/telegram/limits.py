@@ -51,14 +51,20 @@ class Window:
         self.clock = clock
         self.slots: deque[float] = deque(maxlen=self.limit)  # the latest reserved moments
 
-    def reserve(self) -> float:
-        """Take a place for one request; the seconds it must wait for its turn."""
+    def reserve(self, not_before: float = 0.0) -> float:
+        """Take a place for one request that cannot go for `not_before` seconds anyway; the
+        seconds it must wait for its turn."""
         now = self.clock()
-        at = now
+        at = now + not_before
         if len(self.slots) == self.limit:
-            at = max(now, self.slots[0] + self.period)
+            at = max(at, self.slots[0] + self.period)
         self.slots.append(at)
         return at - now
+
+
+# A group's minute is counted where the messages arrive: a request that leaves late (a busy
+# event loop, a slow connection) must not bring the next minute's first request closer.
+GROUP_MARGIN = 1.0
 
 
 class FloodLimiter(BaseRateLimiter[int]):
@@ -86,13 +92,14 @@ class FloodLimiter(BaseRateLimiter[int]):
         """Nothing to release."""
 
     def _wait(self, chat: int | str) -> float:
-        wait = self.overall.reserve()
+        wait = max(self.overall.reserve(), self.paused.get(chat, 0.0) - self.clock())
         if isinstance(chat, str) or chat < 0:  # groups, supergroups and channels
             bucket = self.groups.get(chat)
             if bucket is None:
-                bucket = self.groups[chat] = Window(self.group_rate, 60.0, self.clock)
-            wait = max(wait, bucket.reserve())
-        return max(wait, self.paused.get(chat, 0.0) - self.clock())
+                period = 60.0 + GROUP_MARGIN
+                bucket = self.groups[chat] = Window(self.group_rate, period, self.clock)
+            wait = bucket.reserve(wait)  # the window keeps the moment the request really goes
+        return wait
 
     async def process_request(
         self,
