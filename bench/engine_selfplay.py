@@ -1,60 +1,136 @@
-"""Self-play benchmark of the game engines: games/s, actions/s and stored state size.
+"""Self-play benchmark of the game engines: actions/s, games/s and stored state size.
 
 An action = listing the legal actions of the player to move + applying one of them (picked
-uniformly at random), which is what a searching computer player's playout does.
-Usage: python bench/engine_selfplay.py [--games N] [--game egonomy]
+uniformly at random), all through the public game API, which is what a searching computer
+player's playout does. Setting up each game is timed too.
+
+When RLCard is installed (`pip install rlcard`; not a dependency of the project), the same
+loop runs its UnoGame (the same number of games, the same player counts, random legal actions
+through its public API: init_game, get_legal_actions, step, is_over) in runs interleaved with
+ours, and the ratio of the medians is printed. Without it only our figure is printed.
+Usage: python bench/engine_selfplay.py [--games N] [--runs 5] [--game egonomy]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 from chatbot.games import registry
 from engine.core import Rng, to_json
 
+Run = Callable[[int, tuple[int, ...]], tuple[int, float]]
 
-def selfplay(game_name: str, games: int, players: tuple[int, ...]) -> None:
+
+def ours(game_name: str) -> Run:
+    """A timed run of `games` random self-play games of our engine: (actions, seconds)."""
     game = registry()[game_name].game
+    # the defaults, then each option at its last choice (flip on, two decks...)
     options: list[dict[str, bool | int]] = [{}] + [
         {o.name: o.choices[-1]} for o in game.spec.options
     ]
+
+    def run(games: int, players: tuple[int, ...]) -> tuple[int, float]:
+        rng = Rng(12345)
+        actions = 0
+        started = time.perf_counter()
+        for i in range(games):
+            state: Any
+            state, _ = game.new_game(players[i % len(players)], options[i % len(options)], i)
+            while not game.is_over(state):
+                (player,) = game.to_move(state)[:1]
+                legal = game.legal_actions(state, player)
+                state, _ = game.apply(state, player, legal[rng.below(len(legal))])
+                actions += 1
+        return actions, time.perf_counter() - started
+
+    return run
+
+
+def rlcard_uno() -> Run | None:
+    """The same timed run of RLCard's UnoGame, or None without RLCard."""
+    try:
+        np = importlib.import_module("numpy")
+        uno_game = importlib.import_module("rlcard.games.uno.game").UnoGame
+    except ImportError:
+        return None
+
+    def run(games: int, players: tuple[int, ...]) -> tuple[int, float]:
+        rng = Rng(12345)
+        actions = 0
+        started = time.perf_counter()
+        for i in range(games):
+            game = uno_game(num_players=players[i % len(players)])
+            game.np_random = np.random.RandomState(i)
+            game.init_game()
+            while not game.is_over():
+                legal = game.get_legal_actions()
+                game.step(legal[rng.below(len(legal))])
+                actions += 1
+        return actions, time.perf_counter() - started
+
+    return run
+
+
+def stored_sizes(game_name: str, games: int, players: tuple[int, ...]) -> list[int]:
+    """Stored JSON size after 20 random actions of each game (not timed)."""
+    game = registry()[game_name].game
     rng = Rng(12345)
-    actions = 0
-    mid_sizes: list[int] = []
-    started = time.perf_counter()
+    sizes = []
     for i in range(games):
-        n = players[i % len(players)]
         state: Any
-        state, _ = game.new_game(n, options[i % len(options)], seed=i)
-        steps = 0
-        while not game.is_over(state):
+        state, _ = game.new_game(players[i % len(players)], {}, i)
+        for _ in range(20):
+            if game.is_over(state):
+                break
             (player,) = game.to_move(state)[:1]
             legal = game.legal_actions(state, player)
             state, _ = game.apply(state, player, legal[rng.below(len(legal))])
-            steps += 1
-            if steps == 20:
-                mid_sizes.append(len(to_json(game, state)))
-        actions += steps
-    elapsed = time.perf_counter() - started
-    mid_sizes.sort()
-    print(f"{game_name}: {games} games, players {players}, options {options}")
-    print(f"  games/s    {games / elapsed:10.0f}")
-    print(f"  actions/s  {actions / elapsed:10.0f}   ({actions / games:.1f} actions a game)")
-    print(
-        f"  stored JSON after 20 actions: median {mid_sizes[len(mid_sizes) // 2]} B,"
-        f" max {mid_sizes[-1]} B"
-    )
+        sizes.append(len(to_json(game, state)))
+    return sorted(sizes)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--game", default="egonomy", choices=sorted(registry().names))
     args = parser.parse_args()
     spec = registry()[args.game].game.spec
-    selfplay(args.game, args.games, tuple(range(spec.min_players, spec.max_players + 1)))
+    players = tuple(range(spec.min_players, spec.max_players + 1))
+    sides: dict[str, Run] = {args.game: ours(args.game)}
+    uno = rlcard_uno()
+    if uno is not None:
+        sides["RLCard UnoGame"] = uno
+    rates: dict[str, list[float]] = {name: [] for name in sides}
+    games_rates: dict[str, list[float]] = {name: [] for name in sides}
+    per_game: dict[str, float] = {}
+    for _ in range(args.runs):  # interleaved: every side once per run
+        for name, run in sides.items():
+            actions, elapsed = run(args.games, players)
+            rates[name].append(actions / elapsed)
+            games_rates[name].append(args.games / elapsed)
+            per_game[name] = actions / args.games
+    print(f"{args.games} random self-play games a run, players {players}, {args.runs} runs")
+    print("medians of the runs (min-max):")
+    for name in sides:
+        r = rates[name]
+        print(
+            f"  {name:16} actions/s {statistics.median(r):9.0f} ({min(r):.0f}-{max(r):.0f})"
+            f"  games/s {statistics.median(games_rates[name]):7.0f}"
+            f"  ({per_game[name]:.1f} actions a game)"
+        )
+    if uno is not None:
+        ratio = statistics.median(rates[args.game]) / statistics.median(rates["RLCard UnoGame"])
+        print(f"  ratio {args.game} / RLCard UnoGame: {ratio:.2f}")
+    else:
+        print("  (RLCard not installed: no comparison)")
+    sizes = stored_sizes(args.game, args.games, players)
+    print(f"stored JSON after 20 actions: median {sizes[len(sizes) // 2]} B, max {sizes[-1]} B")
 
 
 if __name__ == "__main__":

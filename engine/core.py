@@ -187,10 +187,16 @@ class Rng:
         return self.next() % n
 
     def shuffled(self, items: Sequence[int]) -> list[int]:
+        """A Fisher-Yates shuffle: the same draws as `below(i + 1)` for i from the top down."""
         out = list(items)
+        state = self.state
         for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
+            state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+            j = (z ^ (z >> 31)) % (i + 1)
             out[i], out[j] = out[j], out[i]
+        self.state = state
         return out
 
 

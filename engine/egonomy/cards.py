@@ -9,6 +9,7 @@ in this one module so the real list can replace it:
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 TOPICS = 3
@@ -37,6 +38,7 @@ TOPIC: tuple[int, ...] = tuple(c.topic for c in CARDS)
 NUMBER: tuple[int, ...] = tuple(c.number for c in CARDS)
 
 
+@cache
 def cards_in_play(players: int) -> tuple[int, ...]:
     """Card ids used with `players` players: 2 return both marks to the box, 3 the 4-mark."""
     allowed = {2: {NO_MARK}, 3: {NO_MARK, MARK_3}, 4: {NO_MARK, MARK_3, MARK_4}}[players]

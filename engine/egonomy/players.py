@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.core import Rng
-from engine.egonomy.cards import TOPIC, cards_in_play
+from engine.egonomy.cards import cards_in_play
 from engine.egonomy.events import RoundEnded
 from engine.egonomy.rules import (
     ARGUE,
@@ -16,12 +16,13 @@ from engine.egonomy.rules import (
     LISTEN,
     Action,
     State,
-    apply,
     legal_actions,
+    play,
     round_ranking,
+    topic_mask,
+    topics,
 )
 from engine.egonomy.view import View
-from engine.egonomy.view import view as seat_view
 
 
 class RandomPlayer:
@@ -40,27 +41,47 @@ class GreedyPlayer:
 
     def score(self, view: View, action: Action) -> float:
         """Ego now gained plus cards leaving the hand (each would cost 1 ego at round end)."""
-        momentum = 0.0 if view.momentum else 1.5
-        if action.kind == ARGUE:
-            collected = len(view.tables[action.table])
-            on_topic = all(TOPIC[c] == view.table_topics[action.table] for c in action.cards)
-            return collected + len(action.cards) + (momentum if on_topic else 0.0)
-        if action.kind == CUT_OFF:
-            return 1.0
-        if action.kind == BABBLE:
-            return 0.6  # leaves the hand, but offers a cut-off to the next player
-        if action.kind == LET_GO:
-            return 0.8 * len(action.cards)
-        if action.kind == LISTEN:
-            return momentum - 1.0
-        if action.kind == FLIP:
-            return momentum - 0.2
-        return 0.0
+        return _score(action, view.tables, view.table_topics, view.momentum)
 
     def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action:
-        best = max(self.score(view, a) for a in legal)
-        top = [a for a in legal if self.score(view, a) == best]
-        return top[rng.below(len(top))]
+        return _greedy_choice(legal, view.tables, view.table_topics, view.momentum, rng)
+
+
+def _score(
+    action: Action, tables: Sequence[tuple[int, ...]], topics: Sequence[int], momentum: bool
+) -> float:
+    """GreedyPlayer's score of an action, from the tables, their topics and the momentum."""
+    kind = action.kind
+    gain = 0.0 if momentum else 1.5
+    if kind == ARGUE:
+        cards = action.cards
+        on_topic = topic_mask(cards) == 1 << topics[action.table]  # every card on topic
+        return len(tables[action.table]) + len(cards) + (gain if on_topic else 0.0)
+    if kind == CUT_OFF:
+        return 1.0
+    if kind == BABBLE:
+        return 0.6  # leaves the hand, but offers a cut-off to the next player
+    if kind == LET_GO:
+        return 0.8 * len(action.cards)
+    if kind == LISTEN:
+        return gain - 1.0
+    if kind == FLIP:
+        return gain - 0.2
+    return 0.0
+
+
+def _greedy_choice(
+    legal: Sequence[Action],
+    tables: Sequence[tuple[int, ...]],
+    topics: Sequence[int],
+    momentum: bool,
+    rng: Rng,
+) -> Action:
+    """One of the best scored actions, uniformly."""
+    scores = [_score(a, tables, topics, momentum) for a in legal]
+    best = max(scores)
+    top = [a for a, s in zip(legal, scores, strict=True) if s == best]
+    return top[rng.below(len(top))]
 
 
 def determinize(view: View, rng: Rng) -> State:
@@ -127,16 +148,17 @@ class SearchPlayer:
     def _playout(self, state: State, me: int, action: Action, rng: Rng) -> float:
         """My round result after `action` and greedy play by all: margin of ego over the best
         other player, and my place."""
-        state, events = apply(state, me, action)
+        state, events = play(state, me, action)
         for _ in range(self.horizon):
             for event in events:
                 if isinstance(event, RoundEnded):
                     return _round_value(event, me)
             if state.over:
                 break
-            p = state.turn
+            p = state.turn  # greedy play, judged from the state (what its seat's view shows)
             legal = legal_actions(state, p)
-            state, events = apply(state, p, self.greedy.choose(seat_view(state, p), legal, rng))
+            pick = _greedy_choice(legal, state.tables, topics(state), state.momentum, rng)
+            state, events = play(state, p, pick)
         ranking = round_ranking(state)
         place = next(i for i, row in enumerate(ranking) if row[0] == me)
         ego = {p: e for p, e, _ in ranking}

@@ -175,67 +175,85 @@ _BABBLE = tuple(tuple(Action(BABBLE, t, (c,)) for c in _ALL_CARDS) for t in rang
 _LISTEN = tuple(tuple(Action(LISTEN, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
 _CUT_OFF = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
+_SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
+_KIND_BIT = tuple(1 << (TOPIC[c] * 9 + NUMBER[c] - 1) for c in _ALL_CARDS)  # copies share one
+
+# A sequence row: (size, highest number, topic bit mask, its argue action on each table).
+SequenceRow = tuple[int, int, int, tuple[Action, ...]]
 
 
-class Sequence_(NamedTuple):
-    """A sequence in a hand: its size, highest number, topic bit mask, argue per table."""
-
-    size: int
-    top: int
-    topics: int
-    argue: tuple[Action, ...]
+def _row(cards: tuple[int, ...]) -> SequenceRow:
+    argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
+    return len(cards), NUMBER[cards[-1]], topic_mask(cards), argue
 
 
-_SEQUENCES: dict[tuple[int, ...], Sequence_] = {}
-
-
-def _sequence(cards: tuple[int, ...]) -> Sequence_:
-    seq = _SEQUENCES.get(cards)
-    if seq is None:
-        argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
-        seq = Sequence_(len(cards), NUMBER[cards[-1]], topic_mask(cards), argue)
-        _SEQUENCES[cards] = seq
-    return seq
+# Every pair and triple of cards with consecutive numbers, looked up by (a*N + b)*N + c.
+_N = len(NUMBER)
+_PAIRS: list[SequenceRow | None] = [None] * (_N * _N)
+_TRIPLES: list[SequenceRow | None] = [None] * (_N * _N * _N)
+for _a in _ALL_CARDS:
+    for _b in _ALL_CARDS:
+        if NUMBER[_b] == NUMBER[_a] + 1:
+            _PAIRS[_a * _N + _b] = _row((_a, _b))
+            for _c in _ALL_CARDS:
+                if NUMBER[_c] == NUMBER[_b] + 1:
+                    _TRIPLES[(_a * _N + _b) * _N + _c] = _row((_a, _b, _c))
 
 
 class HandIndex(NamedTuple):
     """What a hand can do whatever lies on the tables (copies of one card counted once)."""
 
     babbles: tuple[tuple[int, ...], ...]  # per topic, the cards that could be babbled
-    sequences: tuple[Sequence_, ...]
+    sequences: tuple[SequenceRow, ...]
     let_go: tuple[Action, ...]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def hand_index(hand: tuple[int, ...]) -> HandIndex:
-    by_number: dict[int, list[int]] = {}  # distinct cards (one copy each) by number
-    copies: dict[int, list[int]] = {}  # every card by number
+    by_number: list[list[int] | None] = [None] * 12  # distinct cards (one copy each) by number
+    copies: list[list[int] | None] = [None] * 10  # every card by number
+    numbers: list[int] = []  # in the order they first appear in the hand
     babbles: tuple[list[int], ...] = ([], [], [])
-    seen: set[int] = set()
+    seen = 0  # kinds (topic and number) already met
+    doubled = False
     for c in hand:
         n = NUMBER[c]
-        copies.setdefault(n, []).append(c)
-        key = TOPIC[c] * 10 + n
-        if key not in seen:
-            seen.add(key)
-            by_number.setdefault(n, []).append(c)
+        bit = _KIND_BIT[c]
+        same = copies[n]
+        if same is None:
+            copies[n] = [c]
+            by_number[n] = [c]
+            numbers.append(n)
+            seen |= bit
             babbles[TOPIC[c]].append(c)
-    sequences = []
-    for n, low in by_number.items():
-        mid = by_number.get(n + 1)
+        else:
+            same.append(c)
+            doubled = True
+            if not seen & bit:
+                seen |= bit
+                by_number[n].append(c)  # type: ignore[union-attr]
+                babbles[TOPIC[c]].append(c)
+    rows: list[SequenceRow] = []
+    for n in numbers:
+        mid = by_number[n + 1]
         if mid:
-            high = by_number.get(n + 2, ())
-            for a in low:
+            high = by_number[n + 2]
+            for a in by_number[n]:  # type: ignore[union-attr]
                 for b in mid:
-                    sequences.append(_sequence((a, b)))
-                    sequences.extend(_sequence((a, b, c)) for c in high)
-    let_go = [
-        action
-        for n, same in copies.items()
-        if len(same) >= 2
-        for action in _let_go_choices(tuple(same), len(by_number[n]) == len(same))
-    ]
-    return HandIndex(tuple(tuple(b) for b in babbles), tuple(sequences), tuple(let_go))
+                    ab = a * _N + b
+                    rows.append(_PAIRS[ab])  # type: ignore[arg-type]
+                    if high:
+                        rows.extend([_TRIPLES[ab * _N + c] for c in high])  # type: ignore[misc]
+    let_go: list[Action] = []
+    if doubled:
+        for n in numbers:
+            same = copies[n]
+            if len(same) >= 2:  # type: ignore[arg-type]
+                distinct = len(by_number[n]) == len(same)  # type: ignore[arg-type]
+                let_go.extend(_let_go_choices(tuple(same), distinct))  # type: ignore[arg-type]
+    return HandIndex(
+        (tuple(babbles[0]), tuple(babbles[1]), tuple(babbles[2])), tuple(rows), tuple(let_go)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -257,15 +275,30 @@ def _strength(table: tuple[int, ...]) -> tuple[int, int, bool]:
     return len(table), top, len(table) == 3 and top == FALLACY_VICTIM[-1]
 
 
+def _argues(
+    rows: tuple[SequenceRow, ...], t: int, topic: int, lying: tuple[int, ...], strict: bool
+) -> list[Action]:
+    """The argues of these sequences that are legal on table `t` (see `fits` and `beats`)."""
+    bit = 1 << topic
+    if len(lying) <= 1:  # every sequence beats an empty table or a single card
+        if strict:
+            return [a[t] for _, _, m, a in rows if m == bit]
+        return [a[t] for _, _, m, a in rows if m & bit]
+    size, top, victim = _strength(lying)
+    low = FALLACY[-1] if victim else 0  # the fallacy 123 also beats 789
+    return [
+        a[t]
+        for s, high, m, a in rows
+        if (m == bit if strict else m & bit)
+        and (s > size or (s == size and (high > top or high == low)))
+    ]
+
+
 def _arguable(state: State, index: HandIndex) -> Iterator[Action]:
     """Every argue that is legal now: on topic, and winning on its table."""
-    tops = topics(state)
-    strict = state.strict
+    f, tables, strict = state.flipped, state.tables, state.strict
     for t in range(TABLES):
-        topic, strength = tops[t], _strength(state.tables[t])
-        for seq in index.sequences:
-            if fits(seq.topics, topic, strict) and beats(seq.size, seq.top, strength):
-                yield seq.argue[t]
+        yield from _argues(index.sequences, t, _SHOWN[t][f[t]], tables[t], strict)
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -274,52 +307,64 @@ def _arguable(state: State, index: HandIndex) -> Iterator[Action]:
 def topics(state: State) -> tuple[int, ...]:
     """The topic each table shows now."""
     f = state.flipped
-    return (table_topic(0, f[0]), table_topic(1, f[1]), table_topic(2, f[2]))
+    return (_SHOWN[0][f[0]], _SHOWN[1][f[1]], _SHOWN[2][f[2]])
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Every action `player` may take now; only the player to move ever has any."""
     if state.over or player != state.turn:
         return []
-    index = hand_index(state.hands[player])
-    tops = topics(state)
-    tables = state.tables
+    babbles, rows, let_go = hand_index(state.hands[player])
+    f, tables, strict = state.flipped, state.tables, state.strict
+    listen, flip = state.players >= 3, state.flip_mode
     out: list[Action] = []
     for t in range(TABLES):
-        size = len(tables[t])
+        lying = tables[t]
+        size = len(lying)
         if size == 0:
-            babble = _BABBLE[t]
-            out.extend(babble[c] for c in index.babbles[tops[t]])
+            out.extend(map(_BABBLE[t].__getitem__, babbles[_SHOWN[t][f[t]]]))
         elif size == 1:
             out.append(_CUT_OFF[t])
-        elif state.players >= 3:
-            listen = _LISTEN[t]
-            out.extend(listen[c] for c in tables[t])
-        if size == 3 and state.flip_mode:
+        elif listen:
+            out.extend(map(_LISTEN[t].__getitem__, lying))
+        if size == 3 and flip:
             out.append(_FLIP[t])
-    out.extend(_arguable(state, index))
-    out.extend(index.let_go)
+    if rows:
+        for t in range(TABLES):
+            lying = tables[t]
+            if len(lying) > 1:
+                out += _argues(rows, t, _SHOWN[t][f[t]], lying, strict)
+            elif strict:  # every sequence beats an empty table or a single card
+                bit = 1 << _SHOWN[t][f[t]]
+                out += [a[t] for _, _, m, a in rows if m == bit]
+            else:
+                bit = 1 << _SHOWN[t][f[t]]
+                out += [a[t] for _, _, m, a in rows if m & bit]
+    out += let_go
     return out
 
 
 def can_act(state: State, player: int) -> bool:
     """Whether `player` has any legal action (cheap checks first)."""
     tables = state.tables
-    for t in range(TABLES):
-        size = len(tables[t])
-        if size == 1 or (size >= 2 and state.players >= 3) or (size == 3 and state.flip_mode):
+    listen, flip = state.players >= 3, state.flip_mode
+    for lying in tables:
+        size = len(lying)
+        if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
-    index = hand_index(state.hands[player])
-    if index.let_go:
+    babbles, rows, let_go = hand_index(state.hands[player])
+    if let_go:
         return True
-    tops = topics(state)
+    f = state.flipped
     for t in range(TABLES):
-        if not tables[t] and index.babbles[tops[t]]:
+        if not tables[t] and babbles[_SHOWN[t][f[t]]]:
             return True
-    return next(_arguable(state, index), None) is not None
+    return any(_argues(rows, t, _SHOWN[t][f[t]], tables[t], state.strict) for t in range(TABLES))
 
 
 # --- applying an action --------------------------------------------------------------------
+
+_new = tuple.__new__  # builds a State from its 17 fields in one step (no keyword parsing)
 
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
@@ -328,74 +373,93 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         raise IllegalAction("game_over")
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
-    handler = _HANDLERS.get(action.kind)
-    if handler is None or (action.kind in (CUT_OFF, FLIP) and action.cards):
-        raise IllegalAction("bad_action")
-    if action.kind == LET_GO and action.table != NO_TABLE:
-        raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
-    if action.kind != LET_GO and not 0 <= action.table < TABLES:
+    kind, table, cards = action
+    handler = _HANDLER_AT.get((kind, table))  # None: a malformed action, refused below
+    if handler is None or (kind in (CUT_OFF, FLIP) and cards):
+        if _HANDLERS.get(kind) is None or (kind in (CUT_OFF, FLIP) and cards):
+            raise IllegalAction("bad_action")
+        if kind == LET_GO:
+            raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
         raise IllegalAction("no_such_table")
-    state, events, momentum = handler(state, player, action)
-    return _after_action(state, player, momentum, events)
+    return _after_action(state, player, *handler(state, player, table, cards))
+
+
+def play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
+    """`apply` for an action listed by `legal_actions(state, player)`, its checks skipped: for
+    computer players' playouts. Anything else may leave a broken state."""
+    kind, table, cards = action
+    handler = _argue_trusted if kind == ARGUE else _HANDLERS[kind]
+    return _after_action(state, player, *handler(state, player, table, cards))
 
 
 def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
-    hand = list(state.hands[player])
-    for c in cards:
-        if c not in hand:
+    hand = state.hands[player]
+    if len(cards) == 1:
+        if cards[0] not in hand:
             raise IllegalAction("card_not_in_hand")
-        hand.remove(c)
-    return tuple(hand)
+        i = hand.index(cards[0])
+        return hand[:i] + hand[i + 1 :]
+    left = list(hand)
+    for c in cards:
+        if c not in left:
+            raise IllegalAction("card_not_in_hand")
+        left.remove(c)
+    return tuple(left)
 
 
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
-Outcome = tuple[State, list[Event], bool]
+# What an action changes: the actor's hand, the tables, the flipped sides, the ego piles, the
+# discard pile; what happened; whether it gains momentum.
+Outcome = tuple[
+    tuple[int, ...],
+    tuple[tuple[int, ...], ...],
+    tuple[bool, ...],
+    tuple[tuple[int, ...], ...],
+    tuple[int, ...],
+    Event,
+    bool,
+]
 
 
-def _babble(state: State, player: int, action: Action) -> Outcome:
+def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Put one card on an empty topic table that matches the card's topic."""
-    t = action.table
-    if len(action.cards) != 1:
+    if len(cards) != 1:
         raise IllegalAction("babble_one_card")
-    hand = _take_from_hand(state, player, action.cards)
-    card = action.cards[0]
-    if len(state.tables[t]) == 1:
+    hand = _take_from_hand(state, player, cards)
+    card = cards[0]
+    tables = state.tables
+    if len(tables[t]) == 1:
         raise IllegalAction("babble_on_single")  # single cards never beat each other
-    if state.tables[t]:
+    if tables[t]:
         raise IllegalAction("babble_needs_empty_table")
-    if TOPIC[card] != table_topic(t, state.flipped[t]):
+    if TOPIC[card] != _SHOWN[t][state.flipped[t]]:
         raise IllegalAction("babble_topic")
-    new = state._replace(
-        hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,))
-    )
-    return new, [Babbled(player, t, card)], False
+    tables = _set(tables, t, (card,))
+    return hand, tables, state.flipped, state.egos, state.discard, Babbled(player, t, card), False
 
 
-def _cut_off(state: State, player: int, action: Action) -> Outcome:
+def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Take the card from a table holding exactly one card into your ego pile."""
-    t = action.table
-    if len(state.tables[t]) != 1:
+    lying = state.tables[t]
+    if len(lying) != 1:
         raise IllegalAction("cut_off_needs_single")
-    card = state.tables[t][0]
-    new = state._replace(
-        tables=_set(state.tables, t, ()),
-        egos=_set(state.egos, player, state.egos[player] + (card,)),
-    )
-    return new, [CutOff(player, t, card)], False
+    egos = _set(state.egos, player, state.egos[player] + lying)
+    tables = _set(state.tables, t, ())
+    event = CutOff(player, t, lying[0])
+    return state.hands[player], tables, state.flipped, egos, state.discard, event, False
 
 
-def _argue(state: State, player: int, action: Action) -> Outcome:
+def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Play a sequence that wins on a table; collect what lay there; momentum if on topic."""
-    t, cards = action.table, action.cards
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
     hand = _take_from_hand(state, player, cards)
     if not is_sequence(cards):
         raise IllegalAction("not_a_sequence")
-    topic = table_topic(t, state.flipped[t])
+    topic = _SHOWN[t][state.flipped[t]]
     mask = topic_mask(cards)
     if not fits(mask, topic, state.strict):
         raise IllegalAction("argue_topic_strict" if state.strict else "argue_topic")
@@ -405,38 +469,47 @@ def _argue(state: State, player: int, action: Action) -> Outcome:
         raise IllegalAction("argue_fewer_cards" if size < len(lying) else "argue_not_higher")
     fallacy = strength[2] and size == 3 and top == FALLACY[-1]
     ordered = tuple(sorted(cards, key=NUMBER.__getitem__))
-    new = state._replace(
-        hands=_set(state.hands, player, hand),
-        tables=_set(state.tables, t, ordered),
-        egos=_set(state.egos, player, state.egos[player] + lying),
-    )
+    tables = _set(state.tables, t, ordered)
+    egos = _set(state.egos, player, state.egos[player] + lying)
     on_topic = mask == 1 << topic  # every card has the table's topic
-    return new, [Argued(player, t, ordered, lying, fallacy)], on_topic
+    event = Argued(player, t, ordered, lying, fallacy)
+    return hand, tables, state.flipped, egos, state.discard, event, on_topic
 
 
-def _listen(state: State, player: int, action: Action) -> Outcome:
+def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+    """`_argue` without its checks, for a listed argue."""
+    left = list(state.hands[player])
+    for c in cards:
+        left.remove(c)
+    lying = state.tables[t]
+    ordered = tuple(sorted(cards, key=NUMBER.__getitem__))
+    fallacy = len(ordered) == 3 and NUMBER[ordered[-1]] == FALLACY[-1] and _strength(lying)[2]
+    tables = _set(state.tables, t, ordered)
+    egos = _set(state.egos, player, state.egos[player] + lying)
+    on_topic = topic_mask(cards) == 1 << _SHOWN[t][state.flipped[t]]
+    event = Argued(player, t, ordered, lying, fallacy)
+    return tuple(left), tables, state.flipped, egos, state.discard, event, on_topic
+
+
+def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """3-4 players: take one card of a table with 2+ cards into your hand, discard the rest."""
-    t = action.table
     if state.players < 3:
         raise IllegalAction("listen_needs_three_players")
     lying = state.tables[t]
     if len(lying) < 2:
         raise IllegalAction("listen_needs_two_cards")
-    if len(action.cards) != 1 or action.cards[0] not in lying:
+    if len(cards) != 1 or cards[0] not in lying:
         raise IllegalAction("listen_card_not_on_table")
-    card = action.cards[0]
+    card = cards[0]
     rest = tuple(c for c in lying if c != card)
-    new = state._replace(
-        hands=_set(state.hands, player, tuple(sorted(state.hands[player] + (card,)))),
-        tables=_set(state.tables, t, ()),
-        discard=state.discard + rest,
-    )
-    return new, [Listened(player, t, card, rest)], True
+    hand = tuple(sorted(state.hands[player] + (card,)))
+    tables = _set(state.tables, t, ())
+    event = Listened(player, t, card, rest)
+    return hand, tables, state.flipped, state.egos, state.discard + rest, event, True
 
 
-def _let_go(state: State, player: int, action: Action) -> Outcome:
+def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Discard two or more cards of one number from your hand, face up."""
-    cards = action.cards
     if len(cards) < 2:
         raise IllegalAction("let_go_needs_two")
     if len(set(cards)) != len(cards):
@@ -444,25 +517,22 @@ def _let_go(state: State, player: int, action: Action) -> Outcome:
     hand = _take_from_hand(state, player, cards)
     if len({NUMBER[c] for c in cards}) != 1:
         raise IllegalAction("let_go_one_number")
-    new = state._replace(
-        hands=_set(state.hands, player, hand), discard=state.discard + tuple(cards)
-    )
-    return new, [LetGo(player, tuple(cards))], False
+    cards = tuple(cards)
+    discard = state.discard + cards
+    return hand, state.tables, state.flipped, state.egos, discard, LetGo(player, cards), False
 
 
-def _flip(state: State, player: int, action: Action) -> Outcome:
+def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
     """Flip-table mode: flip a table holding exactly 3 cards, discard them, gain momentum."""
-    t = action.table
     if not state.flip_mode:
         raise IllegalAction("flip_mode_off")
     lying = state.tables[t]
     if len(lying) != 3:
         raise IllegalAction("flip_needs_three")
     flipped = _set(state.flipped, t, not state.flipped[t])
-    new = state._replace(
-        tables=_set(state.tables, t, ()), flipped=flipped, discard=state.discard + lying
-    )
-    return new, [Flipped(player, t, lying, table_topic(t, flipped[t]))], True
+    tables = _set(state.tables, t, ())
+    event = Flipped(player, t, lying, table_topic(t, flipped[t]))
+    return state.hands[player], tables, flipped, state.egos, state.discard + lying, event, True
 
 
 _HANDLERS = {
@@ -475,21 +545,46 @@ _HANDLERS = {
 }
 
 
+# The handler of each well-formed (kind, table): a let-go names no table, the others one.
+_HANDLER_AT = {
+    (kind, table): handler
+    for kind, handler in _HANDLERS.items()
+    for table in ((NO_TABLE,) if kind == LET_GO else range(TABLES))
+}
+
+
 def _after_action(
-    state: State, player: int, momentum: bool, events: list[Event]
+    state: State,
+    player: int,
+    hand: tuple[int, ...],
+    tables: tuple[tuple[int, ...], ...],
+    flipped: tuple[bool, ...],
+    egos: tuple[tuple[int, ...], ...],
+    discard: tuple[int, ...],
+    event: Event,
+    momentum: bool,
 ) -> tuple[State, list[Event]]:
-    """Momentum, the next player, and the round's end (empty hand or a stuck player)."""
-    if not state.hands[player]:
-        return _end_round(state, events, emptied_by=player)
-    if momentum and not state.momentum:  # at most once a turn
+    """The new state in one step, then momentum, the next player, and the round's end (empty
+    hand or a stuck player)."""
+    (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands) = state[:9]
+    hands = _set(hands, player, hand)
+    events: list[Event] = [event]
+    if not hand:
+        return _end_round(
+            _new(State, (*state[:8], hands, tables, flipped, egos, discard, *state[13:])),
+            events,
+            emptied_by=player,
+        )
+    if momentum and not had_momentum:  # at most once a turn
         events.append(MomentumGained(player))
-        state = state._replace(momentum=True)
     else:
-        state = state._replace(turn=(player + 1) % state.players, momentum=False)
-    if not can_act(state, state.turn):
-        events.append(Stuck(state.turn))
-        return _end_round(state, events, emptied_by=None)
-    return state, events
+        turn, momentum = (player + 1) % players, False
+    fields = (players, flip_mode, strict, rng, rnd, first, turn, momentum, hands, tables)
+    new = _new(State, (*fields, flipped, egos, discard, *state[13:]))
+    if not can_act(new, turn):
+        events.append(Stuck(turn))
+        return _end_round(new, events, emptied_by=None)
+    return new, events
 
 
 # --- round and game end --------------------------------------------------------------------
