@@ -63,14 +63,14 @@ SECTIONS = (
             "\n"
             "Trophies ×9\n"
             "Player aid cards ×4\n"
-            "First player card ×1"
+            "First-player card ×1"
         ),
     ),
     Section(
         "setup",
         N_("Setup"),
         N_(
-            "1. Whoever in the circle has the least ego takes the first player card.\n"
+            "1. Whoever in the circle has the least ego takes the first-player card.\n"
             "2. Place the 3 topic tables in the middle, white icon side up.\n"
             "3. Return to the box the argument cards with the player-count marks below.\n"
             "2 players ➔ return the cards with the 3-player and 4-player marks\n"
@@ -96,7 +96,7 @@ SECTIONS = (
         "turn",
         N_("Your turn"),
         N_(
-            "The player holding the first player card starts; play goes on clockwise. "
+            "The player holding the first-player card starts; play goes on clockwise. "
             "On your turn you must take one of the five actions (six in flip-table mode). "
             "You may not pass.\n"
             "1 Babble\n"
@@ -200,7 +200,7 @@ SECTIONS = (
         N_("End of the round"),
         N_(
             "The round ends at once when any player has no cards left in hand.\n"
-            "After each round, the first player card passes to the player in last place."
+            "After each round, the first-player card passes to the player in last place."
         ),
     ),
     Section(
@@ -404,10 +404,10 @@ GLOSSARY = (
     ),
     GlossaryEntry(
         "first_player_card",
-        N_("First player card ×1"),
+        N_("First-player card ×1"),
         N_("Shows who goes first. After each round it passes to the player in last place."),
         "components",
-        N_("first player card, first player, start player"),
+        N_("first-player card, first player card, first player, start player"),
     ),
     GlossaryEntry(
         "trophies",

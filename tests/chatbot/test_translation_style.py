@@ -75,3 +75,10 @@ def test_the_rendered_hand_count_follows_the_language(lang: str) -> None:
         assert "（4）" in text and "（4）" in peek and "(4)" not in text + peek
     else:
         assert "(4)" in text and "(4)" in peek
+
+
+def test_one_spelling_of_the_first_player_card() -> None:
+    # Lookup-word lists may keep the other spelling as an alias next to the right one.
+    ids = {mid for mid, _ in pairs("en")}
+    other = [m for m in ids if re.search("first player card", m, re.I) and "first-player" not in m]
+    assert other == [] and any("first-player card" in m for m in ids)
