@@ -39,7 +39,7 @@ RULING_NOTES = {
     "refusing": N_(
         "House ruling (this bot): only the player whose turn it is may refuse. Refusing costs "
         "you 2 of your own bet tokens, paid into the bank (all you have if fewer; with none, "
-        "refusing is free). With the lobby option “Refusal takes 2 from the bank”, 2 tokens "
+        "refusing is free). With the table option “Refusal takes 2 from the bank”, 2 tokens "
         "leave the bank and the game instead. A refusal cancels the turn: guesses already "
         "made are withdrawn, nothing is lost or paid, and the next player answers. A player "
         "who does not answer in time lets the turn pass at no cost."

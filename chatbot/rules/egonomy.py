@@ -28,12 +28,22 @@ RULING_NOTES = {
     ),
     "setup": N_(
         "House ruling (this bot): in round 1 the bot finds the humblest player at random; "
-        "after that, the last placed player of a round starts the next one."
+        "after that, the last placed player of a round starts the next one. With this bot's "
+        "cards everyone gets 13 cards with 2 players, 11 with 3 players and 10 with 4 players."
     ),
     "argue": N_(
         "House ruling (this bot): at least one card of the sequence must have the table's "
-        "topic; you gain momentum only if every card has it. With the lobby option "
+        "topic; you gain momentum only if every card has it. With the table option "
         "“strict topics” every card must have it."
+    ),
+    "winning": N_(
+        "House ruling (this bot): the winning sequence stays on the table, and the cards it "
+        "beat go to your ✦. With the same number of cards and the same highest number, your "
+        "sequence loses. You may beat your own sequence."
+    ),
+    "momentum": N_(
+        "House ruling (this bot): an argue gains momentum only if every card of the sequence "
+        "has the table's topic."
     ),
     "flip": N_(
         "House ruling (this bot): the back of the Ethics table shows Logic, the back of Logic "
@@ -63,14 +73,14 @@ SECTIONS = (
             "\n"
             "Trophies ×9\n"
             "Player aid cards ×4\n"
-            "First player card ×1"
+            "First-player card ×1"
         ),
     ),
     Section(
         "setup",
         N_("Setup"),
         N_(
-            "1. Whoever in the circle has the least ego takes the first player card.\n"
+            "1. Whoever in the circle has the least ego takes the first-player card.\n"
             "2. Place the 3 topic tables in the middle, white icon side up.\n"
             "3. Return to the box the argument cards with the player-count marks below.\n"
             "2 players ➔ return the cards with the 3-player and 4-player marks\n"
@@ -96,7 +106,7 @@ SECTIONS = (
         "turn",
         N_("Your turn"),
         N_(
-            "The player holding the first player card starts; play goes on clockwise. "
+            "The player holding the first-player card starts; play goes on clockwise. "
             "On your turn you must take one of the five actions (six in flip-table mode). "
             "You may not pass.\n"
             "1 Babble\n"
@@ -181,8 +191,8 @@ SECTIONS = (
             "When you gain momentum, you must take one more action at once; "
             "it may be the same action again.\n"
             "You gain momentum only once a turn, even if you meet a condition again.\n"
-            "There are three ways to gain momentum: argue with cards of the table's topic, "
-            "listen, and flip the table."
+            "There are three ways to gain momentum: argue with every card of the table's topic "
+            "(this bot's reading), listen, and flip the table."
         ),
     ),
     Section(
@@ -200,7 +210,7 @@ SECTIONS = (
         N_("End of the round"),
         N_(
             "The round ends at once when any player has no cards left in hand.\n"
-            "After each round, the first player card passes to the player in last place."
+            "After each round, the first-player card passes to the player in last place."
         ),
     ),
     Section(
@@ -271,14 +281,17 @@ SECTIONS = (
             "• Flip sides (a guess): the back of the Ethics table shows Logic, the back of Logic "
             "shows Metaphysics, the back of Metaphysics shows Ethics.\n"
             "• Argue: at least one card must have the table's topic; you gain momentum only if "
-            "every card has it. Lobby option “strict topics”: every card must have it.\n"
+            "every card has it. Table option “strict topics”: every card must have it.\n"
+            "• Winning: the winning sequence stays on the table; the same number of cards with "
+            "the same highest number loses; you may beat your own sequence.\n"
             "• A single card never beats a single card, whatever its number. "
             "789 played on a 123 still wins.\n"
             "• In every mode, the round ends when a player cannot take an action "
             "(after gaining momentum too).\n"
             "• Round 1: the bot has found the humblest player (at random) to start.\n"
             "• Between rounds every card is gathered, reshuffled and dealt again "
-            "(2 players: a new face-down discard); trophies stay.\n"
+            "(2 players: a new face-down discard); trophies stay. Hands: 13 cards each with "
+            "2 players, 11 with 3, 10 with 4.\n"
             "• Ties: in a round, the smaller sum left in hand, then the player farther clockwise "
             "from the first player; in the game, the better place in the last round."
         ),
@@ -404,10 +417,10 @@ GLOSSARY = (
     ),
     GlossaryEntry(
         "first_player_card",
-        N_("First player card ×1"),
+        N_("First-player card ×1"),
         N_("Shows who goes first. After each round it passes to the player in last place."),
         "components",
-        N_("first player card, first player, start player"),
+        N_("first-player card, first player card, first player, start player"),
     ),
     GlossaryEntry(
         "trophies",

@@ -97,6 +97,8 @@ class GameEnded:
     signal: ClassVar[str] = Signal.GAME_ENDED
     ranking: tuple[int, ...]  # players, winner first
     trophies: tuple[int, ...]
+    round: int = 3  # the last round played
+    early: bool = False  # a player reached the trophy target before the last round
 
 
 Event = (

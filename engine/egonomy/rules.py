@@ -620,7 +620,8 @@ def _end_round(
     events.append(RoundEnded(state.round, emptied_by, tuple(scores), tuple(trophies)))
     if state.round >= ROUNDS or max(trophies) >= TROPHIES_TO_END:
         final = final_ranking(state)
-        events.append(GameEnded(final, tuple(trophies)))
+        early = state.round < ROUNDS
+        events.append(GameEnded(final, tuple(trophies), state.round, early))
         return state._replace(over=True, momentum=False), events
     # the first-player card goes to the last placed player
     state, started = _deal(state, state.round + 1, order[-1], humblest=False)

@@ -441,6 +441,24 @@ def test_round_and_game_ends_are_announced_not_narrated(tr: Translator) -> None:
         assert f"<b>{winner}</b> wins" in (PRESENTER.announce(final, NAMES, tr) or "")
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "The game ends after round 2: Ann reached 4 trophies."),
+        ("th", "เกมจบหลังรอบที่ 2 เพราะ Ann ได้ถ้วยรางวัลครบ 4 ถ้วยแล้ว"),
+        ("ja", "Ann がトロフィーを4個集めたので、ラウンド2でゲーム終了です。"),
+    ],
+)
+def test_an_early_end_says_who_reached_the_trophy_target(lang: str, said: str) -> None:
+    # Rulebook: "Play 3 rounds, or until a player has 4 trophies."
+    names = ["Ann", "Bo", "Cy"]
+    early = GameEnded((0, 1, 2), (4, 2, 0), round=2, early=True)
+    assert said in (PRESENTER.announce(early, names, translator(lang)) or "")
+    full = GameEnded((0, 1, 2), (4, 2, 0), round=3, early=False)
+    assert "round 3" not in (PRESENTER.announce(full, names, translator("en")) or "")
+    assert "ends after" not in (PRESENTER.announce(full, names, translator("en")) or "")
+
+
 def test_a_round_end_shows_ego_the_tie_breaking_hand_sum_and_trophies(tr: Translator) -> None:
     scores = (
         RoundScore(1, 1, ego=3, collected=5, left_in_hand=2, hand_sum=4, trophies_won=2),

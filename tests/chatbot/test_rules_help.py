@@ -15,6 +15,7 @@ from chatbot import i18n
 from chatbot.i18n import Translator
 from chatbot.rules import RuleBook, find_term, names, normalise
 from chatbot.rules.egonomy import EGONOMY_RULES, TOPIC_EMOJI, TOPIC_NAMES
+from engine.egonomy.rules import new_game
 
 REPO = Path(__file__).resolve().parents[2]
 LOCALES = REPO / "chatbot" / "locales"
@@ -229,6 +230,41 @@ def test_rulings_are_marked_and_name_the_topics(lang: str) -> None:
         assert f"{emoji} {tr(lang).gettext(name)}" in body
     if lang == "en":
         assert body.startswith("House ruling (this bot):")
+
+
+def dealt_hand_sizes() -> list[int]:
+    """How many cards each player holds at the start, for 2, 3 and 4 players."""
+    return [len(new_game(n, {}, seed=1)[0].hands[0]) for n in (2, 3, 4)]
+
+
+@pytest.mark.parametrize("lang", ["en", "th", "ja"])
+def test_setup_and_rulings_state_the_hand_sizes_the_engine_deals(lang: str) -> None:
+    # RULINGS.md: "4 players use 40 cards (10 each), 3 players 33 (11 each), 2 players …
+    # 26 (13 each)".
+    sizes = dealt_hand_sizes()
+    assert sizes == [13, 11, 10]
+    t = tr(lang)
+    for text in (
+        t.gettext(EGONOMY_RULES.section("setup").ruling),
+        t.gettext(EGONOMY_RULES.section("rulings").body),
+    ):
+        found = [int(n) for n in re.findall(r"\d+", text)]
+        assert all(size in found for size in sizes), text
+
+
+@pytest.mark.parametrize("lang", ["en", "th", "ja"])
+def test_winning_and_momentum_sections_carry_their_house_rulings(lang: str) -> None:
+    # RULINGS.md: "equal highest loses", "The winning sequence stays on the table. A player may
+    # beat their own sequence", "if *every* card has the table's topic, the player gains momentum".
+    t = tr(lang)
+    for key in ("winning", "momentum"):
+        ruling = EGONOMY_RULES.section(key).ruling
+        assert ruling.startswith("House ruling (this bot):")
+        assert lang == "en" or t.gettext(ruling) != ruling
+    winning = EGONOMY_RULES.section("winning").ruling
+    assert "stays on the table" in winning and "loses" in winning and "your own" in winning
+    assert "every card" in EGONOMY_RULES.section("momentum").ruling
+    assert "every card" in EGONOMY_RULES.section("momentum").body
 
 
 # --- the rulebooks' own words -------------------------------------------------------------

@@ -47,7 +47,7 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
     "must_play": (N_("You can play a card, so you may not draw."), "turn"),
     "one_rank": (N_("Only cards of one rank may go down together."), "turn"),
     "name_a_suit": (N_("Name a suit with your joker."), "specials"),
-    "special_last": (N_("Special cards may not be your last card (lobby option)."), "options"),
+    "special_last": (N_("Special cards may not be your last card (table option)."), "options"),
     "jump_one_card": (N_("Jump in with one card at a time."), "options"),
     "jump_no_joker": (N_("A joker never jumps in."), "options"),
     "jump_not_identical": (

@@ -65,8 +65,14 @@ def _turn_line(view: View, names: Sequence[str], tr: Translator) -> str:
 def _hand_line(view: View, tr: Translator) -> str:
     """The player's own hand, sorted by number."""
     cards = cards_text(by_number(view.hand)) or tr.gettext("(empty)")
-    title = tr.gettext("Your hand")
-    return f"<b>{title}</b> ({len(view.hand)}): {cards}"
+    title = f"<b>{tr.gettext('Your hand')}</b>"
+    return _counted(title, len(view.hand), cards, tr)
+
+
+def _counted(label: str, n: int, items: str, tr: Translator) -> str:
+    """A heading with its count, then the items: "Your hand (4): …"."""
+    # TRANSLATORS: {label} is a heading such as "Your hand", {n} how many, {items} the list.
+    return tr.gettext("{label} ({n}): {items}").format(label=label, n=n, items=items)
 
 
 def _own_line(view: View, tr: Translator) -> str:
@@ -160,12 +166,16 @@ class EgonomyPresenter:
         """The hand in one short line (at most 200 UTF-16 units, as platforms count them)."""
         cards = [card_text(c) for c in by_number(view.hand)]
         ego = view.ego_piles[view.me] if view.me is not None else 0
-        title, ego_text = tr.gettext("Your hand"), tr.gettext("ego ✦ {ego}").format(ego=ego)
-        head, tail = f"{title} ({len(cards)}): ", f" · {ego_text}"
-        text = head + " ".join(cards) + tail
-        while _units(text) > PEEK_LIMIT and cards:
-            cards.pop()
-            text = f"{head}{' '.join(cards)} …{tail}"
+        tail = " · " + tr.gettext("ego ✦ {ego}").format(ego=ego)
+
+        def line(shown: list[str], more: str) -> str:
+            return _counted(tr.gettext("Your hand"), len(cards), " ".join(shown) + more, tr) + tail
+
+        shown = list(cards)
+        text = line(shown, "")
+        while _units(text) > PEEK_LIMIT and shown:
+            shown.pop()
+            text = line(shown, " …")
         return text
 
     def narrate(self, event: object, names: Sequence[str], tr: Translator) -> str | None:

@@ -23,6 +23,7 @@ from engine.egonomy.events import (
 )
 from engine.egonomy.rules import (
     ROUNDS,
+    TROPHIES_TO_END,
 )
 
 # --- narration -----------------------------------------------------------------------------
@@ -160,6 +161,17 @@ def announce_game(event: GameEnded, names: Sequence[str], tr: Translator) -> str
     for place, player in enumerate(event.ranking, start=1):
         lines.append(f"{place}. {names[player]} · 🏆 {event.trophies[player]}")
     winner = event.ranking[0]
+    if event.early:
+        reached = [names[p] for p in event.ranking if event.trophies[p] >= TROPHIES_TO_END]
+        lines.append(
+            tr.nt(
+                "The game ends after round {round}: {players} reached {n} trophy.",
+                "The game ends after round {round}: {players} reached {n} trophies.",
+                TROPHIES_TO_END,
+                round=event.round,
+                players=tr.list(reached),
+            )
+        )
     if len(event.ranking) > 1 and event.trophies[winner] == event.trophies[event.ranking[1]]:
         lines.append(tr.gettext("Tied on trophies: the better place in the last round wins."))
     lines.append("")

@@ -956,7 +956,7 @@ def test_the_game_ends_after_three_rounds() -> None:
     state = position(3, ["A1", "B1 B2", "C1 C2 C3"], tables=["", "B9", ""], round=3)
     after, events = play(state, BABBLE, A, "A1")
     assert after.over and after.round == 3
-    assert events[-1] == GameEnded((0, 1, 2), (2, 1, 0))
+    assert events[-1] == GameEnded((0, 1, 2), (2, 1, 0), round=3, early=False)
     assert not any(isinstance(e, RoundStarted) for e in events)
     assert all(legal_actions(after, p) == [] for p in range(3))
     for player in range(3):
@@ -975,7 +975,7 @@ def test_the_game_ends_after_a_round_in_which_someone_reached_4_trophies() -> No
     )
     after, events = play(state, BABBLE, A, "A1")
     assert after.over and after.trophies == (4, 2, 0)
-    assert isinstance(events[-1], GameEnded)
+    assert events[-1] == GameEnded((0, 1, 2), (4, 2, 0), round=2, early=True)
 
 
 def test_the_game_goes_on_while_nobody_has_4_trophies_before_round_3() -> None:
