@@ -111,9 +111,13 @@ class GameDesk:
         )
         for p in changed:
             session.stamps[p] += 1
+        # An actor whose own action opened a new chance for it (Ano with two players: the
+        # window to catch the other opens with one's own play) may take it like anyone else.
+        renewed = actor is not None and actor < len(before) and before[actor] != digests[actor]
         session.legal = digests
         over = game.is_over(state)
-        self.schedule(session, legal, changed, over, set(game.to_move(state)), actor)
+        awaited = set(game.to_move(state))
+        self.schedule(session, legal, changed, over, awaited, None if renewed else actor)
         if over:
             session.phase = OVER
         return Change(changed, legal, sig, actor)
@@ -128,7 +132,8 @@ class GameDesk:
         actor: int | None = None,
     ) -> None:
         """Every seat's timer: a computer acts after a short delay when it is awaited, or when
-        a chance out of turn appears for it (not after its own action); a person awaited is
+        a chance out of turn appears for it (`actor`: not after its own action, which left its
+        choices as they were); a person awaited is
         reminded, then replaced. A seat whose situation did not change keeps its timer (one
         player's pick does not restart another's clock)."""
         now = self.tables.clock()
