@@ -212,6 +212,10 @@ class GameDesk:
                     or (seat in change.changed and change.legal[seat])
                 ):
                     messages.append(views.hand(session, bundle, seat, caps, state))
+        if over and pressed and change.actor is not None and bundle.private_hands:
+            # the last mover's hand loses its buttons (pressing them could only be refused)
+            actor = change.actor
+            messages.append(views.hand(session, bundle, actor, caps, state, edit=pressed))
         if over and private and change.actor is not None and not caps.unasked_free:
             mover = session.seats[change.actor]  # the answer to the last move: where to look
             if mover.user is not None:

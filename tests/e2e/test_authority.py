@@ -13,7 +13,7 @@ import pytest
 from chatbot.core import buttons as b
 from chatbot.store.memory import MemoryStore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
-from tests.e2e.harness import Harness
+from tests.e2e.harness import Harness, hand_message, playable
 from tests.e2e.helpers import CHAT, GROUP, button, load, open_table, play_out
 
 OTHER_GROUP = -1009876543210
@@ -128,6 +128,9 @@ async def test_play_again_opens_one_table_per_results_message(h: Harness, tg: Fa
     ann, bob = tg.user(61, "Ann"), tg.user(66, "Bob")
     await open_table(h, tg, [ann, bob])
     await play_out(h, tg, [ann, bob], seed=5)
+    for user in (ann, bob):  # no hand keeps buttons that could only be refused now
+        hand = hand_message(tg, user["id"])
+        assert hand is None or not playable(hand), user["first_name"]
     results = next(
         m
         for m in reversed(tg.sent_to(GROUP))
