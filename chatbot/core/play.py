@@ -111,8 +111,8 @@ class GameDesk:
         )
         for p in changed:
             session.stamps[p] += 1
-        # An actor whose own action opened a new chance for it (Ano with two players: the
-        # window to catch the other opens with one's own play) may take it like anyone else.
+        # An actor whose own action opened a new chance for it (a window out of turn that
+        # opens with one's own move) may take it like anyone else.
         renewed = actor is not None and actor < len(before) and before[actor] != digests[actor]
         session.legal = digests
         over = game.is_over(state)

@@ -79,7 +79,8 @@ class Tables:
         # Deadlines are compared across processes: with the default clock, this process's clock
         # is set to the store's (Redis TIME) at every heartbeat.
         self.offset = 0.0
-        self.clock = self._synced if clock is time.time else clock
+        self._follows_store = clock is time.time
+        self.clock = self._synced if self._follows_store else clock
         self.seeds = seeds
         self.process = uuid.uuid4().hex[:12]  # this process, as owner of undelivered changes
         # Changes whose save failed with a storage fault: this process will not deliver them,
@@ -170,7 +171,7 @@ class Tables:
 
     async def sync_clock(self) -> None:
         """Set this process's clock to the store's (a round trip's error at most)."""
-        if self.clock != self._synced:
+        if not self._follows_store:
             return
         before = time.time()
         server = await self.store.server_time()
