@@ -1,6 +1,9 @@
 """The session store port: versioned JSON documents per key, compare-and-set writes.
 
-Keys are plain strings chosen by the caller (e.g. "game:tg:-100123"). Every write names the
+Keys are plain strings chosen by the caller, `<kind>:<owner>` (e.g. "game:tg:-100123", owner
+"tg:-100123"). Keys of one owner live together (one Redis Cluster slot): a save and the set of
+handled updates it marks must have the same owner, and so must a deadline's member (a key)
+and that key. Every write names the
 version it expects; a write whose expectation is stale raises `Conflict` and changes nothing.
 0 as the expected version means "must not exist". A new version is greater than every
 version the key had before, even after the document was deleted or expired (for
@@ -16,6 +19,13 @@ from dataclasses import dataclass
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
 SEEN_KEEP = 256  # update ids remembered per set (the newest)
+INDEX_KEEP = VERSION_KEEP  # seconds (at least) a deadline index outlives its last write
+
+
+def owner_of(key: str) -> str:
+    """The owner of `key`: what follows its kind (`game:tg:1` -> `tg:1`), else the key."""
+    kind, colon, owner = key.partition(":")
+    return owner if colon else kind
 
 
 class StoreUnavailable(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from chatbot.store.base import SEEN_KEEP, Conflict, Doc, Seen, Store
+from chatbot.store.base import SEEN_KEEP, Conflict, Doc, Seen, Store, owner_of
 
 
 class MemoryStore(Store):
@@ -81,7 +81,9 @@ class MemoryStore(Store):
         seen: Seen | None = None,
     ) -> int:
         """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
-        and its deadline (None: unscheduled); marks `seen`."""
+        and its deadline (None: unscheduled); marks `seen` (of the same owner, as in Redis)."""
+        if seen is not None and owner_of(seen.key) != owner_of(key):
+            raise ValueError(f"{seen.key!r} and {key!r} have different owners")
         self._check(key, expected)
         if seen is not None:
             await self.mark_seen(seen)
