@@ -238,8 +238,12 @@ class GameDesk:
         else:
             doc, duplicate = await store.load(key), False
         if doc is None and (moved := await self.tables.moved_to(chat)):
-            chat = moved  # the group became a supergroup
-            doc = await store.load(game_key(moved))
+            chat = moved  # the group became a supergroup: its own set of handled updates
+            if inc.update_id:
+                doc, again = await store.load_once(game_key(moved), seen_key(moved), inc.update_id)
+                duplicate = duplicate or again
+            else:
+                doc = await store.load(game_key(moved))
         return doc, chat, duplicate
 
     async def act(self, inc: Incoming, press: b.Press) -> Reply:
@@ -247,10 +251,16 @@ class GameDesk:
         (`M<epoch>|code`), by whoever pressed it, if it is theirs to make."""
         group = press.op == b.GROUP_MOVE
         named, code = (inc.chat, press.fields[0]) if group else press.fields
-        seen = handled(named, inc.update_id)  # the set that `load_press` looks in
+        tried: tuple[bytes, Session, Reply] | None = None  # a save refused: what it would store
         for attempt in range(RETRIES):
             doc, _, duplicate = await self.load_press(inc, named)
             if duplicate:
+                if tried is not None and doc is not None and doc.data == tried[0]:
+                    # The refused save was ours, applied before its reply was lost (the
+                    # client sent it again and got a conflict): answer as if it had not been.
+                    if tried[1].phase == OVER:
+                        await self.finish(tried[1])
+                    return tried[2]
                 if attempt:  # our own save may have been applied, its answer lost
                     self._unsent_if_mine(doc)
                 return Reply()  # the same update delivered again: already handled
@@ -268,13 +278,16 @@ class GameDesk:
             change = self.record(session, state, events, seat)
             pressed = inc.message if inc.private else None
             messages = self.render(session, state, events, change, pressed, inc.private)
-            if not await self.tables.try_save(session, version, owed=True, seen=seen):
-                continue
-            if session.phase == OVER:
+            seen = handled(session.chat, inc.update_id)  # where `load_press` looks (the chat moved)
+            saved = await self.tables.try_save(session, version, owed=True, seen=seen)
+            if saved and session.phase == OVER:
                 await self.finish(session)
             view = bundle.game.view(state, seat)
             answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)
-            return Reply(answer, messages, confirm=(session.chat, session.change))
+            reply = Reply(answer, messages, confirm=(session.chat, session.change))
+            if saved:
+                return reply
+            tried = (session.dumps(), session, reply)
         raise Busy(named)
 
     def _unsent_if_mine(self, doc: Doc | None) -> None:

@@ -16,7 +16,15 @@ from redis.asyncio.connection import Connection
 from redis.crc import key_slot
 
 from chatbot.settings import Settings
-from chatbot.store.base import SEEN_KEEP, VERSION_KEEP, Conflict, Seen, Store, StoreUnavailable
+from chatbot.store.base import (
+    INDEX_KEEP,
+    SEEN_KEEP,
+    VERSION_KEEP,
+    Conflict,
+    Seen,
+    Store,
+    StoreUnavailable,
+)
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import SHARDS, RedisStore
 
@@ -486,3 +494,52 @@ async def test_redis_client_settings_come_from_the_environment() -> None:
         await store.close()
     with pytest.raises(ValueError):
         RedisStore.from_settings(Settings())
+
+
+def _owned_by_shard(shard: int, count: int, start: int = 0) -> list[str]:
+    """`count` game keys whose owners fall in Cluster shard `shard`."""
+    keys: list[str] = []
+    n = start
+    while len(keys) < count:
+        if zlib.crc32(f"c{n}".encode()) % SHARDS == shard:
+            keys.append(f"game:c{n}")
+        n += 1
+    return keys
+
+
+async def test_redis_due_deadlines_are_taken_fairly_from_every_shard(
+    redis_store: RedisStore, server: Server
+) -> None:
+    """50 early deadlines in one index do not hide a later one in another index (on a
+    Cluster); on a single server (one index) the earliest come first."""
+    crowd = _owned_by_shard(3, 50)
+    for i, key in enumerate(crowd):
+        await redis_store.set_deadline(key, 10.0 + i)
+    (late,) = _owned_by_shard(5, 1)
+    await redis_store.set_deadline(late, 100.0)
+    due = await redis_store.due(200.0, 50)
+    assert len(due) == 50
+    if server.cluster:
+        assert late in due and due[-1] == late, "earliest first, but every shard gets a turn"
+        assert due[:-1] == crowd[:49]
+    else:
+        assert due == crowd
+    assert await redis_store.due(200.0, 1) == [crowd[0]]
+    assert await redis_store.due(50.0, 100) == crowd[:41]
+
+
+async def test_redis_deadline_indexes_expire_and_are_never_shortened(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    index = redis_store.index("game:c")
+    await redis_client.zadd(index, {"game:old": 5.0})  # an index written by an older version
+    assert await redis_client.ttl(index) == -1
+    await redis_store.set_deadline("game:c", 10.0)
+    assert INDEX_KEEP - 2 < await redis_client.ttl(index) <= INDEX_KEEP
+    long = INDEX_KEEP + 1000  # a document kept longer than INDEX_KEEP: its index too
+    await redis_store.save("game:c", DATA, 0, long, deadline=20.0)
+    assert long - 2 < await redis_client.ttl(index) <= long
+    await redis_store.clear_deadline("game:c")
+    await redis_store.save("game:c", DATA, 1, 60, deadline=30.0)
+    assert long - 2 < await redis_client.ttl(index) <= long, "not shortened"
+    assert await redis_store.due(100.0, 10) == ["game:old", "game:c"]
