@@ -29,7 +29,7 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
-from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled, seen_key
+from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import Translator, translator
@@ -231,20 +231,20 @@ class GameDesk:
         update was handled before: the load and the dedupe check share one round trip. The
         update is marked handled only by the save of its change (`act`), so that one cut
         short (a crash, a storage fault) is handled again when it is delivered again."""
-        store = self.tables.store
-        key = game_key(chat)
-        if inc.update_id:
-            doc, duplicate = await store.load_once(key, seen_key(chat), inc.update_id)
-        else:
-            doc, duplicate = await store.load(key), False
+        doc, duplicate = await self._claim(inc, chat)
         if doc is None and (moved := await self.tables.moved_to(chat)):
             chat = moved  # the group became a supergroup: its own set of handled updates
-            if inc.update_id:
-                doc, again = await store.load_once(game_key(moved), seen_key(moved), inc.update_id)
-                duplicate = duplicate or again
-            else:
-                doc = await store.load(game_key(moved))
+            doc, again = await self._claim(inc, moved)
+            duplicate = duplicate or again
         return doc, chat, duplicate
+
+    async def _claim(self, inc: Incoming, chat: str) -> tuple[Doc | None, bool]:
+        """The chat's game and whether the update was handled (claimed for this process
+        if not: a copy of it in another process waits for this one)."""
+        if not inc.update_id:
+            return await self.tables.store.load(game_key(chat)), False
+        got = await self.tables.claim(chat, inc.update_id, game_key(chat))
+        return got.doc, got.handled
 
     async def act(self, inc: Incoming, press: b.Press) -> Reply:
         """A move: from a private hand (`m<seat stamp>|chat|code`) or from the group's table

@@ -55,6 +55,29 @@ class Seen:
     ttl: int
 
 
+@dataclass(frozen=True)
+class Claim:
+    """`process` handles `update` now: until the update joins the set `seen` (handled) or
+    `ttl` seconds pass, another process's claim on it finds it busy. Claims live in the hash
+    `held`, which has the same owner as `seen`."""
+
+    seen: str
+    held: str
+    update: str
+    process: str
+    ttl: float
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """What a claim found: the document asked for, whether the update was handled already,
+    and the process handling it now if that is another one (None: the claim is ours)."""
+
+    doc: Doc | None
+    handled: bool
+    busy: str | None = None
+
+
 class Store(ABC):
     """Where sessions, settings and deadlines live. Implementations: memory.py, redis.py."""
 
@@ -65,6 +88,12 @@ class Store(ABC):
     @abstractmethod
     async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
         """`load` plus `was_seen(seen, update)` in the same round trip."""
+
+    @abstractmethod
+    async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
+        """Unless its update was handled or another process holds it, `claim` is ours from
+        now (checked and set atomically); the document at `key` is read in the same round
+        trip."""
 
     @abstractmethod
     async def was_seen(self, seen: str, update: str) -> bool:

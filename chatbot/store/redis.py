@@ -21,6 +21,8 @@ from chatbot.store.base import (
     INDEX_KEEP,
     SEEN_KEEP,
     VERSION_KEEP,
+    Claim,
+    Claimed,
     Conflict,
     Doc,
     Seen,
@@ -111,6 +113,31 @@ else
 end
 """ + _keep_index(1, 3)
 
+# KEYS: a set of handled updates, the hash of claims on its updates, and optionally a
+# document. ARGV: the update, the claiming process, the claim's time to live (ms). A claim
+# is "<expiry ms> <process>"; lapsed claims are removed as the hash is read (a chat has few at
+# a time) and the hash expires with its newest claim. Returns {document, 1 if handled,
+# the process holding the update or nil (the claim is ours now)}.
+_CLAIM = """
+local doc = false
+if KEYS[3] then doc = redis.call('GET', KEYS[3]) end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {doc, 1, false} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local held = redis.call('HGETALL', KEYS[2])
+for i = 1, #held, 2 do
+  local sep = string.find(held[i + 1], ' ', 1, true)
+  if tonumber(string.sub(held[i + 1], 1, sep - 1)) <= now then
+    redis.call('HDEL', KEYS[2], held[i])
+  elseif held[i] == ARGV[1] and string.sub(held[i + 1], sep + 1) ~= ARGV[2] then
+    return {doc, 0, string.sub(held[i + 1], sep + 1)}
+  end
+end
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%d %s', now + tonumber(ARGV[3]), ARGV[2]))
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return {doc, 0, false}
+"""
+
 SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
 
 
@@ -137,6 +164,7 @@ class RedisStore(Store):
         self._save = client.register_script(_SAVE)
         self._delete = client.register_script(_DELETE)
         self._schedule = client.register_script(_SCHEDULE)
+        self._claim = client.register_script(_CLAIM)
 
     @classmethod
     def from_url(
@@ -237,6 +265,15 @@ class RedisStore(Store):
                 pipe.zscore(self.name(seen), update)
                 raw, score = await pipe.execute()
             return self._doc(raw), score is not None
+
+    async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
+        """One EVALSHA: the check against handled and held updates, the claim, the load."""
+        async with self._reachable("claim"):
+            keys = [self.name(claim.seen), self.name(claim.held)]
+            keys += [] if key is None else [self.name(key)]
+            args: list[str | int] = [claim.update, claim.process, max(1, round(claim.ttl * 1000))]
+            raw, handled, busy = await self._claim(keys=keys, args=args)
+            return Claimed(self._doc(raw), bool(handled), None if busy is None else busy.decode())
 
     async def was_seen(self, seen: str, update: str) -> bool:
         """ZSCORE in the set of handled updates."""
@@ -344,7 +381,7 @@ class RedisStore(Store):
         """ZADD to the member's deadline index, replacing any earlier deadline (one EVALSHA,
         which keeps the index for at least INDEX_KEEP seconds)."""
         async with self._reachable("set_deadline"):
-            args = [member, repr(at), INDEX_KEEP]
+            args: list[str | int] = [member, repr(at), INDEX_KEEP]
             await self._schedule(keys=[self.index(member)], args=args)
 
     async def clear_deadline(self, member: str) -> None:

@@ -20,6 +20,8 @@ from chatbot.store.base import (
     INDEX_KEEP,
     SEEN_KEEP,
     VERSION_KEEP,
+    Claim,
+    Claimed,
     Conflict,
     Seen,
     Store,
@@ -543,3 +545,46 @@ async def test_redis_deadline_indexes_expire_and_are_never_shortened(
     await redis_store.save("game:c", DATA, 1, 60, deadline=30.0)
     assert long - 2 < await redis_client.ttl(index) <= long, "not shortened"
     assert await redis_store.due(100.0, 10) == ["game:old", "game:c"]
+
+
+async def test_a_claim_is_held_until_handled_or_lapsed(store: Store) -> None:
+    def claim(process: str, update: str = "u1", ttl: float = 60) -> Claim:
+        return Claim("seen:c", "claims:c", update, process, ttl)
+
+    await store.save("game:c", DATA, 0, 60)
+    got = await store.claim(claim("p1"), "game:c")
+    assert got.doc is not None and got.doc.data == DATA
+    assert (got.handled, got.busy) == (False, None), "p1 holds u1 now"
+    assert await store.claim(claim("p2")) == Claimed(None, False, "p1")
+    assert await store.claim(claim("p1")) == Claimed(None, False), "its own claim again"
+    assert await store.claim(claim("p2", "u2")) == Claimed(None, False), "another update"
+    await store.mark_seen(Seen("seen:c", "u1", 60))
+    got = await store.claim(claim("p2"), "game:c")
+    assert got.handled and got.busy is None and got.doc is not None
+    assert await store.claim(claim("p3", "u2")) == Claimed(None, False, "p2")
+
+
+async def test_redis_a_claim_lapses_and_its_hash_expires(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    claims = [Claim("seen:c", "claims:c", f"u{i}", "p1", 0.2) for i in range(3)]
+    for claim in claims:
+        assert (await redis_store.claim(claim)).busy is None
+    other = Claim("seen:c", "claims:c", "u0", "p2", 0.2)
+    assert (await redis_store.claim(other)).busy == "p1"
+    assert 0 < await redis_client.pttl(redis_store.name("claims:c")) <= 200
+    await asyncio.sleep(0.25)
+    assert (await redis_store.claim(other)).busy is None, "p1's claim lapsed"
+    assert await redis_client.hkeys(redis_store.name("claims:c")) == [b"u0"], "lapsed: gone"
+    await asyncio.sleep(0.25)
+    assert await redis_client.exists(redis_store.name("claims:c")) == 0
+
+
+async def test_memory_a_claim_lapses() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    assert (await store.claim(Claim("seen:c", "claims:c", "u", "p1", 5))).busy is None
+    clock.now += 4.9
+    assert (await store.claim(Claim("seen:c", "claims:c", "u", "p2", 5))).busy == "p1"
+    clock.now += 0.1
+    assert (await store.claim(Claim("seen:c", "claims:c", "u", "p2", 5))).busy is None
