@@ -27,10 +27,16 @@ def commands(packets: list[bytes]) -> list[str]:
     return [n for n in names if n not in ("HELLO", "CLIENT")]
 
 
+@pytest.mark.parametrize("cluster", [False, True], ids=["single", "cluster"])
 async def test_a_press_and_a_command_take_as_many_round_trips_as_before(
-    tg: FakeTelegram, redis_url: str, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+    tg: FakeTelegram,
+    redis_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    cluster: bool,
 ) -> None:
-    store = RedisStore.from_url(redis_url, redis_prefix)
+    url = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
+    store = RedisStore.from_url(url, redis_prefix, cluster=cluster)
     h = await Harness(tg, store).start()
     sent: list[bytes] = []
     original = Connection.send_packed_command
@@ -56,5 +62,6 @@ async def test_a_press_and_a_command_take_as_many_round_trips_as_before(
         monkeypatch.undo()
         await h.stop()
         await store.close()
+    print(f"round trips: a move press {len(press)} {press}, /status {len(command)} {command}")
     assert len(press) == PRESS_TRIPS, press
     assert len(command) == COMMAND_TRIPS, command
