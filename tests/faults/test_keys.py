@@ -4,6 +4,8 @@ the Cluster, a chat's keys and its deadline index share one slot."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -25,13 +27,34 @@ async def _ttls(client: aioredis.Redis | RedisCluster, prefix: str) -> dict[str,
     }
 
 
+async def _errors(client: aioredis.Redis | RedisCluster) -> dict[str, int]:
+    """Redis's count of each error it answered, summed over every node."""
+    if isinstance(client, RedisCluster):
+        stats = await client.info("errorstats", target_nodes=RedisCluster.PRIMARIES)
+        nodes = (
+            list(stats.values()) if all(isinstance(v, dict) for v in stats.values()) else [stats]
+        )
+    else:
+        nodes = [await client.info("errorstats")]
+    total: dict[str, int] = {}
+    for node in nodes:
+        for name, value in node.items():
+            total[name] = total.get(name, 0) + int(value["count"])
+    return total
+
+
 @pytest.mark.parametrize("cluster", [False, True], ids=["single", "cluster"])
 async def test_during_and_after_a_full_game_every_key_has_a_ttl(
-    tg: FakeTelegram, redis_prefix: str, request: pytest.FixtureRequest, cluster: bool
+    tg: FakeTelegram,
+    redis_prefix: str,
+    request: pytest.FixtureRequest,
+    cluster: bool,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     url = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
     client = RedisCluster.from_url(url) if cluster else aioredis.Redis.from_url(url)
     store = RedisStore.from_url(url, redis_prefix, cluster=cluster)
+    errors = await _errors(client)
     h = await Harness(tg, store).start()
     try:
         users = [tg.user(87, "Ivy"), tg.user(88, "Jo")]
@@ -45,10 +68,15 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
         assert during[index] > INDEX_KEEP - 60
         await play_out(h, tg, users, seed=9)
         after = await _ttls(client, redis_prefix)
+        crossslot = (await _errors(client)).get("errorstat_CROSSSLOT", 0)
+        crossslot -= errors.get("errorstat_CROSSSLOT", 0)
     finally:
         await h.stop()
         await store.close()
         await client.aclose()
+    assert crossslot == 0, "no script or pipeline crossed slots"
+    faults = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not [f for f in faults if "storage" in f or "handled" in f], faults
     for keys in (during, after):
         forever = sorted(k for k, ttl in keys.items() if ttl < 0)
         assert forever == [], forever
