@@ -80,7 +80,7 @@ def chats_by_node(store: RedisStore) -> dict[int, str]:
     n = 0
     while len(found) < len(PORTS):
         key = f"game:tg:{n}"
-        node = probe.get_node_from_key(store.name(key))
+        node = probe.get_node_from_key(store.name(key))  # type: ignore[no-untyped-call]
         assert node is not None
         found.setdefault(node.port, key)
         n += 1
