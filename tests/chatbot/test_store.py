@@ -588,3 +588,21 @@ async def test_memory_a_claim_lapses() -> None:
     assert (await store.claim(Claim("seen:c", "claims:c", "u", "p2", 5))).busy == "p1"
     clock.now += 0.1
     assert (await store.claim(Claim("seen:c", "claims:c", "u", "p2", 5))).busy is None
+
+
+async def test_redis_cluster_mode_comes_from_the_environment(redis_cluster_url: str) -> None:
+    assert not Settings.from_env({}).redis_cluster
+    assert not Settings.from_env({"REDIS_CLUSTER": "0"}).redis_cluster
+    settings = Settings.from_env({"REDIS_URL": redis_cluster_url, "REDIS_CLUSTER": "1"})
+    with pytest.raises(ValueError, match="REDIS_CLUSTER"):
+        Settings.from_env({"REDIS_CLUSTER": "cluster"})
+    store = RedisStore.from_settings(settings)
+    try:
+        assert isinstance(store._r, RedisCluster)
+        assert store.name("game:c").startswith("egobot:{s")
+        await store.save("game:c", DATA, 0, 60)
+        doc = await store.load("game:c")
+        assert doc is not None and doc.data == DATA
+        await store.delete("game:c", doc.version)
+    finally:
+        await store.close()
