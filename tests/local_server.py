@@ -43,7 +43,12 @@ class LocalServer:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        options = {"http": "h11", "lifespan": "off", "log_level": "warning", "access_log": False}
+        options: dict[str, Any] = {
+            "http": "h11",
+            "lifespan": "off",
+            "log_level": "warning",
+            "access_log": False,
+        }
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=self.port, **options | self.options
         )
