@@ -26,8 +26,12 @@ SECRET_HEADER = "x-telegram-bot-api-secret-token"
 
 
 def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Starlette:
-    """The app serving the webhooks of the bots given (at least one)."""
-    stores: list[Store] = [b.tables.store for b in (line, telegram) if b is not None]
+    """The app serving the webhooks of the bots given (at least one). Their stores (one
+    shared store, as a rule) are closed once, after both bots stopped."""
+    stores: list[Store] = []
+    for bot in (line, telegram):
+        if bot is not None and all(bot.tables.store is not s for s in stores):
+            stores.append(bot.tables.store)
     if not stores:
         raise ValueError("the webhook server needs a LINE or a Telegram bot")
     routes = []
@@ -80,9 +84,15 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
         try:
             yield
         finally:
-            if telegram is not None:
-                await telegram.stop_webhook()
-            if line is not None:
-                await line.stop()
+            try:
+                if telegram is not None:
+                    await telegram.stop_webhook(close_store=False)
+                if line is not None:
+                    await line.stop(close_store=False)
+            finally:
+                for store in stores:
+                    await store.close()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    server = Starlette(routes=routes, lifespan=lifespan)
+    server.state.line, server.state.telegram = line, telegram
+    return server

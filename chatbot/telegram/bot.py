@@ -267,12 +267,14 @@ class TelegramBot:
         await self.app.process_update(update)
         return 200
 
-    async def stop_webhook(self) -> None:
-        """Deliver what is owed and close."""
+    async def stop_webhook(self, close_store: bool = True) -> None:
+        """Deliver what is owed and close (the store too, unless it is shared and closed by
+        its owner)."""
         await self.runner.stop()
         await self.app.stop()
         await self.app.shutdown()
-        await self.tables.store.close()
+        if close_store:
+            await self.tables.store.close()
 
     def run_polling(self) -> None:
         """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""
