@@ -29,6 +29,12 @@ SENT = Counter(
     "Messages delivered, by platform and how (reply, push, edit, send).",
     ["platform", "how"],
 )
+ANSWERS = Counter(
+    "egobot_press_answers_total",
+    "Presses answered, by platform and how (call: an API call of its own; response: in the "
+    "webhook's HTTP response, which saves the call).",
+    ["platform", "how"],
+)
 MOVES = Counter("egobot_moves_total", "Game actions applied, by game.", ["game"])
 
 

@@ -1,7 +1,7 @@
 """The webhook server: one ASGI app (Starlette, served by uvicorn) with `/line/webhook` and
-`/telegram/webhook` for the platforms it is given, `/healthz` (the store answers) and
-`/metrics` (Prometheus). The bots start with the app and, when it stops, deliver what they
-owe."""
+`/telegram/webhook` for the platforms it is given (a Telegram press's answer rides on the
+HTTP response), `/healthz` (the store answers) and `/metrics` (Prometheus). The bots start
+with the app and, when it stops, deliver what they owe."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from chatbot.store.base import Store
@@ -50,10 +50,12 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
     if telegram is not None:
         telegram_bot = telegram
 
-        async def telegram_webhook(request: Request) -> PlainTextResponse:
-            status = await telegram_bot.webhook(
+        async def telegram_webhook(request: Request) -> Response:
+            status, method = await telegram_bot.webhook_response(
                 await request.body(), request.headers.get(SECRET_HEADER)
             )
+            if status == 200 and method is not None:  # Telegram calls it: one call saved
+                return JSONResponse(method)
             texts = {200: "OK", 400: "not an update", 403: "bad secret token"}
             return PlainTextResponse(texts.get(status, ""), status_code=status)
 

@@ -527,6 +527,7 @@ class Call:
     description: str | None = None
     unknown: bool = False  # a method the fake does not know (real Telegram might)
     abandoned: bool = False  # a long poll the client gave up on before it was answered
+    in_response: bool = False  # made by the bot's answer to a webhook request
     at: float = field(default_factory=time.time)
 
 
@@ -1311,6 +1312,32 @@ class FakeTelegram:
             body = {"ok": False, "error_code": 500, "description": call.description}
         self.calls.append(call)
         return JSONResponse(body, status_code=200 if call.ok else body["error_code"])
+
+    def webhook_response(self, status: int, body: bytes, content_type: str = "") -> Call | None:
+        """What Telegram does with the bot's HTTP response to a webhook request: a JSON object
+        naming a `method` is carried out as a call (the bot never learns its result); any other
+        200 response is just an acknowledgement. The call, if one was made."""
+        if status != 200 or not content_type.startswith("application/json"):
+            return None
+        try:
+            params = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(params, dict) or "method" not in params:
+            return None
+        name = str(params.pop("method"))
+        call = Call(self._canonical.get(name.lower(), name), params, in_response=True)
+        handler = self._handlers.get(name.lower())
+        try:
+            if handler is None:
+                call.unknown = True
+                raise ApiError(404, "Not Found: method not found")
+            call.result = handler(decode_params(params))
+            call.ok = True
+        except ApiError as exc:
+            call.error_code, call.description = exc.code, exc.description
+        self.calls.append(call)
+        return call
 
     @staticmethod
     async def _read_params(request: Request) -> JSON:
