@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from chatbot.metrics import RunningGames
 from chatbot.store.base import Store
 
 if TYPE_CHECKING:
@@ -69,7 +70,12 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
             return PlainTextResponse(f"storage unavailable: {exc!r}", status_code=503)
         return PlainTextResponse("OK")
 
+    first = line if line is not None else telegram
+    assert first is not None
+    running = RunningGames(stores[0], first.tables.games.names)  # the bots' store (one, as a rule)
+
     async def metrics(request: Request) -> Response:
+        await running.refresh()
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes += [
@@ -96,5 +102,5 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
                     await store.close()
 
     server = Starlette(routes=routes, lifespan=lifespan)
-    server.state.line, server.state.telegram = line, telegram
+    server.state.line, server.state.telegram, server.state.running = line, telegram, running
     return server
