@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import socket
@@ -26,8 +27,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -41,6 +43,7 @@ from tests.e2e.harness import pick, playable
 REPO = Path(__file__).resolve().parent.parent
 SECRET = "bench-secret"
 JSON = dict[str, Any]
+T = TypeVar("T")
 SENDS = ("sendMessage", "editMessageText")
 
 
@@ -120,7 +123,20 @@ class Telegram:
         self.in_response += call is not None
         return response
 
-    async def quiet(self, for_seconds: float = 0.05) -> None:
+    async def until(self, found: Callable[[], T | None], timeout: float = 60) -> T:
+        """What `found` returns once it returns something (it is asked after each Bot API
+        call the bot makes)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            result = found()
+            if result is not None:
+                return result
+            if time.monotonic() > deadline:
+                raise SystemExit("the bot did not answer in time")
+            with contextlib.suppress(TimeoutError):
+                await self.tg.call_made(max(0.01, deadline - time.monotonic()))
+
+    async def quiet(self, for_seconds: float = 0.2) -> None:
         """Wait until the bot made no Bot API call for a while (its messages went out)."""
         seen, since = len(self.tg.calls), time.monotonic()
         while time.monotonic() - since < for_seconds:
@@ -149,21 +165,28 @@ async def open_game(telegram: Telegram, group: int) -> tuple[int, list[JSON], St
     for user in people:
         await telegram.deliver(tg.message_update(user["id"], user, "/start"))
     await telegram.deliver(tg.message_update(group, people[0], "/newgame egonomy"))
-    await telegram.quiet()
-    lobby = tg.last_message(group)
-    assert lobby is not None
+
+    def lobby() -> StoredMessage | None:
+        found = tg.last_message(group)
+        return found if found is not None and "j" in found.callback_data else None
+
+    def full() -> StoredMessage | None:  # the lobby's edit showing everyone
+        found = lobby()
+        return found if found and all(u["first_name"] in found.text for u in people) else None
+
+    table = await telegram.until(lobby)
+    join = next(d for d in table.callback_data if d.startswith("j"))
     for user in people[1:]:
-        join = next(d for d in lobby.callback_data if d.startswith("j"))
-        await telegram.deliver(tg.callback_update(user, lobby, join))
-        await telegram.quiet()
-        lobby = tg.message(group, lobby.message_id)
+        await telegram.deliver(tg.callback_update(user, table, join))
+    table = await telegram.until(full)  # table edits wait their interval
     start = len(tg.calls)
-    begin = next(d for d in lobby.callback_data if d.startswith("s"))
-    await telegram.deliver(tg.callback_update(people[0], lobby, begin))
-    await telegram.quiet()
-    hands = [m for _, m in after(tg, start, {u["id"] for u in people}) if playable(m)]
-    assert hands, "the first player got a hand with buttons"
-    return group, people, hands[-1]
+    begin = next(d for d in table.callback_data if d.startswith("s"))
+    await telegram.deliver(tg.callback_update(people[0], table, begin))
+    chats = {u["id"] for u in people}
+    hand = await telegram.until(
+        lambda: next((m for _, m in after(tg, start, chats) if playable(m)), None)
+    )
+    return group, people, hand
 
 
 async def run(args: argparse.Namespace, url: str) -> None:
@@ -216,9 +239,9 @@ async def measure(telegram: Telegram, count: int, games: int, server_pid: int) -
     time is counted too, a figure that other work on the machine moves less)."""
     tg = telegram.tg
     per_player = count // (games * 40) + 2  # a game takes 60+ presses
-    opened = [
-        [await open_game(telegram, next(GROUPS)) for _ in range(per_player)] for _ in range(games)
-    ]
+    opening = [open_game(telegram, next(GROUPS)) for _ in range(per_player * games)]
+    ready = await asyncio.gather(*opening)  # at once: each waits for its lobby's edit
+    opened = [ready[i::games] for i in range(games)]
     rng = random.Random(7)
     answers: list[float] = []
     presses: list[float] = []
@@ -262,7 +285,7 @@ async def measure(telegram: Telegram, count: int, games: int, server_pid: int) -
     await asyncio.gather(*(player(g) for g in opened))
     elapsed = time.perf_counter() - started
     cpu = cpu_seconds(server_pid) - cpu
-    await telegram.quiet(0.2)
+    await telegram.quiet()
     made = [c for c in tg.calls[calls_before:] if not c.in_response]
     in_response = telegram.in_response - answered_before
     print(f"{done} presses, {games} concurrent game(s), Telegram by webhook over HTTP:")
