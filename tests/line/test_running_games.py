@@ -52,14 +52,16 @@ async def pair(
 
 
 async def scraped(bot: LineBot) -> dict[str, float]:
-    """The games-running samples of one process's /metrics (its own count, never cached)."""
+    """The games-running samples of one process's /metrics for its games (its own count,
+    never cached; other tests of this process leave samples of other games)."""
     server = app(bot)
     server.state.running.fresh_for = 0
     transport = httpx.ASGITransport(app=server)
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
         text = (await client.get("/metrics")).text
     found = re.findall(r'^egobot_games_running\{game="(\w+)"\} (\S+)$', text, re.MULTILINE)
-    return {game: float(value) for game, value in found}
+    games = bot.tables.games.names
+    return {game: float(value) for game, value in found if game in games}
 
 
 async def open_table(bot: LineBot, line: FakeLine, people: list[str], start: bool) -> str:
