@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client import REGISTRY
 
 from chatbot.core import buttons as b
 from chatbot.games import registry
@@ -67,6 +68,12 @@ async def hook(tg: FakeTelegram) -> AsyncIterator[Webhook]:
             yield Webhook(tg, client, bot)
 
 
+def answers(how: str) -> float:
+    """Presses answered so far, `how` ("call" or "response"), as /metrics counts them."""
+    labels = {"platform": "telegram", "how": how}
+    return REGISTRY.get_sample_value("egobot_press_answers_total", labels) or 0.0
+
+
 def answer_calls(tg: FakeTelegram) -> list[Call]:
     return tg.calls_to("answerCallbackQuery")
 
@@ -89,6 +96,7 @@ async def test_the_answer_rides_on_the_response_and_reaches_the_presser(
     hook: Webhook, tg: FakeTelegram
 ) -> None:
     ann, bob, table = await lobby(hook, tg)
+    counted = answers("response"), answers("call")
     before = len(tg.calls)
     query, call = await hook.press(bob, table, button(table, b.START))  # not the host
     assert call is not None and call.ok and call.in_response
@@ -109,6 +117,7 @@ async def test_the_answer_rides_on_the_response_and_reaches_the_presser(
     assert [c for c in made if not c.in_response], "the game's messages went by calls"
     assert all(c.in_response for c in answer_calls(tg)), "every press answered in a response"
     assert not tg.failed_calls()
+    assert (answers("response"), answers("call")) == (counted[0] + 2, counted[1]), "/metrics"
 
 
 async def test_a_redelivered_press_is_not_answered_twice(hook: Webhook, tg: FakeTelegram) -> None:
