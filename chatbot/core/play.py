@@ -212,10 +212,20 @@ class GameDesk:
                     or (seat in change.changed and change.legal[seat])
                 ):
                     messages.append(views.hand(session, bundle, seat, caps, state))
-        if over and pressed and change.actor is not None and bundle.private_hands:
-            # the last mover's hand loses its buttons (pressing them could only be refused)
-            actor = change.actor
-            messages.append(views.hand(session, bundle, actor, caps, state, edit=pressed))
+                elif seat in change.changed and (
+                    last := session.messages.get(views.hand_slot(seat))
+                ):
+                    # a chance out of turn has passed: its buttons go (an edit, no notification)
+                    messages.append(views.hand(session, bundle, seat, caps, state, edit=last))
+        if over and bundle.private_hands and caps.edits:
+            # every hand loses its buttons (pressing them could only be refused): the one
+            # pressed and each seat's latest hand message that had buttons
+            for seat, _ in session.humans():
+                ids = {session.messages.get(views.hand_slot(seat))}
+                if seat == change.actor:
+                    ids.add(pressed)
+                for edit in sorted(i for i in ids if i):
+                    messages.append(views.hand(session, bundle, seat, caps, state, edit=edit))
         if over and private and change.actor is not None and not caps.unasked_free:
             mover = session.seats[change.actor]  # the answer to the last move: where to look
             if mover.user is not None:

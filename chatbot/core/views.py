@@ -15,6 +15,13 @@ from chatbot.present.base import Option, Options
 from engine.core import load_event, restore
 
 TABLE_SLOT, LOBBY_SLOT = "table", "lobby"
+
+
+def hand_slot(seat: int) -> str:
+    """The slot of a seat's latest private hand message with buttons (edited at the end)."""
+    return f"hand:{seat}"
+
+
 OPTION_ROW = 2  # lobby option buttons a row: long names stay readable
 
 
@@ -167,7 +174,12 @@ def hand(
     keyboard = choice_buttons(session, seat, options, path, int(page or 0), caps, tr)
     if session.title:  # a player may sit in several groups' games at once
         text += "\n\n" + tr.t("📍 {group}", group=html.escape(session.title))
-    return Message(player.user, text, keyboard, edit=edit if caps.edits else None)
+    if not caps.edits:
+        return Message(player.user, text, keyboard)
+    if edit is None and keyboard:  # its id is recorded: the game's end removes its buttons
+        slot = hand_slot(seat)
+        return Message(player.user, text, keyboard, slot=slot, game=session.chat)
+    return Message(player.user, text, keyboard, edit=edit)
 
 
 def choice_buttons(

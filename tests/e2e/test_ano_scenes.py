@@ -1,0 +1,182 @@
+"""Ano through the real Telegram application and Redis, at arranged positions: a 4-player game
+to the end through a chain, a joker's suit, a caught Ano and a reshuffle; a jump-in race; the
+end of a game, which takes the buttons off every hand."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+
+from chatbot.store.redis import RedisStore
+from engine.ano.rules import FORGOT_CALL, OWES
+from tests.e2e.ano_table import (
+    answer_text,
+    arrange,
+    cards,
+    data_of,
+    hand_of,
+    open_ano,
+    people,
+    play,
+    press_label,
+    state_now,
+    table_now,
+)
+from tests.e2e.fake_telegram import FakeTelegram
+from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick, playable
+from tests.e2e.helpers import CHAT, GROUP, JSON
+
+MAX_STEPS = 3000
+
+
+@pytest.fixture
+async def harness(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterator[Harness]:
+    h = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS)
+    await h.start()
+    try:
+        yield h
+    finally:
+        await h.stop()
+        await h.bot.tables.store.close()
+
+
+def log_of(text: str) -> list[str]:
+    """The table's last events, one line each."""
+    return [line[2:] for line in text.splitlines() if line.startswith("• ")]
+
+
+async def play_out(h: Harness, tg: FakeTelegram, users: list[JSON], seed: int) -> None:
+    """The people press to the end: "Ano!" when they owe it, the most cards they can play
+    (ties at random), and a forgetter is caught by the next in the list."""
+    rng = random.Random(seed)
+    for _ in range(MAX_STEPS):
+        session, _ = await h.bot.tables.load(CHAT)
+        if session is None:
+            return
+        state = await state_now(h)
+        if OWES in state.ano:
+            await press_label(h, tg, users[state.ano.index(OWES)], "📣 Ano!")
+            continue
+        if FORGOT_CALL in state.ano:
+            forgot = state.ano.index(FORGOT_CALL)
+            catcher = users[(forgot + 1) % len(users)]
+            table = await table_now(h, tg)
+            caught = next(d for d in table.callback_data if d.endswith(f"|c{forgot}"))
+            await h.press(catcher, table, caught)
+            continue
+        user = users[state.turn]
+        message = hand_message(tg, user["id"])
+        assert message is not None and playable(message), "the player to move has buttons"
+        texts = message.button_texts
+        most = max(len(x.split()) for x in texts)
+        if "⬅️ Back" not in texts:  # the list of cards
+            biggest = [x for x in texts if len(x.split()) == most]
+            await h.press(user, message, data_of(message, rng.choice(biggest)))
+        else:  # the card on top, the suit
+            await h.press(user, message, pick(message, rng), check=False)
+    raise AssertionError("the game did not end")
+
+
+def no_buttons_left(tg: FakeTelegram, users: list[JSON]) -> None:
+    """After the end no hand offers a move: each person's latest hand lost its buttons."""
+    for user in users:
+        hand = hand_of(tg, user)
+        assert not playable(hand), (user["first_name"], hand.button_texts)
+        assert "The game is over." in hand.text
+
+
+async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuffle(
+    tg: FakeTelegram, harness: Harness
+) -> None:
+    """ "ไพ่ Q ... คนต่อไปต้องจั่ว 2 ใบ", "ไพ่ K ... คนต่อไปต้องจั่ว 3 ใบ", "ผลจะนับรวมไปเรื่อยๆ"
+    (Q: the next player draws 2; K: 3; the effects add up); "ไพ่โจ๊กเกอร์ ... สามารถเปลี่ยน
+    ดอกได้" (a joker changes the suit); "ถ้าถูกจับได้ว่าลืมพูด ... ต้องจั่วไพ่เพิ่มอีกห้าใบ"
+    (caught forgetting to say Ano: draw five more); when the draw pile runs out, the discard
+    pile under its top card is shuffled into a new one."""
+    h = harness
+    ann, bob, cid, dee = users = people(tg, "Ann", "Bob", "Cid", "Dee")
+    await open_ano(h, tg, users)
+    await arrange(
+        h,
+        tg,
+        users,
+        hands=["K♠ 3♥ 9♦", "Q♠ 3♦ 6♣ 2♦", "4♥ 8♦ 10♣", "🃏 7♣ 8♣"],
+        top="5♠",
+        pile="2♣ 3♣ 4♣",
+    )
+    # the chain: Ann's K, Bob answers with a Q, Cid cannot answer and draws 3 + 2
+    await play(h, tg, ann, "K♠")
+    table = await table_now(h, tg)
+    assert "Top card: K♠️ · 🔃 · draw 3 pending" in table.text
+    assert "Ann played K♠️." in log_of(table.text)
+    await play(h, tg, bob, "Q♠")
+    table = await table_now(h, tg)
+    assert "Top card: Q♠️ · 🔃 · draw 5 pending" in table.text
+    assert "The next player draws 5 if unable to play." in log_of(table.text)
+    assert "Your turn!" in hand_of(tg, cid).text and hand_of(tg, cid).button_texts == ["📥 Draw"]
+    # the draw pile holds 3 cards: the discard pile (but the Q) becomes the new pile
+    await h.press(cid, hand_of(tg, cid), hand_of(tg, cid).callback_data[0])
+    state = await state_now(h)
+    assert len(state.hands[2]) == 8 and set(cards("2♣ 3♣ 4♣")) <= set(state.hands[2])
+    assert state.discard == cards("Q♠") and state.pending == 0
+    table = await table_now(h, tg)
+    assert log_of(table.text)[-2:] == [
+        "The discard pile was shuffled into a new draw pile.",
+        "Cid drew the chain: 5 cards.",
+    ]
+    assert "Cid: 8 cards" in table.text and "discard pile: 1" in table.text
+    assert "Your hand</b> (8)" in hand_of(tg, cid).html
+    # Dee's joker names hearts: Ann must answer the 4 or draw; her 3♥ ends the chain
+    await play(h, tg, dee, "🃏")
+    assert "name a suit" in hand_of(tg, dee).text
+    await press_label(h, tg, dee, "♥️")
+    table = await table_now(h, tg)
+    assert "Top card: 🃏 → ♥️ · 🔃 · draw 4 pending" in table.text
+    assert "Dee played 🃏 → ♥️." in log_of(table.text)
+    assert "Top card: 🃏 → ♥️" in hand_of(tg, ann).text
+    await play(h, tg, ann, "3♥")
+    # Ann is left with one card and forgets to press "Ano!"
+    state = await state_now(h)
+    assert state.ano[0] == OWES and state.pending == 0
+    assert "📣 Ano!" in hand_of(tg, ann).button_texts
+    table = await table_now(h, tg)
+    assert "Ann ended the chain: nobody draws." in log_of(table.text)
+    assert "Ann: 1 card · must call Ano!" in table.text
+    await play(h, tg, bob, "3♦")  # the next player acts: now Ann may be caught
+    table = await table_now(h, tg)
+    assert "Ann: 1 card · forgot Ano: catch!" in table.text
+    assert "Ann forgot to call Ano!" in log_of(table.text)
+    assert "📣 Ano!" not in hand_of(tg, ann).button_texts, "too late to call"
+    caught = next(d for d in table.callback_data if d.endswith("|c0"))
+    assert "🫵 Caught! (seat 1)" in table.button_texts
+    await h.press(cid, table, caught)
+    state = await state_now(h)
+    assert len(state.hands[0]) == 6 and state.ano[0] == 0
+    table = await table_now(h, tg)
+    assert log_of(table.text)[-2:] == ["Cid caught Ann!", "Ann draws 5 cards as a penalty."]
+    assert not any(d.endswith("|c0") for d in table.callback_data), "caught once"
+    assert "Ann: 6 cards" in table.text
+    # and on to the end
+    await play_out(h, tg, users, seed=3)
+    final = tg.sent_to(GROUP)[-1].text
+    assert final.startswith("Ano: the game is over.") and "4. " in final
+    no_buttons_left(tg, users)
+
+
+async def test_at_the_end_every_hand_loses_its_buttons(tg: FakeTelegram, harness: Harness) -> None:
+    """ "ผู้ที่ลงไพ่หมดมือคนแรกจะเป็นผู้ชนะ" (the first to empty their hand wins): with two
+    players the game is over, and the loser's "Ano!" button, offered out of turn, goes too."""
+    h = harness
+    ann, bob = users = people(tg, "Ann", "Bob")
+    await open_ano(h, tg, users)
+    await arrange(h, tg, users, hands=["7♥", "5♥ 8♣"], top="5♠", turn=1)
+    await play(h, tg, bob, "5♥")
+    assert "📣 Ano!" in hand_of(tg, bob).button_texts
+    update = await play(h, tg, ann, "7♥")
+    assert answer_text(tg, update) == ""
+    assert tg.sent_to(GROUP)[-1].text.startswith("Ano: the game is over.")
+    no_buttons_left(tg, users)
+    session, _ = await h.bot.tables.load(CHAT)
+    assert session is None, "the finished game left the chat"
