@@ -4,6 +4,7 @@ end of a game, which takes the buttons off every hand."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 
@@ -180,3 +181,59 @@ async def test_at_the_end_every_hand_loses_its_buttons(tg: FakeTelegram, harness
     no_buttons_left(tg, users)
     session, _ = await h.bot.tables.load(CHAT)
     assert session is None, "the finished game left the chat"
+
+
+@pytest.fixture
+async def pair(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterator[Processes]:
+    """Two bot processes on one Redis."""
+    a = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS).start()
+    b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS).start()
+    try:
+        yield a, b2
+    finally:
+        for h in (a, b2):
+            await h.stop()
+            await h.bot.tables.store.close()
+
+
+Processes = tuple[Harness, Harness]
+
+
+OUTDATED = "That button is outdated: here is your current hand."
+
+
+@pytest.mark.parametrize("bob_first", [False, True])
+async def test_a_jump_in_race_the_first_saved_wins_and_the_other_is_told(
+    tg: FakeTelegram, pair: Processes, bob_first: bool
+) -> None:
+    """ "การแทรกไพ่(กรณีใช้สองสำรับ) ... ถ้ามีไพ่ที่เหมือนกันทุกอย่างทั้งตัวเลขและดอก สามารถลง
+    แทรกได้ทันที ... เทิร์นถัดไปจะเริ่มจากผู้เล่นคนถัดจากผู้ที่แทรก" (jump-in, with two decks:
+    a card identical in number and suit may be put down at once; the next turn starts with
+    the player after the jumper). Bob jumps in with the twin of the top card at the moment
+    Ann, whose turn it is, plays her J (which would skip Bob): the presses reach two
+    processes at once; whichever is saved first stands, the other is refused and told."""
+    a, b2 = pair
+    ann, bob, cid = users = people(tg, "Ann", "Bob", "Cid")
+    await open_ano(a, tg, users, {"decks": 2, "jump_in": True})
+    before = await arrange(a, tg, users, hands=["J♥ 2♣", "7♥ 4♠", "K♦ 3♣"], top="7♥")
+    assert "7♥️" in hand_of(tg, bob).button_texts, "Bob may jump in out of turn"
+    assert "Your turn!" not in hand_of(tg, bob).text
+    jump = tg.callback_update(bob, hand_of(tg, bob), data_of(hand_of(tg, bob), "7♥️"))
+    turn = tg.callback_update(ann, hand_of(tg, ann), data_of(hand_of(tg, ann), "J♥️"))
+    first, second = (jump, turn) if bob_first else (turn, jump)
+    for h in pair:  # open connections first, as a busy bot has them
+        await asyncio.gather(*(h.bot.tables.store.load("warm") for _ in range(4)))
+    await asyncio.gather(a.feed(first), b2.feed(second))
+    state = await state_now(a)
+    assert len(state.discard) == len(before.discard) + 1, "one card went down, not two"
+    assert sum(map(len, state.hands)) == sum(map(len, before.hands)) - 1
+    jumped = state.discard[-1] == cards("7♥")[0]
+    assert state.turn == 2, "Cid plays next: after the jumper, or after the skipped Bob"
+    won, lost = (jump, turn) if jumped else (turn, jump)
+    assert answer_text(tg, won) == "" and answer_text(tg, lost) == OUTDATED
+    table = await table_now(a, tg)
+    news = "Bob jumped in with 7♥️." if jumped else "Ann played J♥️."
+    assert log_of(table.text)[-1 if jumped else -2] == news
+    loser = bob if lost is jump else ann
+    assert "Your turn!" not in hand_of(tg, loser).text and not playable(hand_of(tg, loser))
+    assert "Your turn!" in hand_of(tg, cid).text
