@@ -91,11 +91,13 @@ def no_buttons_left(tg: FakeTelegram, users: list[JSON]) -> None:
 async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuffle(
     tg: FakeTelegram, harness: Harness
 ) -> None:
-    """ "ไพ่ Q ... คนต่อไปต้องจั่ว 2 ใบ", "ไพ่ K ... คนต่อไปต้องจั่ว 3 ใบ", "ผลจะนับรวมไปเรื่อยๆ"
-    (Q: the next player draws 2; K: 3; the effects add up); "ไพ่โจ๊กเกอร์ ... สามารถเปลี่ยน
-    ดอกได้" (a joker changes the suit); "ถ้าถูกจับได้ว่าลืมพูด ... ต้องจั่วไพ่เพิ่มอีกห้าใบ"
-    (caught forgetting to say Ano: draw five more); when the draw pile runs out, the discard
-    pile under its top card is shuffled into a new one."""
+    """ "ไพ่ K ถ้าผู้เล่นคนถัดไปลงไพ่ไม่ได้ต้องจั่วสามใบ ... ถ้าผู้เล่นคนถัดไปลง A,J,Q,K
+    ผลจะนับรวมไปเรื่อยๆ" (K: the next player, unable to play, draws three; answered with A, J,
+    Q or K the effects add up); "ไพ่โจ๊กเกอร์ สามารถลงต่อไพ่ใดๆก็ได้ ผู้ลงจะได้เลือก ดอกไพ่"
+    (a joker goes on anything and its player chooses the suit); "ถ้าถูกจับได้ว่าลืมพูด ...
+    ผู้เล่น ที่ลืมพูดต้องจั่วไพ่เพิ่มอีกห้าใบ" (caught having forgotten to call: draw five
+    more); "ถ้ากองจั่วหมดให้สับไพ่ในกองกลางมาเป็นกองจั่ว โดยไพ่ใบบนของกองกลางไม่ต้องเปลี่ยน"
+    (an empty draw pile: shuffle the middle pile into a new one, its top card staying)."""
     h = harness
     ann, bob, cid, dee = users = people(tg, "Ann", "Bob", "Cid", "Dee")
     await open_ano(h, tg, users)
@@ -167,8 +169,9 @@ async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuf
 
 
 async def test_at_the_end_every_hand_loses_its_buttons(tg: FakeTelegram, harness: Harness) -> None:
-    """ "ผู้ที่ลงไพ่หมดมือคนแรกจะเป็นผู้ชนะ" (the first to empty their hand wins): with two
-    players the game is over, and the loser's "Ano!" button, offered out of turn, goes too."""
+    """ "ผู้เล่นที่ไพ่หมดมือก่อนเป็นผู้ชนะ เล่นจนกว่าจะเหลือคนเดียวที่แพ้" (the first empty
+    hand wins; play on until one loser is left): with two players the game is over, and the
+    loser's "Ano!" button, offered out of turn, goes too."""
     h = harness
     ann, bob = users = people(tg, "Ann", "Bob")
     await open_ano(h, tg, users)
@@ -206,10 +209,10 @@ OUTDATED = "That button is outdated: here is your current hand."
 async def test_a_jump_in_race_the_first_saved_wins_and_the_other_is_told(
     tg: FakeTelegram, pair: Processes, bob_first: bool
 ) -> None:
-    """ "การแทรกไพ่(กรณีใช้สองสำรับ) ... ถ้ามีไพ่ที่เหมือนกันทุกอย่างทั้งตัวเลขและดอก สามารถลง
-    แทรกได้ทันที ... เทิร์นถัดไปจะเริ่มจากผู้เล่นคนถัดจากผู้ที่แทรก" (jump-in, with two decks:
-    a card identical in number and suit may be put down at once; the next turn starts with
-    the player after the jumper). Bob jumps in with the twin of the top card at the moment
+    """ "การแทรกไพ่(กรณีใช้สองสำรับ) ถ้าผู้เล่นคนใดมีไพ่ที่ เหมือนกับไพ่ล่าสุดทั้งแต้มและดอก
+    ให้สามารถลงไพ่เหมือนใบนั้นได้ทันที แม้จะไม่ใช่ตาของตัวเอง" (jump-in, with two decks: a
+    player holding a card identical to the last one may put it down at once, even out of
+    turn). Bob jumps in with the twin of the top card at the moment
     Ann, whose turn it is, plays her J (which would skip Bob): the presses reach two
     processes at once; whichever is saved first stands, the other is refused and told."""
     a, b2 = pair
