@@ -7,7 +7,9 @@ per-seat freshness, timers) and `render` says which messages that change sends.
 
 from __future__ import annotations
 
+import html
 import logging
+import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -365,11 +367,23 @@ class GameDesk:
                 return Reply(Answer(tr.gettext("That button is outdated.")))
             text = tr.gettext("That button is outdated: here is your current hand.")
             bundle = self.tables.bundle(session)
+            if news := self._news(session, bundle, tr):  # why: e.g. another's press was first
+                text += "\n" + tr.t("Meanwhile: {news}", news=news)
             caps = self.tables.caps
-            return Reply(
-                Answer(text), [views.hand(session, bundle, seat, caps, state, edit=inc.message)]
-            )
+            hand = views.hand(session, bundle, seat, caps, state, edit=inc.message)
+            return Reply(Answer(text[: caps.answer_chars]), [hand])
         return session, version, seat, state
+
+    @staticmethod
+    def _news(session: Session, bundle: Bundle, tr: Translator) -> str | None:
+        """The first thing the game's last change told the table, if anything."""
+        recent = session.log[len(session.log) - session.recent :] if session.recent else []
+        group_names = views.names(session, tr)
+        for dumped in recent:
+            event = load_event(bundle.game.event_types, dumped)
+            if (line := bundle.presenter.narrate(event, group_names, tr)) is not None:
+                return html.unescape(re.sub(r"<[^>]*>", "", line))  # a pop-up is plain text
+        return None
 
     def _refused(
         self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator

@@ -233,9 +233,10 @@ async def test_a_jump_in_race_the_first_saved_wins_and_the_other_is_told(
     jumped = state.discard[-1] == cards("7♥")[0]
     assert state.turn == 2, "Cid plays next: after the jumper, or after the skipped Bob"
     won, lost = (jump, turn) if jumped else (turn, jump)
-    assert answer_text(tg, won) == "" and answer_text(tg, lost) == OUTDATED
-    table = await table_now(a, tg)
     news = "Bob jumped in with 7♥️." if jumped else "Ann played J♥️."
+    assert answer_text(tg, won) == ""
+    assert answer_text(tg, lost) == f"{OUTDATED}\nMeanwhile: {news}", "told why"
+    table = await table_now(a, tg)
     assert log_of(table.text)[-1 if jumped else -2] == news
     loser = bob if lost is jump else ann
     assert "Your turn!" not in hand_of(tg, loser).text and not playable(hand_of(tg, loser))
