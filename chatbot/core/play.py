@@ -66,6 +66,7 @@ class Change:
     legal: tuple[list[Any], ...]
     signals: frozenset[str]
     actor: int | None
+    lost: frozenset[int] = frozenset()  # seats that could act before and cannot now
 
 
 def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
@@ -116,13 +117,14 @@ class GameDesk:
         # An actor whose own action opened a new chance for it (a window out of turn that
         # opens with one's own move) may take it like anyone else.
         renewed = actor is not None and actor < len(before) and before[actor] != digests[actor]
+        lost = frozenset(p for p in seats if p < len(before) and before[p] and not legal[p])
         session.legal = digests
         over = game.is_over(state)
         awaited = set(game.to_move(state))
         self.schedule(session, legal, changed, over, awaited, None if renewed else actor)
         if over:
             session.phase = OVER
-        return Change(changed, legal, sig, actor)
+        return Change(changed, legal, sig, actor, lost)
 
     def schedule(
         self,
@@ -214,20 +216,17 @@ class GameDesk:
                     or (seat in change.changed and change.legal[seat])
                 ):
                     messages.append(views.hand(session, bundle, seat, caps, state))
-                elif seat in change.changed and (
-                    last := session.messages.get(views.hand_slot(seat))
-                ):
+                elif seat in change.lost and caps.edits:
                     # a chance out of turn has passed: its buttons go (an edit, no notification)
-                    messages.append(views.hand(session, bundle, seat, caps, state, edit=last))
+                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
         if over and bundle.private_hands and caps.edits:
             # every hand loses its buttons (pressing them could only be refused): the one
             # pressed and each seat's latest hand message that had buttons
             for seat, _ in session.humans():
-                ids = {session.messages.get(views.hand_slot(seat))}
-                if seat == change.actor:
-                    ids.add(pressed)
-                for edit in sorted(i for i in ids if i):
-                    messages.append(views.hand(session, bundle, seat, caps, state, edit=edit))
+                if seat == change.actor and pressed:
+                    messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
+                else:
+                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
         if over and private and change.actor is not None and not caps.unasked_free:
             mover = session.seats[change.actor]  # the answer to the last move: where to look
             if mover.user is not None:
