@@ -7,7 +7,9 @@ per-seat freshness, timers) and `render` says which messages that change sends.
 
 from __future__ import annotations
 
+import html
 import logging
+import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -64,6 +66,7 @@ class Change:
     legal: tuple[list[Any], ...]
     signals: frozenset[str]
     actor: int | None
+    lost: frozenset[int] = frozenset()  # seats that could act before and cannot now
 
 
 def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
@@ -114,13 +117,14 @@ class GameDesk:
         # An actor whose own action opened a new chance for it (a window out of turn that
         # opens with one's own move) may take it like anyone else.
         renewed = actor is not None and actor < len(before) and before[actor] != digests[actor]
+        lost = frozenset(p for p in seats if p < len(before) and before[p] and not legal[p])
         session.legal = digests
         over = game.is_over(state)
         awaited = set(game.to_move(state))
         self.schedule(session, legal, changed, over, awaited, None if renewed else actor)
         if over:
             session.phase = OVER
-        return Change(changed, legal, sig, actor)
+        return Change(changed, legal, sig, actor, lost)
 
     def schedule(
         self,
@@ -212,10 +216,17 @@ class GameDesk:
                     or (seat in change.changed and change.legal[seat])
                 ):
                     messages.append(views.hand(session, bundle, seat, caps, state))
-        if over and pressed and change.actor is not None and bundle.private_hands:
-            # the last mover's hand loses its buttons (pressing them could only be refused)
-            actor = change.actor
-            messages.append(views.hand(session, bundle, actor, caps, state, edit=pressed))
+                elif seat in change.lost and caps.edits:
+                    # a chance out of turn has passed: its buttons go (an edit, no notification)
+                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
+        if over and bundle.private_hands and caps.edits:
+            # every hand loses its buttons (pressing them could only be refused): the one
+            # pressed and each seat's latest hand message that had buttons
+            for seat, _ in session.humans():
+                if seat == change.actor and pressed:
+                    messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
+                else:
+                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
         if over and private and change.actor is not None and not caps.unasked_free:
             mover = session.seats[change.actor]  # the answer to the last move: where to look
             if mover.user is not None:
@@ -368,11 +379,23 @@ class GameDesk:
                 return Reply(Answer(tr.gettext("That button is outdated.")))
             text = tr.gettext("That button is outdated: here is your current hand.")
             bundle = self.tables.bundle(session)
+            if news := self._news(session, bundle, tr):  # why: e.g. another's press was first
+                text += "\n" + tr.t("Meanwhile: {news}", news=news)
             caps = self.tables.caps
-            return Reply(
-                Answer(text), [views.hand(session, bundle, seat, caps, state, edit=inc.message)]
-            )
+            hand = views.hand(session, bundle, seat, caps, state, edit=inc.message)
+            return Reply(Answer(text[: caps.answer_chars]), [hand])
         return session, version, seat, state
+
+    @staticmethod
+    def _news(session: Session, bundle: Bundle, tr: Translator) -> str | None:
+        """The first thing the game's last change told the table, if anything."""
+        recent = session.log[len(session.log) - session.recent :] if session.recent else []
+        group_names = views.names(session, tr)
+        for dumped in recent:
+            event = load_event(bundle.game.event_types, dumped)
+            if (line := bundle.presenter.narrate(event, group_names, tr)) is not None:
+                return html.unescape(re.sub(r"<[^>]*>", "", line))  # a pop-up is plain text
+        return None
 
     def _refused(
         self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator

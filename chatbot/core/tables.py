@@ -31,6 +31,7 @@ from chatbot.store.base import (
 
 log = logging.getLogger(__name__)
 GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
+HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in a hash of their own)
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
 DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after the last one
@@ -252,7 +253,12 @@ class Tables:
         raise Busy(chat)
 
     async def remember(self, chat: str, slot: str, message: str) -> None:
-        """Record the platform id of a newly sent slot message (not a game change)."""
+        """Record the platform id of a newly sent slot message (not a game change). A hand's
+        id is kept beside the session (no save of the game, which could race a change)."""
+        if slot.startswith(HAND_SLOT):
+            ttl = self.settings.idle_ttl
+            await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, message, ttl)
+            return
 
         def record(session: Session) -> bool:
             changed = session.messages.get(slot) != message
@@ -261,6 +267,14 @@ class Tables:
 
         with contextlib.suppress(Busy):  # a lost id only means the next update is sent anew
             await self.update(chat, record)
+
+    async def last_message(self, chat: str, slot: str) -> str | None:
+        """The id of a hand slot's last message not yet bared of its buttons."""
+        return await self.store.get_setting(f"{HAND_SLOT}{chat}", slot) or None
+
+    async def bared(self, chat: str, slot: str) -> None:
+        """A hand slot's last message has lost its buttons: nothing more to edit."""
+        await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, "")
 
     async def delete(self, chat: str) -> None:
         """Remove `chat`'s session whatever its version (a finished or unreadable game)."""
