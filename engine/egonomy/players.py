@@ -88,11 +88,15 @@ def _greedy_choice(
     return top[rng.below(len(top))]
 
 
-def determinize(view: View, rng: Rng) -> State:
+def determinize(view: View, rng: Rng, remember: bool = True) -> State:
     """A whole game consistent with what `view`'s player sees: the cards they cannot see (other
-    hands, ego piles, the face-down card) dealt at random in the right numbers."""
+    hands, the face-down card) dealt at random in the right numbers. The ego piles hold the
+    cards seen taken this round (which pile holds which does not matter to play); with
+    `remember` off, unseen cards at random like the rest."""
     me = view.me if view.me is not None else view.turn
     seen = set(view.hand) | {c for t in view.tables for c in t} | set(view.discard)
+    if remember:
+        seen.update(view.taken)
     unseen = rng.shuffled([c for c in cards_in_play(view.players) if c not in seen])
     hands, egos = [], []
     for p in range(view.players):
@@ -101,9 +105,10 @@ def determinize(view: View, rng: Rng) -> State:
         else:
             hands.append(tuple(sorted(unseen[: view.hand_sizes[p]])))
             del unseen[: view.hand_sizes[p]]
+    piles = list(view.taken) if remember else unseen
     for p in range(view.players):
-        egos.append(tuple(unseen[: view.ego_piles[p]]))
-        del unseen[: view.ego_piles[p]]
+        egos.append(tuple(piles[: view.ego_piles[p]]))
+        del piles[: view.ego_piles[p]]
     return State(
         players=view.players,
         flip_mode=view.flip_mode,
@@ -128,7 +133,8 @@ def determinize(view: View, rng: Rng) -> State:
 class FlatSearchPlayer:
     """Tries its most promising actions on sampled deals of the cards it cannot see, plays each
     sample to the end of the round with greedy players, and keeps the best on average. Every
-    candidate gets the same number of samples (the seats' player before SearchPlayer)."""
+    candidate gets the same number of samples, and its deals ignore the cards seen taken (the
+    seats' player before SearchPlayer)."""
 
     name = "flat-search"
 
@@ -150,7 +156,7 @@ class FlatSearchPlayer:
         counts = [0] * len(ranked)
         done = 0
         while used(done) < 1:  # a sample for every candidate, as long as the budget lasts
-            state = determinize(view, rng)
+            state = determinize(view, rng, remember=False)
             for i, action in enumerate(ranked):
                 totals[i] += _playout(state, me, action, rng, self.horizon)
                 counts[i] += 1
@@ -162,7 +168,8 @@ class FlatSearchPlayer:
 
 class SearchPlayer:
     """Flat Monte Carlo with successive halving: every candidate action is tried on the same
-    sampled deals of the cards it cannot see, each played to the end of the round by greedy
+    sampled deals of the cards it cannot see (the cards seen taken into ego piles are not
+    dealt into hands), each played to the end of the round by greedy
     players; at each share of the budget the worse half of the candidates is dropped, so the
     promising ones get most of the samples. Stops when the budget is spent or one is left."""
 
