@@ -175,7 +175,7 @@ class SearchPlayer:
 
     name = "search"
 
-    def __init__(self, playouts: int = 120, candidates: int = 12, horizon: int = 80) -> None:
+    def __init__(self, playouts: int = 120, candidates: int = 16, horizon: int = 80) -> None:
         self.playouts = playouts  # the budget when none is given
         self.candidates = candidates
         self.horizon = horizon
