@@ -7,10 +7,14 @@ import argparse
 import asyncio
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from chatbot.core.registry import Registry
 from chatbot.settings import Settings
 from engine.core import OptionSpec, OptionValue
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 DEFAULT_PLAYERS = 3
 WATCH_PACE = 1.5  # seconds between moves when watching (--fast: none)
@@ -214,14 +218,6 @@ def run_web(settings: Settings, games: Registry) -> int:
     LINE_CHANNEL_ACCESS_TOKEN), Telegram (TELEGRAM_TOKEN and TELEGRAM_WEBHOOK_URL)."""
     import uvicorn
 
-    from chatbot.store.base import Store
-    from chatbot.store.memory import MemoryStore
-    from chatbot.store.redis import RedisStore
-    from chatbot.web import app
-
-    def store() -> Store:
-        return RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
-
     serve_line = bool(settings.line_channel_secret and settings.line_channel_access_token)
     serve_telegram = bool(settings.telegram_token and settings.telegram_webhook_url)
     if not serve_line and not serve_telegram:
@@ -234,22 +230,33 @@ def run_web(settings: Settings, games: Registry) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 
     async def serve() -> None:  # the bots' HTTP clients belong to the server's event loop
-        line = telegram = None
-        if serve_line:
-            from chatbot.line.bot import LineBot
-
-            line = LineBot(settings, store(), games)
-        if serve_telegram:
-            from chatbot.telegram.bot import TelegramBot
-
-            telegram = TelegramBot(settings, store(), games)
         config = uvicorn.Config(
-            app(line, telegram), host=settings.host, port=settings.port, proxy_headers=True
+            web_app(settings, games), host=settings.host, port=settings.port, proxy_headers=True
         )
         await uvicorn.Server(config).serve()
 
     asyncio.run(serve())
     return 0
+
+
+def web_app(settings: Settings, games: Registry) -> Starlette:
+    """The webhook app with a bot for each platform configured, both on one store (one
+    connection pool), which the app closes once at shutdown."""
+    from chatbot.store.memory import MemoryStore
+    from chatbot.store.redis import RedisStore
+    from chatbot.web import app
+
+    store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
+    line = telegram = None
+    if settings.line_channel_secret and settings.line_channel_access_token:
+        from chatbot.line.bot import LineBot
+
+        line = LineBot(settings, store, games)
+    if settings.telegram_token and settings.telegram_webhook_url:
+        from chatbot.telegram.bot import TelegramBot
+
+        telegram = TelegramBot(settings, store, games)
+    return app(line, telegram)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ class Settings:
     telegram_webhook_url: str | None = None  # public https URL of /telegram/webhook (else polling)
     telegram_webhook_secret: str | None = None  # Telegram sends it back in a header: checked
     redis_url: str | None = None  # None: in-process store
+    redis_cluster: bool = False  # REDIS_URL names a node of a Redis Cluster
     line_channel_secret: str | None = None  # checks the signatures of LINE webhooks
     line_channel_access_token: str | None = None
     line_api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
@@ -68,6 +69,14 @@ class Settings:
                 raise ValueError(f"{name} must be more than 0 (got {env[name]!r})")
             return value
 
+        def flag(name: str) -> bool:
+            value = env.get(name, "").strip().lower()
+            if value in ("", "0", "no", "false", "off"):
+                return False
+            if value in ("1", "yes", "true", "on"):
+                return True
+            raise ValueError(f"{name} must be 1 or 0 (got {env[name]!r})")
+
         base_url = env.get("TELEGRAM_BASE_URL") or None
 
         d = cls()
@@ -75,6 +84,7 @@ class Settings:
             telegram_token=env.get("TELEGRAM_TOKEN") or None,
             telegram_base_url=bot_api_root(base_url) if base_url else None,
             redis_url=env.get("REDIS_URL") or None,
+            redis_cluster=flag("REDIS_CLUSTER"),
             line_channel_secret=env.get("LINE_CHANNEL_SECRET") or None,
             line_channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
             line_api_base_url=env.get("LINE_API_BASE_URL") or None,

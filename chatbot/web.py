@@ -1,7 +1,7 @@
 """The webhook server: one ASGI app (Starlette, served by uvicorn) with `/line/webhook` and
-`/telegram/webhook` for the platforms it is given, `/healthz` (the store answers) and
-`/metrics` (Prometheus). The bots start with the app and, when it stops, deliver what they
-owe."""
+`/telegram/webhook` for the platforms it is given (a Telegram press's answer rides on the
+HTTP response), `/healthz` (the store answers) and `/metrics` (Prometheus). The bots start
+with the app and, when it stops, deliver what they owe."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from chatbot.metrics import RunningGames
 from chatbot.store.base import Store
 
 if TYPE_CHECKING:
@@ -26,8 +27,12 @@ SECRET_HEADER = "x-telegram-bot-api-secret-token"
 
 
 def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Starlette:
-    """The app serving the webhooks of the bots given (at least one)."""
-    stores: list[Store] = [b.tables.store for b in (line, telegram) if b is not None]
+    """The app serving the webhooks of the bots given (at least one). Their stores (one
+    shared store, as a rule) are closed once, after both bots stopped."""
+    stores: list[Store] = []
+    for bot in (line, telegram):
+        if bot is not None and all(bot.tables.store is not s for s in stores):
+            stores.append(bot.tables.store)
     if not stores:
         raise ValueError("the webhook server needs a LINE or a Telegram bot")
     routes = []
@@ -46,10 +51,12 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
     if telegram is not None:
         telegram_bot = telegram
 
-        async def telegram_webhook(request: Request) -> PlainTextResponse:
-            status = await telegram_bot.webhook(
+        async def telegram_webhook(request: Request) -> Response:
+            status, method = await telegram_bot.webhook_response(
                 await request.body(), request.headers.get(SECRET_HEADER)
             )
+            if status == 200 and method is not None:  # Telegram calls it: one call saved
+                return JSONResponse(method)
             texts = {200: "OK", 400: "not an update", 403: "bad secret token"}
             return PlainTextResponse(texts.get(status, ""), status_code=status)
 
@@ -63,7 +70,12 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
             return PlainTextResponse(f"storage unavailable: {exc!r}", status_code=503)
         return PlainTextResponse("OK")
 
+    first = line if line is not None else telegram
+    assert first is not None
+    running = RunningGames(stores[0], first.tables.games.names)  # the bots' store (one, as a rule)
+
     async def metrics(request: Request) -> Response:
+        await running.refresh()
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes += [
@@ -80,9 +92,15 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
         try:
             yield
         finally:
-            if telegram is not None:
-                await telegram.stop_webhook()
-            if line is not None:
-                await line.stop()
+            try:
+                if telegram is not None:
+                    await telegram.stop_webhook(close_store=False)
+                if line is not None:
+                    await line.stop(close_store=False)
+            finally:
+                for store in stores:
+                    await store.close()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    server = Starlette(routes=routes, lifespan=lifespan)
+    server.state.line, server.state.telegram, server.state.running = line, telegram, running
+    return server

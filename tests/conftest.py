@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 import socket
 import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -66,6 +68,86 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _wait(check: Callable[[], bool], proc_ok: Callable[[], bool], what: str, log: Path) -> None:
+    """Poll `check` until it holds; fail, with the server log, if a server dies or 20 s pass."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if check():
+                return
+        except (redis.ConnectionError, redis.BusyLoadingError):
+            pass
+        if not proc_ok() or time.monotonic() > deadline:
+            pytest.fail(f"{what}:\n{log.read_text() if log.exists() else ''}")
+        time.sleep(0.05)
+
+
+def _cluster_port() -> int:
+    """A free port whose Cluster bus port (10000 higher) is free too (and below 65536)."""
+    while True:
+        port = _free_port()
+        if port > 55535:
+            port = random.randrange(20000, 55535)
+        try:
+            with socket.socket() as a, socket.socket() as b:
+                a.bind(("127.0.0.1", port))
+                b.bind(("127.0.0.1", port + 10000))
+            return port
+        except OSError:
+            continue
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throwaway Redis Cluster for the whole session: three `redis-server --cluster-enabled
+    yes` nodes on free local ports (no persistence), joined by `redis-cli --cluster create`
+    with no replicas; the URL names the first node."""
+    server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    if server is None or cli is None:
+        pytest.fail("redis-server and redis-cli must be on PATH (apt-get install redis-server)")
+    procs: list[subprocess.Popen[bytes]] = []
+    ports = [_cluster_port() for _ in range(3)]
+    workdir = tmp_path_factory.mktemp("cluster")
+    clients = [redis.Redis(host="127.0.0.1", port=p, socket_connect_timeout=0.2) for p in ports]
+    try:
+        for port in ports:
+            node = workdir / str(port)
+            node.mkdir()
+            args = [server, "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "no"]
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", str(node / "nodes.conf")]
+            args += ["--appendonly", "no", "--save", "", "--dir", str(node)]
+            args += ["--logfile", str(node / "redis.log")]
+            procs.append(
+                subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+            )
+        alive = lambda: all(p.poll() is None for p in procs)  # noqa: E731
+        for client, port in zip(clients, ports, strict=True):
+            log = workdir / str(port) / "redis.log"
+            _wait(client.ping, alive, f"cluster node {port} did not answer PING", log)
+        create = [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports)]
+        create += ["--cluster-replicas", "0", "--cluster-yes"]
+        done = subprocess.run(create, capture_output=True, timeout=60, check=False)
+        if done.returncode != 0:
+            pytest.fail(f"redis-cli --cluster create failed:\n{done.stdout!r}\n{done.stderr!r}")
+
+        def ok() -> bool:
+            return all(c.cluster("INFO").get("cluster_state") == "ok" for c in clients)
+
+        _wait(ok, alive, "the cluster did not reach cluster_state:ok", workdir / "none")
+        yield f"redis://127.0.0.1:{ports[0]}"
+    finally:
+        for client in clients:
+            client.close()
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 @pytest.fixture

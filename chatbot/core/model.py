@@ -53,8 +53,8 @@ Keyboard = tuple[tuple[Button, ...], ...]
 class Message:
     """A message to send to `chat`, or to edit in place when `edit` names the message.
 
-    `slot` names a message the game keeps editing ("table", "hand:<user>"): the adapter reports
-    the id of a newly sent one back so later edits find it."""
+    `slot` names a message the game keeps editing ("table", "hand:<game>:<seat>"): the adapter
+    reports the id of a newly sent one back so later edits find it."""
 
     chat: str
     text: str
@@ -63,6 +63,7 @@ class Message:
     slot: str | None = None
     game: str | None = None  # the chat whose game session the slot belongs to
     coalesce: bool = False  # a group table update: may be merged with later ones
+    only_edit: bool = False  # an edit of the slot's last message, skipped when there is none
     reply_token: str | None = None  # set by the runner on messages that answer an event
 
 

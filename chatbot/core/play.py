@@ -7,7 +7,9 @@ per-seat freshness, timers) and `render` says which messages that change sends.
 
 from __future__ import annotations
 
+import html
 import logging
+import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -29,7 +31,7 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
-from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled, seen_key
+from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import Translator, translator
@@ -64,6 +66,7 @@ class Change:
     legal: tuple[list[Any], ...]
     signals: frozenset[str]
     actor: int | None
+    lost: frozenset[int] = frozenset()  # seats that could act before and cannot now
 
 
 def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
@@ -114,13 +117,14 @@ class GameDesk:
         # An actor whose own action opened a new chance for it (a window out of turn that
         # opens with one's own move) may take it like anyone else.
         renewed = actor is not None and actor < len(before) and before[actor] != digests[actor]
+        lost = frozenset(p for p in seats if p < len(before) and before[p] and not legal[p])
         session.legal = digests
         over = game.is_over(state)
         awaited = set(game.to_move(state))
         self.schedule(session, legal, changed, over, awaited, None if renewed else actor)
         if over:
             session.phase = OVER
-        return Change(changed, legal, sig, actor)
+        return Change(changed, legal, sig, actor, lost)
 
     def schedule(
         self,
@@ -212,10 +216,17 @@ class GameDesk:
                     or (seat in change.changed and change.legal[seat])
                 ):
                     messages.append(views.hand(session, bundle, seat, caps, state))
-        if over and pressed and change.actor is not None and bundle.private_hands:
-            # the last mover's hand loses its buttons (pressing them could only be refused)
-            actor = change.actor
-            messages.append(views.hand(session, bundle, actor, caps, state, edit=pressed))
+                elif seat in change.lost and caps.edits:
+                    # a chance out of turn has passed: its buttons go (an edit, no notification)
+                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
+        if over and bundle.private_hands and caps.edits:
+            # every hand loses its buttons (pressing them could only be refused): the one
+            # pressed and each seat's latest hand message that had buttons
+            for seat, _ in session.humans():
+                if seat == change.actor and pressed:
+                    messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
+                else:
+                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
         if over and private and change.actor is not None and not caps.unasked_free:
             mover = session.seats[change.actor]  # the answer to the last move: where to look
             if mover.user is not None:
@@ -231,26 +242,36 @@ class GameDesk:
         update was handled before: the load and the dedupe check share one round trip. The
         update is marked handled only by the save of its change (`act`), so that one cut
         short (a crash, a storage fault) is handled again when it is delivered again."""
-        store = self.tables.store
-        key = game_key(chat)
-        if inc.update_id:
-            doc, duplicate = await store.load_once(key, seen_key(chat), inc.update_id)
-        else:
-            doc, duplicate = await store.load(key), False
+        doc, duplicate = await self._claim(inc, chat)
         if doc is None and (moved := await self.tables.moved_to(chat)):
-            chat = moved  # the group became a supergroup
-            doc = await store.load(game_key(moved))
+            chat = moved  # the group became a supergroup: its own set of handled updates
+            doc, again = await self._claim(inc, moved)
+            duplicate = duplicate or again
         return doc, chat, duplicate
+
+    async def _claim(self, inc: Incoming, chat: str) -> tuple[Doc | None, bool]:
+        """The chat's game and whether the update was handled (claimed for this process
+        if not: a copy of it in another process waits for this one)."""
+        if not inc.update_id:
+            return await self.tables.store.load(game_key(chat)), False
+        got = await self.tables.claim(chat, inc.update_id, game_key(chat))
+        return got.doc, got.handled
 
     async def act(self, inc: Incoming, press: b.Press) -> Reply:
         """A move: from a private hand (`m<seat stamp>|chat|code`) or from the group's table
         (`M<epoch>|code`), by whoever pressed it, if it is theirs to make."""
         group = press.op == b.GROUP_MOVE
         named, code = (inc.chat, press.fields[0]) if group else press.fields
-        seen = handled(named, inc.update_id)  # the set that `load_press` looks in
+        tried: tuple[bytes, Session, Reply] | None = None  # a save refused: what it would store
         for attempt in range(RETRIES):
             doc, _, duplicate = await self.load_press(inc, named)
             if duplicate:
+                if tried is not None and doc is not None and doc.data == tried[0]:
+                    # The refused save was ours, applied before its reply was lost (the
+                    # client sent it again and got a conflict): answer as if it had not been.
+                    if tried[1].phase == OVER:
+                        await self.finish(tried[1])
+                    return tried[2]
                 if attempt:  # our own save may have been applied, its answer lost
                     self._unsent_if_mine(doc)
                 return Reply()  # the same update delivered again: already handled
@@ -268,13 +289,16 @@ class GameDesk:
             change = self.record(session, state, events, seat)
             pressed = inc.message if inc.private else None
             messages = self.render(session, state, events, change, pressed, inc.private)
-            if not await self.tables.try_save(session, version, owed=True, seen=seen):
-                continue
-            if session.phase == OVER:
+            seen = handled(session.chat, inc.update_id)  # where `load_press` looks (the chat moved)
+            saved = await self.tables.try_save(session, version, owed=True, seen=seen)
+            if saved and session.phase == OVER:
                 await self.finish(session)
             view = bundle.game.view(state, seat)
             answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)
-            return Reply(answer, messages, confirm=(session.chat, session.change))
+            reply = Reply(answer, messages, confirm=(session.chat, session.change))
+            if saved:
+                return reply
+            tried = (session.dumps(), session, reply)
         raise Busy(named)
 
     def _unsent_if_mine(self, doc: Doc | None) -> None:
@@ -355,11 +379,23 @@ class GameDesk:
                 return Reply(Answer(tr.gettext("That button is outdated.")))
             text = tr.gettext("That button is outdated: here is your current hand.")
             bundle = self.tables.bundle(session)
+            if news := self._news(session, bundle, tr):  # why: e.g. another's press was first
+                text += "\n" + tr.t("Meanwhile: {news}", news=news)
             caps = self.tables.caps
-            return Reply(
-                Answer(text), [views.hand(session, bundle, seat, caps, state, edit=inc.message)]
-            )
+            hand = views.hand(session, bundle, seat, caps, state, edit=inc.message)
+            return Reply(Answer(text[: caps.answer_chars]), [hand])
         return session, version, seat, state
+
+    @staticmethod
+    def _news(session: Session, bundle: Bundle, tr: Translator) -> str | None:
+        """The first thing the game's last change told the table, if anything."""
+        recent = session.log[len(session.log) - session.recent :] if session.recent else []
+        group_names = views.names(session, tr)
+        for dumped in recent:
+            event = load_event(bundle.game.event_types, dumped)
+            if (line := bundle.presenter.narrate(event, group_names, tr)) is not None:
+                return html.unescape(re.sub(r"<[^>]*>", "", line))  # a pop-up is plain text
+        return None
 
     def _refused(
         self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator

@@ -314,6 +314,8 @@ class Runner:
         return f"{message.game}/{message.slot}" if message.slot and message.game else None
 
     async def _send(self, message: Message) -> None:
+        if message.only_edit:
+            return await self._bare(message)
         try:
             sent = await self.outbox.send(message)
         except Exception as exc:  # one message lost must not stop the chat's queue
@@ -332,6 +334,23 @@ class Runner:
             except Exception as exc:  # the next update then sends the slot anew
                 log.exception("could not record the message id of %s", message.slot)
                 self.errors.append(exc)
+
+    async def _bare(self, message: Message) -> None:
+        """Edit the slot's last message (known here, or recorded by any process) in place, once;
+        nothing when there is none."""
+        assert message.slot and message.game
+        key, tables = (message.game, message.slot), self.service.tables
+        try:
+            target = self._slots.get(key)
+            if target is None:
+                target = await tables.last_message(message.game, message.slot)
+            if target:
+                await self.outbox.send(replace(message, edit=target, slot=None, game=None))
+                await tables.bared(message.game, message.slot)
+        except Exception as exc:  # the buttons stay: pressing them is refused with a reason
+            log.warning("could not take the buttons off %s: %r", message.slot, exc)
+        self._slots[key] = ""
+        self._slots.move_to_end(key)
 
     async def settle(self) -> None:
         """Wait until every new message queued so far, and every table edit already due, has

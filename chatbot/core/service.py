@@ -25,7 +25,6 @@ from chatbot.core.tables import (
     Tables,
     game_key,
     handled,
-    seen_key,
 )
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
@@ -55,7 +54,7 @@ class GameService:
         # session (`load_press`), and a move is marked by the save that applies it.
         game = b.game_press(inc.data)
         chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
-        if not game and inc.update_id and await store.was_seen(seen_key(chat), inc.update_id):
+        if not game and inc.update_id and (await self.tables.claim(chat, inc.update_id)).handled:
             return Reply()  # the same update delivered again: already handled
         try:
             if inc.event is not None:

@@ -3,8 +3,10 @@ languages, who may host, and the platform's ports. Desks use it; it knows no des
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import random
 import time
 import uuid
@@ -16,9 +18,20 @@ from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import Session
 from chatbot.i18n import negotiate
 from chatbot.settings import Settings
-from chatbot.store.base import RETRIES, Conflict, Doc, Seen, Store, StoreUnavailable
+from chatbot.store.base import (
+    RETRIES,
+    Claim,
+    Claimed,
+    Conflict,
+    Doc,
+    Seen,
+    Store,
+    StoreUnavailable,
+)
 
+log = logging.getLogger(__name__)
 GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
+HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in a hash of their own)
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
 DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after the last one
@@ -26,6 +39,8 @@ PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept afte
 HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its last game
 ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
+IN_FLIGHT = 5.0  # seconds a process holds an update it handles against copies elsewhere
+CLAIM_POLL = 0.1  # seconds between looks at an update another process is handling
 
 
 class Busy(Exception):
@@ -53,6 +68,11 @@ def chat_of(key: str) -> str:
 def seen_key(chat: str) -> str:
     """The bounded set of the chat's handled updates."""
     return f"seen:{chat}"
+
+
+def claims_key(chat: str) -> str:
+    """The chat's updates being handled now, and by which process."""
+    return f"claims:{chat}"
 
 
 def handled(chat: str, update: str | None) -> Seen | None:
@@ -86,6 +106,7 @@ class Tables:
         # Changes whose save failed with a storage fault: this process will not deliver them,
         # though Redis may have applied the save (chat, change). Kept for the process's life.
         self.unsent: set[tuple[str, int]] = set()
+        self.in_flight = IN_FLIGHT
 
     @property
     def caps(self) -> Capabilities:
@@ -99,6 +120,25 @@ class Tables:
         if doc is None and (moved := await self.moved_to(chat)):
             doc = await self.store.load(game_key(moved))
         return self.session(doc)
+
+    async def claim(self, chat: str, update: str, key: str | None = None) -> Claimed:
+        """Claim `chat`'s `update` for this process, reading `key` in the same round trip.
+        While another process handles the same update (a copy delivered twice at once),
+        wait until it has (the result says handled) or its claim lapses after `in_flight`
+        seconds (it died or stalled: this process handles the update)."""
+        claim = Claim(seen_key(chat), claims_key(chat), update, self.process, self.in_flight)
+        waited = 0.0
+        while True:
+            got = await self.store.claim(claim, key)
+            if got.busy is None:
+                return got
+            if waited > self.in_flight + 1:  # a claim that does not lapse: not ours to handle
+                log.warning("update %s in %s: still held by %s", update, chat, got.busy)
+                return Claimed(got.doc, True)
+            if not waited:
+                log.info("update %s in %s: a copy is handled by %s", update, chat, got.busy)
+            await asyncio.sleep(CLAIM_POLL)
+            waited += CLAIM_POLL
 
     async def moved_to(self, chat: str) -> str | None:
         """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
@@ -213,7 +253,12 @@ class Tables:
         raise Busy(chat)
 
     async def remember(self, chat: str, slot: str, message: str) -> None:
-        """Record the platform id of a newly sent slot message (not a game change)."""
+        """Record the platform id of a newly sent slot message (not a game change). A hand's
+        id is kept beside the session (no save of the game, which could race a change)."""
+        if slot.startswith(HAND_SLOT):
+            ttl = self.settings.idle_ttl
+            await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, message, ttl)
+            return
 
         def record(session: Session) -> bool:
             changed = session.messages.get(slot) != message
@@ -222,6 +267,14 @@ class Tables:
 
         with contextlib.suppress(Busy):  # a lost id only means the next update is sent anew
             await self.update(chat, record)
+
+    async def last_message(self, chat: str, slot: str) -> str | None:
+        """The id of a hand slot's last message not yet bared of its buttons."""
+        return await self.store.get_setting(f"{HAND_SLOT}{chat}", slot) or None
+
+    async def bared(self, chat: str, slot: str) -> None:
+        """A hand slot's last message has lost its buttons: nothing more to edit."""
+        await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, "")
 
     async def delete(self, chat: str) -> None:
         """Remove `chat`'s session whatever its version (a finished or unreadable game)."""

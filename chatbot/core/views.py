@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Button, Capabilities, Keyboard, Message
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Seat, Session
+from chatbot.core.tables import HAND_SLOT
 from chatbot.i18n import Translator, translator
 from chatbot.present.base import Option, Options
 from engine.core import load_event, restore
 
 TABLE_SLOT, LOBBY_SLOT = "table", "lobby"
+
+
+def hand_slot(session: Session, seat: int) -> str:
+    """The slot of a seat's latest private hand message with buttons, in this game (a new game
+    in the chat has new slots): its buttons are taken off when they can only be refused."""
+    return f"{HAND_SLOT}{session.seed}:{seat}"
+
+
 OPTION_ROW = 2  # lobby option buttons a row: long names stay readable
 
 
@@ -167,7 +177,22 @@ def hand(
     keyboard = choice_buttons(session, seat, options, path, int(page or 0), caps, tr)
     if session.title:  # a player may sit in several groups' games at once
         text += "\n\n" + tr.t("📍 {group}", group=html.escape(session.title))
-    return Message(player.user, text, keyboard, edit=edit if caps.edits else None)
+    if not caps.edits:
+        return Message(player.user, text, keyboard)
+    if edit is None and keyboard:  # its id is kept: its buttons go when they can only be refused
+        slot = hand_slot(session, seat)
+        return Message(player.user, text, keyboard, slot=slot, game=session.chat)
+    return Message(player.user, text, keyboard, edit=edit)
+
+
+def bare_hand(
+    session: Session, bundle: Bundle, seat: int, caps: Capabilities, state: Any
+) -> Message:
+    """The seat's latest hand message with buttons, edited to the hand as it is now without
+    them (nothing is sent when no such message is known, or it was bared already)."""
+    message = hand(session, bundle, seat, caps, state)
+    slot = hand_slot(session, seat)
+    return replace(message, buttons=(), edit=None, slot=slot, game=session.chat, only_edit=True)
 
 
 def choice_buttons(

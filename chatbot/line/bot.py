@@ -118,11 +118,13 @@ class LineBot:
         except Exception as exc:  # refused, or LINE unreachable (DNS, connection)
             log.warning("bot info unavailable: %r", exc)
 
-    async def stop(self) -> None:
-        """Stop the timers, deliver what is owed, close the connections."""
+    async def stop(self, close_store: bool = True) -> None:
+        """Stop the timers, deliver what is owed, close the connections (the store's too,
+        unless it is shared and closed by its owner)."""
         await self.runner.stop()
         await self.client.close()
-        await self.tables.store.close()
+        if close_store:
+            await self.tables.store.close()
 
     # --- platform ports for the core -------------------------------------------------------
 

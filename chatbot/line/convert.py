@@ -1,11 +1,19 @@
-"""LINE webhook events -> neutral `Incoming`; neutral messages -> LINE message objects."""
+"""LINE webhook events -> neutral `Incoming`; neutral messages -> LINE message objects.
+
+A postback carries no id of the message its button was on. A one-use button (the results'
+"Play again") therefore carries an id of its own message in its data, made when the message
+is sent, and its press comes in with that id as `Incoming.message`, as on platforms that name
+the pressed message.
+"""
 
 from __future__ import annotations
 
 import html
 import re
+import secrets
 from typing import Any
 
+from chatbot.core import buttons as b
 from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Incoming, Keyboard, Message, User
 
 PREFIX = "ln:"
@@ -14,6 +22,7 @@ ALT_CHARS = 400  # a Flex message's text for notifications and old clients (LINE
 LABEL_CHARS = 20  # a button label
 DATA_BYTES = 300  # a postback's data
 _TAG = re.compile(r"</?(?:b|i|code)>")
+ONE_USE = {b.AGAIN: 1}  # buttons that act once per message (op: its fields), and name it
 
 JSON = dict[str, Any]
 
@@ -61,8 +70,16 @@ def incoming(event: Any, user: User | None) -> Incoming | None:
     if kind == "memberJoined":
         return Incoming(where, False, user, event=ARRIVED, update_id=update_id, reply_token=token)
     if kind == "postback":
-        data = event.postback.data or ""
-        return Incoming(where, private, user, data=data, update_id=update_id, reply_token=token)
+        data, message = pressed(event.postback.data or "")
+        return Incoming(
+            where,
+            private,
+            user,
+            data=data,
+            message=message,
+            update_id=update_id,
+            reply_token=token,
+        )
     if kind == "message" and getattr(event.message, "type", "") == "text":
         text = (event.message.text or "").strip()
         if not text.startswith("/"):
@@ -93,12 +110,33 @@ def plain(text: str) -> str:
     return html.unescape(_TAG.sub("", text))
 
 
+def message_id() -> str:
+    """A new id for a sent message (10 URL-safe characters, 60 random bits)."""
+    return secrets.token_urlsafe(8)[:10]
+
+
+def tagged(data: str, message: str) -> str:
+    """A button's postback data: a one-use button's names its message."""
+    press = b.decode(data)
+    return f"{data}|{message}" if press is not None and press.op in ONE_USE else data
+
+
+def pressed(data: str) -> tuple[str, str | None]:
+    """A postback's button data and the id of its message, when the button names one."""
+    press = b.decode(data)
+    if press is None or press.op not in ONE_USE or len(press.fields) != ONE_USE[press.op] + 1:
+        return data, None  # not a one-use button, or one sent without its message's id
+    head, _, message = data.rpartition("|")
+    return head, message or None
+
+
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def message_object(message: Message) -> JSON:
-    """A LINE message: plain text, or a Flex bubble with the text and its buttons."""
+def message_object(message: Message, sent_id: str | None = None) -> JSON:
+    """A LINE message: plain text, or a Flex bubble with the text and its buttons (its
+    one-use buttons name `sent_id`, by default a new id)."""
     text = _clip(plain(message.text), TEXT_CHARS)
     if not message.buttons:
         return {"type": "text", "text": text}
@@ -110,17 +148,23 @@ def message_object(message: Message) -> JSON:
     return {
         "type": "flex",
         "altText": _clip(text, ALT_CHARS) or " ",
-        "contents": {"type": "bubble", "body": body, "footer": _footer(message.buttons)},
+        "contents": {
+            "type": "bubble",
+            "body": body,
+            "footer": _footer(message.buttons, sent_id or message_id()),
+        },
     }
 
 
-def _footer(buttons: Keyboard) -> JSON:
+def _footer(buttons: Keyboard, sent_id: str) -> JSON:
     rows = [
         {
             "type": "box",
             "layout": "horizontal",
             "spacing": "sm",
-            "contents": [_button(b.label, b.data, b.url) for b in row],
+            "contents": [
+                _button(x.label, tagged(x.data, sent_id) if x.data else None, x.url) for x in row
+            ],
         }
         for row in buttons
     ]

@@ -26,7 +26,8 @@ RULING_NOTES = {
     "ano": N_(
         "Ruling (this bot): you may call until the next player plays or draws; from then until "
         "your own next action anyone still playing may press “Caught!”, and the first press "
-        "counts. A late call does not protect you."
+        "counts. A late call does not protect you. If a draw leaves you cards that could all go "
+        "down at once, you owe the call again."
     ),
     "end": N_(
         "Ruling (this bot): if nobody can play and no card is left to draw for a whole round, "
@@ -115,8 +116,9 @@ SECTIONS = (
             "fits may be played at once."
         ),
         N_(
-            "Ruling (this bot): with fumble, the whole hand is offered; a wrong card stays in "
-            "your hand and your turn goes on; a false “Caught!” costs two as well."
+            "Ruling (this bot): with fumble, the whole hand is offered; a wrong play is one "
+            "card, which stays in your hand, and your turn goes on; a false “Caught!” costs two "
+            "as well."
         ),
     ),
 )

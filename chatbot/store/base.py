@@ -1,6 +1,9 @@
 """The session store port: versioned JSON documents per key, compare-and-set writes.
 
-Keys are plain strings chosen by the caller (e.g. "game:tg:-100123"). Every write names the
+Keys are plain strings chosen by the caller, `<kind>:<owner>` (e.g. "game:tg:-100123", owner
+"tg:-100123"). Keys of one owner live together (one Redis Cluster slot): a save and the set of
+handled updates it marks must have the same owner, and so must a deadline's member (a key)
+and that key. Every write names the
 version it expects; a write whose expectation is stale raises `Conflict` and changes nothing.
 0 as the expected version means "must not exist". A new version is greater than every
 version the key had before, even after the document was deleted or expired (for
@@ -16,6 +19,13 @@ from dataclasses import dataclass
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
 SEEN_KEEP = 256  # update ids remembered per set (the newest)
+INDEX_KEEP = VERSION_KEEP  # seconds (at least) a deadline index outlives its last write
+
+
+def owner_of(key: str) -> str:
+    """The owner of `key`: what follows its kind (`game:tg:1` -> `tg:1`), else the key."""
+    kind, colon, owner = key.partition(":")
+    return owner if colon else kind
 
 
 class StoreUnavailable(Exception):
@@ -45,6 +55,29 @@ class Seen:
     ttl: int
 
 
+@dataclass(frozen=True)
+class Claim:
+    """`process` handles `update` now: until the update joins the set `seen` (handled) or
+    `ttl` seconds pass, another process's claim on it finds it busy. Claims live in the hash
+    `held`, which has the same owner as `seen`."""
+
+    seen: str
+    held: str
+    update: str
+    process: str
+    ttl: float
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """What a claim found: the document asked for, whether the update was handled already,
+    and the process handling it now if that is another one (None: the claim is ours)."""
+
+    doc: Doc | None
+    handled: bool
+    busy: str | None = None
+
+
 class Store(ABC):
     """Where sessions, settings and deadlines live. Implementations: memory.py, redis.py."""
 
@@ -55,6 +88,12 @@ class Store(ABC):
     @abstractmethod
     async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
         """`load` plus `was_seen(seen, update)` in the same round trip."""
+
+    @abstractmethod
+    async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
+        """Unless its update was handled or another process holds it, `claim` is ours from
+        now (checked and set atomically); the document at `key` is read in the same round
+        trip."""
 
     @abstractmethod
     async def was_seen(self, seen: str, update: str) -> bool:

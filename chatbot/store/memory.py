@@ -5,7 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from chatbot.store.base import SEEN_KEEP, Conflict, Doc, Seen, Store
+from chatbot.store.base import (
+    SEEN_KEEP,
+    Claim,
+    Claimed,
+    Conflict,
+    Doc,
+    Seen,
+    Store,
+    owner_of,
+)
 
 
 class MemoryStore(Store):
@@ -24,6 +33,7 @@ class MemoryStore(Store):
         self._settings: dict[str, dict[str, str]] = {}
         self._expiry: dict[str, float] = {}  # lists and settings hashes with a time to live
         self._deadlines: dict[str, float] = {}
+        self._claims: dict[tuple[str, str], tuple[str, float]] = {}  # -> (process, expiry)
 
     def _live(self, key: str) -> Doc | None:
         """The unexpired document at `key`, dropping it if it has expired."""
@@ -49,6 +59,19 @@ class MemoryStore(Store):
     async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
         """`load` and `was_seen` together."""
         return self._live(key), await self.was_seen(seen, update)
+
+    async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
+        """As in Redis: handled, held by another process, or ours from now."""
+        doc = None if key is None else self._live(key)
+        if await self.was_seen(claim.seen, claim.update):
+            return Claimed(doc, True)
+        now = self._clock()
+        self._claims = {k: v for k, v in self._claims.items() if v[1] > now}
+        holder = self._claims.get((claim.held, claim.update))
+        if holder is not None and holder[0] != claim.process:
+            return Claimed(doc, False, holder[0])
+        self._claims[(claim.held, claim.update)] = (claim.process, now + claim.ttl)
+        return Claimed(doc, False)
 
     def _ids(self, seen: str) -> dict[str, None]:
         """The unexpired ids of the set `seen`, oldest first."""
@@ -81,7 +104,9 @@ class MemoryStore(Store):
         seen: Seen | None = None,
     ) -> int:
         """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
-        and its deadline (None: unscheduled); marks `seen`."""
+        and its deadline (None: unscheduled); marks `seen` (of the same owner, as in Redis)."""
+        if seen is not None and owner_of(seen.key) != owner_of(key):
+            raise ValueError(f"{seen.key!r} and {key!r} have different owners")
         self._check(key, expected)
         if seen is not None:
             await self.mark_seen(seen)

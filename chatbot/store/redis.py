@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import cast
+import zlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, cast
 
 import redis.asyncio as redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -15,13 +18,17 @@ from redis.exceptions import RedisError
 
 from chatbot.settings import Settings
 from chatbot.store.base import (
+    INDEX_KEEP,
     SEEN_KEEP,
     VERSION_KEEP,
+    Claim,
+    Claimed,
     Conflict,
     Doc,
     Seen,
     Store,
     StoreUnavailable,
+    owner_of,
 )
 
 # A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
@@ -33,12 +40,23 @@ local version = '0'
 if head ~= '' then version = string.sub(head, 1, string.find(head, ':', 1, true) - 1) end
 """
 
-# KEYS: document, deadlines sorted set, the document's version counter, and optionally a set
-# of handled updates. ARGV: expected version, data, ttl seconds or "" (persist), deadline or ""
-# (unschedule), member, seconds the counter outlives the document; with the set: the update
-# id, its score (unix time), the set's ttl and how many ids it keeps. The new version comes
-# from the counter, which survives the document's deletion and expiry, so a version is never
-# issued twice for a key. Returns the new version, or 0 when the expected version is stale.
+
+def _keep_index(key: int, ttl: int) -> str:
+    """Lua: the deadline index KEYS[key] expires in ARGV[ttl] seconds unless it lives longer
+    already (an index with no expiry, written by an older version, gets one)."""
+    k, t = f"KEYS[{key}]", f"ARGV[{ttl}]"
+    return f"""
+if redis.call('TTL', {k}) < tonumber({t}) then redis.call('EXPIRE', {k}, {t}) end
+"""
+
+
+# KEYS: document, its deadline index (a sorted set), the document's version counter, and
+# optionally a set of handled updates. ARGV: expected version, data, ttl seconds or ""
+# (persist), deadline or "" (unschedule), member, seconds the counter outlives the document,
+# the index's time to live; with the set: the update id, its score (unix time), the set's
+# ttl and how many ids it keeps. The new version comes from the counter, which survives the
+# document's deletion and expiry, so a version is never issued twice for a key. Returns the
+# new version, or 0 when the expected version is stale.
 _SAVE = (
     _CURRENT
     + """
@@ -61,16 +79,19 @@ if ARGV[4] == '' then
 else
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 end
+"""
+    + _keep_index(2, 7)
+    + """
 if KEYS[4] then
-  redis.call('ZADD', KEYS[4], ARGV[8], ARGV[7])
-  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[10]) + 1))
-  redis.call('EXPIRE', KEYS[4], ARGV[9])
+  redis.call('ZADD', KEYS[4], ARGV[9], ARGV[8])
+  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[11]) + 1))
+  redis.call('EXPIRE', KEYS[4], ARGV[10])
 end
 return new
 """
 )
 
-# KEYS: document, deadlines sorted set, version counter. ARGV: expected version, member,
+# KEYS: document, its deadline index, version counter. ARGV: expected version, member,
 # seconds the counter outlives the document.
 _DELETE = (
     _CURRENT
@@ -83,50 +104,100 @@ return 1
 """
 )
 
+# KEYS: a deadline index. ARGV: member, deadline or "" (unschedule), the index's time to live.
+_SCHEDULE = """
+if ARGV[2] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+end
+""" + _keep_index(1, 3)
 
-@contextmanager
-def _reachable(what: str) -> Iterator[None]:
-    """Any failure to talk to Redis (refused, reset, timed out, loading, read-only replica,
-    script error) becomes StoreUnavailable, which the runner answers with a short apology."""
-    try:
-        yield
-    except (RedisError, OSError) as exc:
-        raise StoreUnavailable(f"{what}: {exc!r}") from exc
+# KEYS: a set of handled updates, the hash of claims on its updates, and optionally a
+# document. ARGV: the update, the claiming process, the claim's time to live (ms). A claim
+# is "<expiry ms> <process>"; lapsed claims are removed as the hash is read (a chat has few at
+# a time) and the hash expires with its newest claim. Returns {document, 1 if handled,
+# the process holding the update or nil (the claim is ours now)}.
+_CLAIM = """
+local doc = false
+if KEYS[3] then doc = redis.call('GET', KEYS[3]) end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {doc, 1, false} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local held = redis.call('HGETALL', KEYS[2])
+for i = 1, #held, 2 do
+  local sep = string.find(held[i + 1], ' ', 1, true)
+  if tonumber(string.sub(held[i + 1], 1, sep - 1)) <= now then
+    redis.call('HDEL', KEYS[2], held[i])
+  elseif held[i] == ARGV[1] and string.sub(held[i + 1], sep + 1) ~= ARGV[2] then
+    return {doc, 0, string.sub(held[i + 1], sep + 1)}
+  end
+end
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%d %s', now + tonumber(ARGV[3]), ARGV[2]))
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return {doc, 0, false}
+"""
+
+SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
 
 
 class RedisStore(Store):
-    """A `Store` on a redis-py asyncio client (decode_responses must be off); keys get `prefix`."""
+    """A `Store` on a redis-py asyncio client (decode_responses must be off); keys get `prefix`.
 
-    def __init__(self, client: redis.Redis, prefix: str = "egobot:") -> None:
+    On a single server the keys are `<prefix><key>` and deadlines live in one sorted set,
+    `<prefix>deadlines`. On a Redis Cluster (`cluster`) every key of an owner (see
+    `owner_of`) carries its shard's hash tag, `<prefix>{s<n>}<key>`, n = CRC-32 of the owner
+    modulo SHARDS, and each shard has its own deadline index `<prefix>{s<n>}deadlines`: a
+    save, its version counter, its set of handled updates and its deadline share one slot,
+    so every script and pipeline stays within a slot. The ticker reads every shard's index.
+    """
+
+    def __init__(
+        self, client: redis.Redis | RedisCluster, prefix: str = "egobot:", cluster: bool = False
+    ) -> None:
         self._r = client
         self._prefix = prefix
+        self._shards = SHARDS if cluster else 1
+        self._cluster = cluster
+        self._ready = False  # the client knows the cluster's map (a single server: always)
+        self._starting = asyncio.Lock()
         self._save = client.register_script(_SAVE)
         self._delete = client.register_script(_DELETE)
+        self._schedule = client.register_script(_SCHEDULE)
+        self._claim = client.register_script(_CLAIM)
 
     @classmethod
     def from_url(
-        cls, url: str, prefix: str = "egobot:", settings: Settings | None = None
+        cls,
+        url: str,
+        prefix: str = "egobot:",
+        settings: Settings | None = None,
+        cluster: bool | None = None,
     ) -> RedisStore:
-        """A store on a new client for `url` (e.g. "redis://localhost:6379/0"), with the
-        timeouts, retries and health checks of `settings` (default: `Settings()`)."""
+        """A store on a new client for `url` (e.g. "redis://localhost:6379/0", or any node
+        of a Cluster), with the timeouts, retries, health checks and Cluster mode of
+        `settings` (default: `Settings()`; `cluster` overrides its `redis_cluster`)."""
         s = settings or Settings()
+        cluster = s.redis_cluster if cluster is None else cluster
         # A refused or broken connection (Redis restarting, a pooled connection it closed)
         # is tried again on a new one, so the first command after a restart succeeds. A
-        # timeout is not repeated: the command may have run, and a frozen Redis must be
-        # reported within `redis_timeout`, not a multiple of it.
+        # timeout is not repeated on a single server: the command may have run, and a frozen
+        # Redis must be reported within `redis_timeout`, not a multiple of it. (The Cluster
+        # client also tries a timed-out command again, after refreshing its map of slots.)
         retry = Retry(
             ExponentialWithJitterBackoff(cap=0.5, base=0.05),
             s.redis_retries,
             supported_errors=(RedisConnectionError,),
         )
-        client = redis.Redis.from_url(
-            url,
-            socket_timeout=s.redis_timeout,
-            socket_connect_timeout=s.redis_connect_timeout,
-            retry=retry,
-            health_check_interval=s.redis_health_check,
-        )
-        return cls(client, prefix)
+        options: dict[str, Any] = {
+            "socket_timeout": s.redis_timeout,
+            "socket_connect_timeout": s.redis_connect_timeout,
+            "retry": retry,
+            "health_check_interval": s.redis_health_check,
+        }
+        if cluster:
+            return cls(RedisCluster.from_url(url, **options), prefix, cluster=True)
+        return cls(redis.Redis.from_url(url, **options), prefix)
 
     @classmethod
     def from_settings(cls, settings: Settings, prefix: str = "egobot:") -> RedisStore:
@@ -135,17 +206,49 @@ class RedisStore(Store):
             raise ValueError("REDIS_URL is not set")
         return cls.from_url(settings.redis_url, prefix, settings)
 
-    def _k(self, key: str) -> str:
-        return self._prefix + key
+    @asynccontextmanager
+    async def _reachable(self, what: str) -> AsyncIterator[None]:
+        """Any failure to talk to Redis (refused, reset, timed out, loading, read-only
+        replica, script error) becomes StoreUnavailable, which the runner answers with a
+        short apology. A Cluster client first learns the cluster's map, once (commands
+        racing on a client that has not yet can break each other's new connections)."""
+        try:
+            if not self._ready:
+                async with self._starting:
+                    if not self._ready and isinstance(self._r, RedisCluster):
+                        await self._r.initialize()
+                    self._ready = True
+            yield
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"{what}: {exc!r}") from exc
+
+    def _tag(self, owner: str) -> str:
+        """The hash tag of `owner`'s shard ("" on a single server)."""
+        if not self._cluster:
+            return ""
+        return f"{{s{zlib.crc32(owner.encode()) % self._shards}}}"
+
+    def name(self, key: str) -> str:
+        """The Redis key that holds `key`."""
+        return self._prefix + self._tag(owner_of(key)) + key
 
     def _counter(self, key: str) -> str:
         """Where the highest version issued for `key` is kept."""
-        return self._prefix + "ver:" + key
+        return self._prefix + self._tag(owner_of(key)) + "ver:" + key
+
+    def index(self, member: str) -> str:
+        """The Redis key of the deadline index that schedules `member`."""
+        return self._prefix + self._tag(owner_of(member)) + "deadlines"
+
+    def _indexes(self) -> list[str]:
+        if not self._cluster:
+            return [self._prefix + "deadlines"]
+        return [f"{self._prefix}{{s{n}}}deadlines" for n in range(self._shards)]
 
     async def load(self, key: str) -> Doc | None:
         """The document at `key`, or None (one GET)."""
-        with _reachable("load"):
-            return self._doc(cast(bytes | None, await self._r.get(self._k(key))))
+        async with self._reachable("load"):
+            return self._doc(cast(bytes | None, await self._r.get(self.name(key))))
 
     @staticmethod
     def _doc(raw: bytes | None) -> Doc | None:
@@ -156,22 +259,31 @@ class RedisStore(Store):
 
     async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
         """GET and ZSCORE pipelined: one round trip."""
-        with _reachable("load_once"):
+        async with self._reachable("load_once"):
             async with self._r.pipeline(transaction=False) as pipe:
-                pipe.get(self._k(key))
-                pipe.zscore(self._k(seen), update)
+                pipe.get(self.name(key))
+                pipe.zscore(self.name(seen), update)
                 raw, score = await pipe.execute()
             return self._doc(raw), score is not None
 
+    async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
+        """One EVALSHA: the check against handled and held updates, the claim, the load."""
+        async with self._reachable("claim"):
+            keys = [self.name(claim.seen), self.name(claim.held)]
+            keys += [] if key is None else [self.name(key)]
+            args: list[str | int] = [claim.update, claim.process, max(1, round(claim.ttl * 1000))]
+            raw, handled, busy = await self._claim(keys=keys, args=args)
+            return Claimed(self._doc(raw), bool(handled), None if busy is None else busy.decode())
+
     async def was_seen(self, seen: str, update: str) -> bool:
         """ZSCORE in the set of handled updates."""
-        with _reachable("was_seen"):
-            return await self._r.zscore(self._k(seen), update) is not None
+        async with self._reachable("was_seen"):
+            return await self._r.zscore(self.name(seen), update) is not None
 
     async def mark_seen(self, seen: Seen) -> None:
         """ZADD, trim to the newest SEEN_KEEP, EXPIRE: pipelined, one round trip."""
-        with _reachable("mark_seen"):
-            key = self._k(seen.key)
+        async with self._reachable("mark_seen"):
+            key = self.name(seen.key)
             async with self._r.pipeline(transaction=False) as pipe:
                 pipe.zadd(key, {seen.update: time.time()})
                 pipe.zremrangebyrank(key, 0, -(SEEN_KEEP + 1))
@@ -187,8 +299,11 @@ class RedisStore(Store):
         deadline: float | None = None,
         seen: Seen | None = None,
     ) -> int:
-        """Compare-and-set `key`, its deadline and `seen` in one EVALSHA; (re)sets its TTL."""
-        with _reachable("save"):
+        """Compare-and-set `key`, its deadline and `seen` in one EVALSHA; (re)sets its TTL
+        and keeps its deadline index at least as long."""
+        if seen is not None and owner_of(seen.key) != owner_of(key):
+            raise ValueError(f"{seen.key!r} and {key!r} have different owners")
+        async with self._reachable("save"):
             args: list[bytes | str | int | float] = [
                 expected,
                 data,
@@ -196,10 +311,11 @@ class RedisStore(Store):
                 b"" if deadline is None else repr(deadline).encode(),
                 key,
                 VERSION_KEEP,
+                max(ttl or 0, INDEX_KEEP),
             ]
-            keys = [self._k(key), self._k("deadlines"), self._counter(key)]
+            keys = [self.name(key), self.index(key), self._counter(key)]
             if seen is not None:
-                keys.append(self._k(seen.key))
+                keys.append(self.name(seen.key))
                 args += [seen.update, repr(time.time()), seen.ttl, SEEN_KEEP]
             new = int(await self._save(keys=keys, args=args))
             if not new:
@@ -209,81 +325,95 @@ class RedisStore(Store):
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA.
         Its version counter stays for `VERSION_KEEP` seconds."""
-        with _reachable("delete"):
-            keys = [self._k(key), self._k("deadlines"), self._counter(key)]
+        async with self._reachable("delete"):
+            keys = [self.name(key), self.index(key), self._counter(key)]
             if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
                 raise Conflict(key)
 
     async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
         """LPUSH, LTRIM to the newest `keep` (>= 1) entries and EXPIRE, pipelined."""
-        with _reachable("push_history"):
+        async with self._reachable("push_history"):
             if keep < 1:
                 raise ValueError(f"keep must be >= 1, not {keep}")
             async with self._r.pipeline(transaction=False) as pipe:
-                pipe.lpush(self._k(key), entry)
-                pipe.ltrim(self._k(key), 0, keep - 1)
+                pipe.lpush(self.name(key), entry)
+                pipe.ltrim(self.name(key), 0, keep - 1)
                 if ttl is not None:
-                    pipe.expire(self._k(key), ttl)
+                    pipe.expire(self.name(key), ttl)
                 await pipe.execute()
 
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries, newest first (LRANGE)."""
-        with _reachable("history"):
+        async with self._reachable("history"):
             if limit < 1:
                 return []
-            return cast(list[bytes], await self._r.lrange(self._k(key), 0, limit - 1))
+            return cast(list[bytes], await self._r.lrange(self.name(key), 0, limit - 1))
 
     async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
         """One field of the settings hash `key` (HGET; with `refresh`, EXPIRE pipelined)."""
-        with _reachable("get_setting"):
+        async with self._reachable("get_setting"):
             if refresh is None:
-                value = cast(bytes | None, await self._r.hget(self._k(key), field))
+                value = cast(bytes | None, await self._r.hget(self.name(key), field))
             else:
                 async with self._r.pipeline(transaction=False) as pipe:
-                    pipe.hget(self._k(key), field)
-                    pipe.expire(self._k(key), refresh)
+                    pipe.hget(self.name(key), field)
+                    pipe.expire(self.name(key), refresh)
                     value, _ = await pipe.execute()
             return None if value is None else value.decode()
 
     async def set_setting(self, key: str, field: str, value: str, ttl: int | None = None) -> None:
         """Set one field of the settings hash `key` (HSET; with `ttl`, EXPIRE pipelined)."""
-        with _reachable("set_setting"):
+        async with self._reachable("set_setting"):
             if ttl is None:
-                await self._r.hset(self._k(key), field, value)
+                await self._r.hset(self.name(key), field, value)
                 return
             async with self._r.pipeline(transaction=False) as pipe:
-                pipe.hset(self._k(key), field, value)
-                pipe.expire(self._k(key), ttl)
+                pipe.hset(self.name(key), field, value)
+                pipe.expire(self.name(key), ttl)
                 await pipe.execute()
 
     async def first_time(self, key: str, ttl: int) -> bool:
         """SET NX EX: True only for the first caller within `ttl` seconds."""
-        with _reachable("first_time"):
-            return bool(await self._r.set(self._k(key), b"1", nx=True, ex=ttl))
+        async with self._reachable("first_time"):
+            return bool(await self._r.set(self.name(key), b"1", nx=True, ex=ttl))
 
     async def set_deadline(self, member: str, at: float) -> None:
-        """ZADD to the "deadlines" sorted set, replacing any earlier deadline."""
-        with _reachable("set_deadline"):
-            await self._r.zadd(self._k("deadlines"), {member: at})
+        """ZADD to the member's deadline index, replacing any earlier deadline (one EVALSHA,
+        which keeps the index for at least INDEX_KEEP seconds)."""
+        async with self._reachable("set_deadline"):
+            args: list[str | int] = [member, repr(at), INDEX_KEEP]
+            await self._schedule(keys=[self.index(member)], args=args)
 
     async def clear_deadline(self, member: str) -> None:
-        """ZREM from the "deadlines" sorted set."""
-        with _reachable("clear_deadline"):
-            await self._r.zrem(self._k("deadlines"), member)
+        """ZREM from the member's deadline index (one EVALSHA)."""
+        async with self._reachable("clear_deadline"):
+            await self._schedule(keys=[self.index(member)], args=[member, b"", INDEX_KEEP])
 
     async def due(self, now: float, limit: int) -> list[str]:
-        """Members due at or before `now`, earliest first (ties by name), at most `limit`."""
-        with _reachable("due"):
+        """Members due at or before `now`, earliest first (ties by name), at most `limit`.
+        With several indexes (a Cluster) each shard's earliest come first, then each shard's
+        second, and so on: a shard full of due deadlines cannot starve the others. One
+        pipeline (a round trip per Cluster node, sent together)."""
+        async with self._reachable("due"):
             if limit < 1:
                 return []
-            members = cast(
-                list[bytes],
-                await self._r.zrangebyscore(self._k("deadlines"), "-inf", now, start=0, num=limit),
-            )
-            return [member.decode() for member in members]
+            indexes = self._indexes()
+            async with self._r.pipeline(transaction=False) as pipe:
+                for index in indexes:
+                    pipe.zrangebyscore(index, "-inf", now, start=0, num=limit, withscores=True)
+                shards = cast(list[list[tuple[bytes, float]]], await pipe.execute())
+            taken: list[tuple[float, bytes]] = []
+            for rank in range(limit):
+                row = sorted((s[rank][1], s[rank][0]) for s in shards if rank < len(s))
+                if not row:
+                    break
+                taken += row[: limit - len(taken)]
+                if len(taken) >= limit:
+                    break
+            return [member.decode() for _, member in sorted(taken)]
 
     async def server_time(self) -> float | None:
-        with _reachable("time"):
+        async with self._reachable("time"):
             seconds, micros = await self._r.time()
         return float(seconds) + micros / 1e6
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hmac
 import json
 import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import BotCommand, Update
@@ -43,6 +45,7 @@ from chatbot.telegram.convert import incoming, markup, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
 
 log = logging.getLogger(__name__)
+JSON = dict[str, Any]
 
 
 def nodelay_request(**httpx_kwargs: Any) -> HTTPXRequest:
@@ -52,6 +55,19 @@ def nodelay_request(**httpx_kwargs: Any) -> HTTPXRequest:
         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
         httpx_kwargs=httpx_kwargs or None,
     )
+
+
+@dataclass
+class _Held:
+    """A press being handled for a webhook request: its first answer, when it comes while
+    the request is open, goes back in the HTTP response instead of a call."""
+
+    query: str
+    method: JSON | None = None
+    open: bool = True
+
+
+_holding: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("holding", default=None)
 
 
 class TelegramBot:
@@ -170,6 +186,18 @@ class TelegramBot:
     async def _answer(self, update: Update, answer: Answer) -> None:
         query = update.callback_query
         assert query is not None
+        held = _holding.get()  # the open webhook request of this very press, if any
+        if held is not None and held.query == query.id and held.open and held.method is None:
+            held.method = {"method": "answerCallbackQuery", "callback_query_id": query.id}
+            if answer.text:
+                held.method["text"] = answer.text
+            if answer.alert:
+                held.method["show_alert"] = True
+            if answer.url:
+                held.method["url"] = answer.url
+            metrics.ANSWERS.labels(self.platform, "response").inc()
+            return
+        metrics.ANSWERS.labels(self.platform, "call").inc()
         try:
             await query.answer(answer.text or None, show_alert=answer.alert, url=answer.url)
         except BadRequest as exc:  # too old, or already answered by a duplicate delivery
@@ -254,25 +282,48 @@ class TelegramBot:
     async def webhook(self, body: bytes, secret: str | None) -> int:
         """Handle one webhook request: 403 without the secret (nothing touched), 400 for a
         body that is not an update, else 200 once the update was handled (Telegram redelivers
-        an update whose request failed)."""
+        an update whose request failed). A press is answered by a call of its own."""
+        status, _ = await self._webhook(body, secret, hold=False)
+        return status
+
+    async def webhook_response(self, body: bytes, secret: str | None) -> tuple[int, JSON | None]:
+        """As `webhook`, and a press's answer, when it is ready before the update was handled
+        (the runner answers at once), is not called but returned: the Bot API method for the
+        webhook's HTTP response, which saves a call. An answer given after that (never, by
+        design) goes by call, and never both."""
+        return await self._webhook(body, secret, hold=True)
+
+    async def _webhook(
+        self, body: bytes, secret: str | None, hold: bool
+    ) -> tuple[int, JSON | None]:
         expected = self.settings.telegram_webhook_secret
         if expected and not hmac.compare_digest(secret or "", expected):
-            return 403
+            return 403, None
         try:
             update = Update.de_json(json.loads(body), self.app.bot)
         except (ValueError, TypeError, KeyError):
-            return 400
+            return 400, None
         if update is None:
-            return 400
-        await self.app.process_update(update)
-        return 200
+            return 400, None
+        query = update.callback_query
+        held = _Held(query.id) if hold and query is not None else None
+        token = _holding.set(held)  # seen by the handler, which runs in this task's context
+        try:
+            await self.app.process_update(update)
+        finally:
+            if held is not None:
+                held.open = False  # from now on an answer is a call
+            _holding.reset(token)
+        return 200, held.method if held is not None else None
 
-    async def stop_webhook(self) -> None:
-        """Deliver what is owed and close."""
+    async def stop_webhook(self, close_store: bool = True) -> None:
+        """Deliver what is owed and close (the store too, unless it is shared and closed by
+        its owner)."""
         await self.runner.stop()
         await self.app.stop()
         await self.app.shutdown()
-        await self.tables.store.close()
+        if close_store:
+            await self.tables.store.close()
 
     def run_polling(self) -> None:
         """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""

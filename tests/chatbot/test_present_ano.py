@@ -84,3 +84,23 @@ def test_every_refusal_points_at_a_rule_section() -> None:
         assert section in keys, code
         text, _ = PRESENTER.explain(code, {}, EN)
         assert text
+
+
+RULING_MARK = {"en": "Ruling (this bot):", "th": "กติกาของบอต:", "ja": "このボットの裁定："}
+
+
+def test_the_bots_own_rulings_are_in_the_rule_help_marked_in_every_language() -> None:
+    """What the rulebook leaves open and the engine settles: a call owed again after a draw
+    that leaves an Ano hand; with fumble a wrong play is one card; a whole round where
+    nobody can play or draw ends the game, the players left ranked by fewest cards."""
+    rulings = {
+        "ano": "If a draw leaves you cards that could all go down at once, you owe the call again",
+        "options": "a wrong play is one card",
+        "end": "the players left rank by fewest cards",
+    }
+    for key, words in rulings.items():
+        ruling = ANO_RULES.section(key).ruling
+        assert words in ruling, key
+        for lang, mark in RULING_MARK.items():
+            text = translator(lang).gettext(ruling)
+            assert text.startswith(mark) and (lang == "en" or text != ruling), (key, lang)

@@ -1,28 +1,87 @@
-"""Behaviour of both Store implementations, plus Redis-only TTL, concurrency and round trips."""
+"""Behaviour of both Store implementations, plus Redis-only TTL, concurrency and round trips.
+Every Redis test runs twice: on a single redis-server and on a three-node Redis Cluster."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+import zlib
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
 
 import pytest
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection
+from redis.crc import key_slot
 
 from chatbot.settings import Settings
-from chatbot.store.base import SEEN_KEEP, VERSION_KEEP, Conflict, Seen, Store, StoreUnavailable
+from chatbot.store.base import (
+    INDEX_KEEP,
+    SEEN_KEEP,
+    VERSION_KEEP,
+    Claim,
+    Claimed,
+    Conflict,
+    Seen,
+    Store,
+    StoreUnavailable,
+)
 from chatbot.store.memory import MemoryStore
-from chatbot.store.redis import RedisStore
+from chatbot.store.redis import SHARDS, RedisStore
 
 DATA = b'{"k": "v:w"}\x00\xff'
 
 
-@pytest.fixture(params=["memory_store", "redis_store"])
-def store(request: pytest.FixtureRequest) -> Store:
-    """Each behavioural test runs once per implementation."""
-    result: Store = request.getfixturevalue(request.param)
-    return result
+@dataclass(frozen=True)
+class Server:
+    """Where a Redis test's stores connect: a single server or a Cluster node."""
+
+    url: str
+    cluster: bool
+
+    def store(self, prefix: str) -> RedisStore:
+        """A store of another process on the same server."""
+        return RedisStore.from_url(self.url, prefix, cluster=self.cluster)
+
+
+@pytest.fixture(params=["single", "cluster"])
+def server(request: pytest.FixtureRequest) -> Server:
+    """A single redis-server, then a three-node Redis Cluster."""
+    if request.param == "cluster":
+        return Server(request.getfixturevalue("redis_cluster_url"), True)
+    return Server(request.getfixturevalue("redis_url"), False)
+
+
+@pytest.fixture
+async def redis_store(server: Server, redis_prefix: str) -> AsyncIterator[RedisStore]:
+    """A RedisStore under this test's own prefix (on both kinds of server)."""
+    store = server.store(redis_prefix)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def redis_client(server: Server) -> AsyncIterator[aioredis.Redis | RedisCluster]:
+    """A raw client on the same server, for inspecting what a store wrote."""
+    client = (
+        RedisCluster.from_url(server.url) if server.cluster else aioredis.Redis.from_url(server.url)
+    )
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture(params=["memory", "single", "cluster"])
+async def store(request: pytest.FixtureRequest, redis_prefix: str) -> AsyncIterator[Store]:
+    """Each behavioural test runs on the in-process store, a redis-server and a Cluster."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    cluster = request.param == "cluster"
+    url = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
+    redis_store = Server(url, cluster).store(redis_prefix)
+    yield redis_store
+    await redis_store.close()
 
 
 class FakeClock:
@@ -128,16 +187,18 @@ async def test_first_time(store: Store) -> None:
 
 
 async def test_an_update_is_marked_handled_by_its_save_or_after(store: Store) -> None:
-    assert await store.load_once("g", "seen:c", "u1") == (None, False)
-    await store.save("g", DATA, 0, 60, seen=Seen("seen:c", "u1", 60))
-    doc, seen = await store.load_once("g", "seen:c", "u1")
+    assert await store.load_once("game:c", "seen:c", "u1") == (None, False)
+    await store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "u1", 60))
+    doc, seen = await store.load_once("game:c", "seen:c", "u1")
     assert doc is not None and doc.data == DATA and seen
     with pytest.raises(Conflict):
-        await store.save("g", DATA, 0, 60, seen=Seen("seen:c", "u2", 60))
+        await store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "u2", 60))
     assert not await store.was_seen("seen:c", "u2"), "a refused save marks nothing"
     assert not await store.was_seen("seen:other", "u1")
     await store.mark_seen(Seen("seen:c", "u2", 60))
     assert await store.was_seen("seen:c", "u2")
+    with pytest.raises(ValueError, match="owners"):  # a save and its set: one owner
+        await store.save("game:d", DATA, 0, 60, seen=Seen("seen:c", "u3", 60))
 
 
 async def test_handled_updates_are_bounded(store: Store) -> None:
@@ -160,12 +221,12 @@ async def test_memory_handled_updates_expire() -> None:
 
 
 async def test_redis_handled_updates_are_one_capped_set_with_a_ttl(
-    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, redis_prefix: str
 ) -> None:
     for i in range(SEEN_KEEP + 5):
         await redis_store.mark_seen(Seen("seen:c", f"u{i}", 60))
-    await redis_store.save("g", DATA, 0, 60, seen=Seen("seen:c", "last", 60))
-    key = redis_prefix + "seen:c"
+    await redis_store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "last", 60))
+    key = redis_store.name("seen:c")
     assert await redis_client.zcard(key) == SEEN_KEEP
     assert 0 < await redis_client.ttl(key) <= 60
     assert await redis_store.was_seen("seen:c", "last")
@@ -238,9 +299,9 @@ async def test_memory_first_time_expires() -> None:
 
 
 async def test_redis_ttl_set_refreshed_and_removed(
-    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, redis_prefix: str
 ) -> None:
-    key = redis_prefix + "g"
+    key = redis_store.name("g")
     await redis_store.save("g", DATA, 0, 100)
     assert 99_000 < await redis_client.pttl(key) <= 100_000
     await redis_client.pexpire(key, 5_000)  # as if 95 s had passed
@@ -257,60 +318,75 @@ async def test_redis_ttl_set_refreshed_and_removed(
 
 
 async def test_redis_settings_and_history_get_ttls(
-    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, redis_prefix: str
 ) -> None:
     await redis_store.set_setting("user:1", "lang", "th", 100)
     await redis_store.push_history("h", b"e", 5, 200)
-    assert 98 < await redis_client.ttl(redis_prefix + "user:1") <= 100
-    assert 198 < await redis_client.ttl(redis_prefix + "h") <= 200
-    await redis_client.expire(redis_prefix + "user:1", 5)
+    assert 98 < await redis_client.ttl(redis_store.name("user:1")) <= 100
+    assert 198 < await redis_client.ttl(redis_store.name("h")) <= 200
+    await redis_client.expire(redis_store.name("user:1"), 5)
     assert await redis_store.get_setting("user:1", "lang", refresh=100) == "th"
-    assert 98 < await redis_client.ttl(redis_prefix + "user:1") <= 100
+    assert 98 < await redis_client.ttl(redis_store.name("user:1")) <= 100
     assert await redis_store.get_setting("user:2", "lang", refresh=100) is None
-    assert await redis_client.exists(redis_prefix + "user:2") == 0
+    assert await redis_client.exists(redis_store.name("user:2")) == 0
 
 
-async def test_redis_keys_are_prefixed(
-    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str, redis_url: str
+async def test_redis_keys_are_prefixed_and_a_chat_shares_one_slot(
+    redis_store: RedisStore,
+    redis_client: aioredis.Redis | RedisCluster,
+    redis_prefix: str,
+    server: Server,
 ) -> None:
-    await redis_store.save("g", DATA, 0, None)
-    await redis_store.push_history("h", b"e", 5)
-    await redis_store.set_setting("s", "lang", "en")
-    assert await redis_store.first_time("u", 60)
-    await redis_store.set_deadline("g", 1.0)
-    keys = sorted(await redis_client.keys(redis_prefix + "*"))
-    names = ["deadlines", "g", "h", "s", "u", "ver:g"]
-    assert keys == [(redis_prefix + k).encode() for k in names]
-    assert 0 < await redis_client.ttl(redis_prefix + "u") <= 60
-    other = RedisStore.from_url(redis_url, redis_prefix + "other:")
+    await redis_store.save("game:c", DATA, 0, None, 5.0, Seen("seen:c", "u1", 60))
+    await redis_store.push_history("hist:c", b"e", 5)
+    await redis_store.set_setting("chat:c", "lang", "en")
+    assert await redis_store.first_time("again:c", 60)
+    await redis_store.set_deadline("game:d", 1.0)
+    keys = sorted([k.decode() async for k in redis_client.scan_iter(match=redis_prefix + "*")])
+    names = ["game:c", "seen:c", "hist:c", "chat:c", "again:c"]
+    expected = {redis_store.name(k) for k in names} | {redis_store._counter("game:c")}
+    expected |= {redis_store.index("game:c"), redis_store.index("game:d")}
+    assert keys == sorted(expected)
+    assert 0 < await redis_client.ttl(redis_store.name("again:c")) <= 60
+    if server.cluster:  # a chat's keys and its deadline index: one tag, one slot
+        tag = f"{{s{zlib.crc32(b'c') % SHARDS}}}"
+        assert all(k.startswith(redis_prefix + tag) for k in keys if k.endswith(":c")), keys
+        assert redis_store.index("game:c") == redis_prefix + tag + "deadlines"
+        together = [redis_store.name(k) for k in names] + [redis_store._counter("game:c")]
+        slots = {key_slot(k.encode()) for k in together}
+        assert slots == {key_slot(redis_store.index("game:c").encode())}
+    else:  # the layout of earlier versions: nothing to migrate
+        assert redis_store.name("game:c") == redis_prefix + "game:c"
+        assert redis_store.index("game:c") == redis_prefix + "deadlines"
+    other = server.store(redis_prefix + "other:")
     try:
-        assert await other.load("g") is None
+        assert await other.load("game:c") is None
         assert await other.due(10.0, 10) == []
     finally:
         await other.close()
 
 
 async def test_redis_version_counter_outlives_the_document(
-    redis_store: RedisStore, redis_client: aioredis.Redis, redis_prefix: str
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, redis_prefix: str
 ) -> None:
     await redis_store.save("g", DATA, 0, 100)
-    assert await redis_client.ttl(redis_prefix + "ver:g") > 100 + VERSION_KEEP - 2
-    await redis_client.delete(redis_prefix + "g")  # as if it had expired
+    assert await redis_client.ttl(redis_store._counter("g")) > 100 + VERSION_KEEP - 2
+    await redis_client.delete(redis_store.name("g"))  # as if it had expired
     assert await redis_store.save("g", DATA, 0, 100) == 2
     await redis_store.delete("g", 2)
-    assert VERSION_KEEP - 2 < await redis_client.ttl(redis_prefix + "ver:g") <= VERSION_KEEP
-    await redis_client.delete(redis_prefix + "ver:g")  # a lost counter: versions go on
+    assert VERSION_KEEP - 2 < await redis_client.ttl(redis_store._counter("g")) <= VERSION_KEEP
+    await redis_client.delete(redis_store._counter("g"))  # a lost counter: versions go on
     await redis_store.save("g", DATA, 0, 100)
     assert await redis_store.save("g", DATA, 1, 100) == 2
-    await redis_client.delete(redis_prefix + "ver:g")
+    await redis_client.delete(redis_store._counter("g"))
     assert await redis_store.save("g", DATA, 2, 100) == 3
 
 
 async def test_redis_a_paused_writer_cannot_overwrite_a_recreated_document(
-    redis_store: RedisStore, redis_url: str, redis_prefix: str
+    redis_store: RedisStore, server: Server, redis_prefix: str
 ) -> None:
     """Writer A loads the game, pauses; B deletes it and opens a new one; A's save fails."""
-    other = RedisStore.from_url(redis_url, redis_prefix)  # another process
+    other = server.store(redis_prefix)  # another process
     try:
         await redis_store.save("g", b"old game", 0, 60)
         loaded = await redis_store.load("g")
@@ -332,10 +408,10 @@ async def test_redis_a_paused_writer_cannot_overwrite_a_recreated_document(
 
 
 async def test_redis_concurrent_increments_are_exact(
-    redis_store: RedisStore, redis_url: str, redis_prefix: str
+    redis_store: RedisStore, server: Server, redis_prefix: str
 ) -> None:
     tasks_count, rounds = 50, 4
-    second = RedisStore.from_url(redis_url, redis_prefix)  # another process's connection pool
+    second = server.store(redis_prefix)  # another process's connection pool
     versions: list[int] = []
     conflicts = 0
 
@@ -380,7 +456,9 @@ async def test_redis_load_and_save_are_one_round_trip(
         self: Connection, command: bytes | str | Iterable[bytes], check_health: bool = True
     ) -> None:
         assert not isinstance(command, str)
-        sent.append(command if isinstance(command, bytes) else b"".join(command))
+        packet = command if isinstance(command, bytes) else b"".join(command)
+        if not any(b"\r\n%s\r\n" % c in packet[:24] for c in (b"HELLO", b"CLIENT")):
+            sent.append(packet)  # (not a new connection's greeting)
         await original(self, command, check_health)
 
     monkeypatch.setattr(Connection, "send_packed_command", counting)
@@ -418,3 +496,113 @@ async def test_redis_client_settings_come_from_the_environment() -> None:
         await store.close()
     with pytest.raises(ValueError):
         RedisStore.from_settings(Settings())
+
+
+def _owned_by_shard(shard: int, count: int, start: int = 0) -> list[str]:
+    """`count` game keys whose owners fall in Cluster shard `shard`."""
+    keys: list[str] = []
+    n = start
+    while len(keys) < count:
+        if zlib.crc32(f"c{n}".encode()) % SHARDS == shard:
+            keys.append(f"game:c{n}")
+        n += 1
+    return keys
+
+
+async def test_redis_due_deadlines_are_taken_fairly_from_every_shard(
+    redis_store: RedisStore, server: Server
+) -> None:
+    """50 early deadlines in one index do not hide a later one in another index (on a
+    Cluster); on a single server (one index) the earliest come first."""
+    crowd = _owned_by_shard(3, 50)
+    for i, key in enumerate(crowd):
+        await redis_store.set_deadline(key, 10.0 + i)
+    (late,) = _owned_by_shard(5, 1)
+    await redis_store.set_deadline(late, 100.0)
+    due = await redis_store.due(200.0, 50)
+    assert len(due) == 50
+    if server.cluster:
+        assert late in due and due[-1] == late, "earliest first, but every shard gets a turn"
+        assert due[:-1] == crowd[:49]
+    else:
+        assert due == crowd
+    assert await redis_store.due(200.0, 1) == [crowd[0]]
+    assert await redis_store.due(50.0, 100) == crowd[:41]
+
+
+async def test_redis_deadline_indexes_expire_and_are_never_shortened(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    index = redis_store.index("game:c")
+    await redis_client.zadd(index, {"game:old": 5.0})  # an index written by an older version
+    assert await redis_client.ttl(index) == -1
+    await redis_store.set_deadline("game:c", 10.0)
+    assert INDEX_KEEP - 2 < await redis_client.ttl(index) <= INDEX_KEEP
+    long = INDEX_KEEP + 1000  # a document kept longer than INDEX_KEEP: its index too
+    await redis_store.save("game:c", DATA, 0, long, deadline=20.0)
+    assert long - 2 < await redis_client.ttl(index) <= long
+    await redis_store.clear_deadline("game:c")
+    await redis_store.save("game:c", DATA, 1, 60, deadline=30.0)
+    assert long - 2 < await redis_client.ttl(index) <= long, "not shortened"
+    assert await redis_store.due(100.0, 10) == ["game:old", "game:c"]
+
+
+async def test_a_claim_is_held_until_handled_or_lapsed(store: Store) -> None:
+    def claim(process: str, update: str = "u1", ttl: float = 60) -> Claim:
+        return Claim("seen:c", "claims:c", update, process, ttl)
+
+    await store.save("game:c", DATA, 0, 60)
+    got = await store.claim(claim("p1"), "game:c")
+    assert got.doc is not None and got.doc.data == DATA
+    assert (got.handled, got.busy) == (False, None), "p1 holds u1 now"
+    assert await store.claim(claim("p2")) == Claimed(None, False, "p1")
+    assert await store.claim(claim("p1")) == Claimed(None, False), "its own claim again"
+    assert await store.claim(claim("p2", "u2")) == Claimed(None, False), "another update"
+    await store.mark_seen(Seen("seen:c", "u1", 60))
+    got = await store.claim(claim("p2"), "game:c")
+    assert got.handled and got.busy is None and got.doc is not None
+    assert await store.claim(claim("p3", "u2")) == Claimed(None, False, "p2")
+
+
+async def test_redis_a_claim_lapses_and_its_hash_expires(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    claims = [Claim("seen:c", "claims:c", f"u{i}", "p1", 0.2) for i in range(3)]
+    for claim in claims:
+        assert (await redis_store.claim(claim)).busy is None
+    other = Claim("seen:c", "claims:c", "u0", "p2", 0.2)
+    assert (await redis_store.claim(other)).busy == "p1"
+    assert 0 < await redis_client.pttl(redis_store.name("claims:c")) <= 200
+    await asyncio.sleep(0.25)
+    assert (await redis_store.claim(other)).busy is None, "p1's claim lapsed"
+    assert await redis_client.hkeys(redis_store.name("claims:c")) == [b"u0"], "lapsed: gone"
+    await asyncio.sleep(0.25)
+    assert await redis_client.exists(redis_store.name("claims:c")) == 0
+
+
+async def test_memory_a_claim_lapses() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    assert (await store.claim(Claim("seen:c", "claims:c", "u", "p1", 5))).busy is None
+    clock.now += 4.9
+    assert (await store.claim(Claim("seen:c", "claims:c", "u", "p2", 5))).busy == "p1"
+    clock.now += 0.1
+    assert (await store.claim(Claim("seen:c", "claims:c", "u", "p2", 5))).busy is None
+
+
+async def test_redis_cluster_mode_comes_from_the_environment(redis_cluster_url: str) -> None:
+    assert not Settings.from_env({}).redis_cluster
+    assert not Settings.from_env({"REDIS_CLUSTER": "0"}).redis_cluster
+    settings = Settings.from_env({"REDIS_URL": redis_cluster_url, "REDIS_CLUSTER": "1"})
+    with pytest.raises(ValueError, match="REDIS_CLUSTER"):
+        Settings.from_env({"REDIS_CLUSTER": "cluster"})
+    store = RedisStore.from_settings(settings)
+    try:
+        assert isinstance(store._r, RedisCluster)
+        assert store.name("game:c").startswith("egobot:{s")
+        await store.save("game:c", DATA, 0, 60)
+        doc = await store.load("game:c")
+        assert doc is not None and doc.data == DATA
+        await store.delete("game:c", doc.version)
+    finally:
+        await store.close()

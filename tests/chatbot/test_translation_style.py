@@ -82,3 +82,40 @@ def test_one_spelling_of_the_first_player_card() -> None:
     ids = {mid for mid, _ in pairs("en")}
     other = [m for m in ids if re.search("first player card", m, re.I) and "first-player" not in m]
     assert other == [] and any("first-player card" in m for m in ids)
+
+
+ROOT = LOCALES.parents[1]
+# Texts of the shared core that every game with private hands shows (its Thai names no card).
+HAND_TEXTS = (
+    "🃏 My hand",
+    "Open a private chat with me first: your hand goes there.",
+    "That button is outdated: here is your current hand.",
+)
+
+
+def ano_msgids() -> set[tuple[str | None, str]]:
+    """(context, msgid) of every text in Ano's presenter and rule help."""
+    from babel.messages.extract import extract
+
+    keywords = {"t": None, "nt": (1, 2), "N_": None, "gettext": None, "ngettext": (1, 2)}
+    keywords["pgettext"] = ((1, "c"), 2)
+    files = [*(ROOT / "chatbot" / "present" / "ano").glob("*.py"), ROOT / "chatbot/rules/ano.py"]
+    out: set[tuple[str | None, str]] = set()
+    for path in files:
+        with path.open("rb") as fp:
+            for _, msg, _, context in extract("python", fp, keywords):
+                out.add((context, msg if isinstance(msg, str) else msg[0]))
+    return out
+
+
+def test_thai_ano_says_phai_for_playing_cards() -> None:
+    # การ์ด is Egonomy's word; Thai players call playing cards ไพ่.
+    with (LOCALES / "th" / "LC_MESSAGES" / "messages.po").open("rb") as fp:
+        catalog = read_po(fp, locale="th")
+    ids = ano_msgids() | {(None, mid) for mid in HAND_TEXTS}
+    assert len(ids) > 100 and (("playing cards", "Your hand") in ids)
+    found = [catalog.get(mid, context=ctx) for ctx, mid in sorted(ids, key=str)]
+    assert None not in found
+    wrong = [s for m in found if m is not None for s in strings(m) if "การ์ด" in s]
+    assert wrong == []
+    assert "ไพ่ในมือ" in translator("th").pgettext("playing cards", "Your hand")

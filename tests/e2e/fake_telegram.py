@@ -26,20 +26,20 @@ import contextlib
 import json
 import math
 import re
-import socket
 import time
 import traceback
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from tests.local_server import LocalServer
 
 if TYPE_CHECKING:
     from telegram.ext import ApplicationBuilder
@@ -527,6 +527,7 @@ class Call:
     description: str | None = None
     unknown: bool = False  # a method the fake does not know (real Telegram might)
     abandoned: bool = False  # a long poll the client gave up on before it was answered
+    in_response: bool = False  # made by the bot's answer to a webhook request
     at: float = field(default_factory=time.time)
 
 
@@ -619,12 +620,6 @@ class _Flood:
     blocked_until: float = 0.0
 
 
-class _Server(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:  # leave Ctrl-C to pytest
-        yield
-
-
 _INT_PARAMS = {
     "message_id", "user_id", "offset", "limit", "cache_time", "message_thread_id",
     "reply_to_message_id", "until_date", "max_connections",
@@ -700,8 +695,7 @@ class FakeTelegram:
         self._held: set[str] = set()
         self._released = asyncio.Event()
         self._stopping = False
-        self._server: _Server | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._local: LocalServer | None = None
         self.port = 0
         # Every _api_<method> below is a Bot API method; Telegram matches names case-insensitively.
         self._handlers: dict[str, Callable[[JSON], Any]] = {
@@ -737,45 +731,26 @@ class FakeTelegram:
 
     async def start(self) -> None:
         """Serve on 127.0.0.1 on a free port, as a task of the running event loop."""
-        if self._task is not None:
+        if self._local is not None:
             raise RuntimeError("FakeTelegram is already running")
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        # Accepted connections inherit TCP_NODELAY: without it, a response written in two
-        # parts waits for the client's delayed ACK (about 40 ms a request).
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.asgi_app(),
-            host="127.0.0.1",
-            port=self.port,
-            http="h11",
-            lifespan="off",
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=3,
-        )
         self._stopping = False
         self._wake = asyncio.Event()  # bound to this loop
-        self._server = _Server(config)
-        self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="FakeTelegram")
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if self._task.done() or time.monotonic() > deadline:
-                await self.stop()
-                raise RuntimeError("the fake Telegram server did not start")
-            await asyncio.sleep(0.01)
+        self._local = LocalServer(self.asgi_app(), "FakeTelegram", timeout_graceful_shutdown=3)
+        try:
+            self.port = await self._local.start()
+        except RuntimeError:
+            self._local = None
+            raise RuntimeError("the fake Telegram server did not start") from None
 
     async def stop(self) -> None:
         """Answer pending long polls, shut the server down and wait for it."""
-        if self._task is None or self._server is None:
+        if self._local is None:
             return
         self._stopping = True
         self._notify()
-        self._server.should_exit = True
-        task, self._task, self._server = self._task, None, None
+        local, self._local = self._local, None
         try:
-            await asyncio.wait_for(task, timeout=10)
+            await local.stop()
         finally:
             self._stopping = False
 
@@ -1337,6 +1312,32 @@ class FakeTelegram:
             body = {"ok": False, "error_code": 500, "description": call.description}
         self.calls.append(call)
         return JSONResponse(body, status_code=200 if call.ok else body["error_code"])
+
+    def webhook_response(self, status: int, body: bytes, content_type: str = "") -> Call | None:
+        """What Telegram does with the bot's HTTP response to a webhook request: a JSON object
+        naming a `method` is carried out as a call (the bot never learns its result); any other
+        200 response is just an acknowledgement. The call, if one was made."""
+        if status != 200 or not content_type.startswith("application/json"):
+            return None
+        try:
+            params = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(params, dict) or "method" not in params:
+            return None
+        name = str(params.pop("method"))
+        call = Call(self._canonical.get(name.lower(), name), params, in_response=True)
+        handler = self._handlers.get(name.lower())
+        try:
+            if handler is None:
+                call.unknown = True
+                raise ApiError(404, "Not Found: method not found")
+            call.result = handler(decode_params(params))
+            call.ok = True
+        except ApiError as exc:
+            call.error_code, call.description = exc.code, exc.description
+        self.calls.append(call)
+        return call
 
     @staticmethod
     async def _read_params(request: Request) -> JSON:

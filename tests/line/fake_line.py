@@ -17,24 +17,23 @@ It also makes the webhook side: events with fresh reply tokens, and signed bodie
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import hashlib
 import hmac
 import itertools
 import json
-import socket
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from tests.local_server import LocalServer
 
 JSON = dict[str, Any]
 SECRET = "fake-channel-secret-0123456789ab"
@@ -113,8 +112,7 @@ class FakeLine:
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
-        self._server: _Server | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._local: LocalServer | None = None
 
     # --- the world -------------------------------------------------------------------------
 
@@ -331,39 +329,13 @@ class FakeLine:
 
     async def start(self) -> None:
         """Serve on 127.0.0.1 on a free port, as a task of the running event loop."""
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.asgi_app(),
-            host="127.0.0.1",
-            port=self.port,
-            http="h11",
-            lifespan="off",
-            log_level="warning",
-            access_log=False,
-        )
-        self._server = _Server(config)
-        self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if self._task.done() or time.monotonic() > deadline:
-                raise RuntimeError("the fake LINE server did not start")
-            await asyncio.sleep(0.01)
+        self._local = LocalServer(self.asgi_app(), "the fake LINE server")
+        self.port = await self._local.start()
 
     async def stop(self) -> None:
-        if self._server is None or self._task is None:
-            return
-        self._server.should_exit = True
-        await asyncio.wait_for(self._task, timeout=10)
-        self._server = self._task = None
-
-
-class _Server(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:  # leave Ctrl-C to pytest
-        yield
+        if self._local is not None:
+            await self._local.stop()
+            self._local = None
 
 
 def signature(body: str, secret: str) -> str:

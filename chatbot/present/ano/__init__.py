@@ -59,7 +59,7 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
     "play_drawn_only": (N_("You may play only the card you drew, or keep it."), "options"),
     "play_or_keep_drawn": (N_("Play the card you drew, or keep it."), "options"),
     "nothing_drawn": (N_("You drew no card to keep."), "options"),
-    "card_not_in_hand": (N_("That card is not in your hand."), "turn"),
+    "card_not_in_hand": (N_("You do not hold that card."), "turn"),
     "finished": (N_("You have finished: well done!"), "end"),
     "game_over": (N_("The game is over."), "end"),
 }
@@ -166,10 +166,9 @@ class AnoPresenter:
         self, view: View, legal: Sequence[Action], path: str, names: Sequence[str], tr: Translator
     ) -> tuple[str, Options]:
         cards = cards_text(by_suit(view.hand)) or tr.gettext("(empty)")
-        lines = [
-            "<b>" + tr.gettext("Your hand") + f"</b> ({len(view.hand)}): {cards}",
-            _top_line(view, tr),
-        ]
+        # the context: Thai says ไพ่ for playing cards where other games say การ์ด
+        head = tr.pgettext("playing cards", "Your hand")
+        lines = [f"<b>{head}</b> ({len(view.hand)}): {cards}", _top_line(view, tr)]
         if view.drawn >= 0:
             lines.append(tr.t("You drew {card}: play it or keep it.", card=card_text(view.drawn)))
         if not legal:
@@ -189,7 +188,7 @@ class AnoPresenter:
 
     def peek(self, view: View, tr: Translator) -> str:
         cards = [card_text(c) for c in by_suit(view.hand)]
-        head = tr.gettext("Your hand") + f" ({len(cards)}): "
+        head = tr.pgettext("playing cards", "Your hand") + f" ({len(cards)}): "
         text = head + " ".join(cards)
         while _units(text) > PEEK_LIMIT and cards:
             cards.pop()

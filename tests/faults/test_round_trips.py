@@ -1,0 +1,67 @@
+"""Redis round trips of a move press and of a command, counted at the connection: the dedupe
+check (and the claim against another process's copy of the same update) rides on the load."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+from redis.asyncio.connection import Connection
+
+from chatbot.store.redis import RedisStore
+from tests.e2e.fake_telegram import FakeTelegram
+from tests.e2e.harness import Harness
+from tests.e2e.helpers import GROUP, open_table
+from tests.faults.test_crash_dedupe import move_update
+
+# Measured before the claim existed: a press loads (with the dedupe check), reads the
+# presser's language, saves, records the delivery; /status checks dedupe, loads, marks the
+# update handled, and records the fresh table's message id (load, save).
+PRESS_TRIPS = 4
+COMMAND_TRIPS = 5
+
+
+def commands(packets: list[bytes]) -> list[str]:
+    """The command names of packets sent (a new connection's greeting left out)."""
+    names = [p.split(b"\r\n")[2].decode() for p in packets]
+    return [n for n in names if n not in ("HELLO", "CLIENT")]
+
+
+@pytest.mark.parametrize("cluster", [False, True], ids=["single", "cluster"])
+async def test_a_press_and_a_command_take_as_many_round_trips_as_before(
+    tg: FakeTelegram,
+    redis_prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+    cluster: bool,
+) -> None:
+    url = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
+    store = RedisStore.from_url(url, redis_prefix, cluster=cluster)
+    h = await Harness(tg, store).start()
+    sent: list[bytes] = []
+    original = Connection.send_packed_command
+
+    async def counting(
+        self: Connection, command: bytes | str | Iterable[bytes], check_health: bool = True
+    ) -> None:
+        assert not isinstance(command, str)
+        sent.append(command if isinstance(command, bytes) else b"".join(command))
+        await original(self, command, check_health)
+
+    try:
+        users = [tg.user(61, "Kim"), tg.user(62, "Lou")]
+        await open_table(h, tg, users)
+        update = await move_update(h, tg, users)
+        monkeypatch.setattr(Connection, "send_packed_command", counting)
+        await h.feed(update)
+        press = commands(sent)
+        sent.clear()
+        await h.command(GROUP, users[0], "/status")
+        command = commands(sent)
+    finally:
+        monkeypatch.undo()
+        await h.stop()
+        await store.close()
+    print(f"round trips: a move press {len(press)} {press}, /status {len(command)} {command}")
+    assert len(press) == PRESS_TRIPS, press
+    assert len(command) == COMMAND_TRIPS, command
