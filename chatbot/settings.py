@@ -44,6 +44,8 @@ class Settings:
     group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
     overall_rate: float = 30.0  # Telegram's limit: requests a second over all chats
     thinkers: int = max(1, (os.cpu_count() or 2) - 1)  # computer players' processes (0: a thread)
+    think_budget: float = 0.1  # seconds a computer player may think about one move
+    think_playouts: int = 120  # at most this many simulated continuations a move
     redis_timeout: float = 2.0  # seconds a Redis command may take before the store is "down"
     redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
     redis_retries: int = 2  # new connections tried after a refused or broken one
@@ -60,6 +62,12 @@ class Settings:
                 return float(env[name]) if env.get(name) else default
             except ValueError:
                 raise ValueError(f"{name} must be a number (got {env[name]!r})") from None
+
+        def positive(name: str, default: float) -> float:
+            value = num(name, default)
+            if not value > 0:
+                raise ValueError(f"{name} must be more than 0 (got {env[name]!r})")
+            return value
 
         def flag(name: str) -> bool:
             value = env.get(name, "").strip().lower()
@@ -94,6 +102,8 @@ class Settings:
             group_rate=num("GROUP_RATE", d.group_rate),
             overall_rate=num("OVERALL_RATE", d.overall_rate),
             thinkers=int(num("THINKERS", d.thinkers)),
+            think_budget=positive("THINK_BUDGET", d.think_budget),
+            think_playouts=int(positive("THINK_PLAYOUTS", d.think_playouts)),
             redis_timeout=num("REDIS_TIMEOUT", d.redis_timeout),
             redis_connect_timeout=num("REDIS_CONNECT_TIMEOUT", d.redis_connect_timeout),
             redis_retries=int(num("REDIS_RETRIES", d.redis_retries)),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Protocol, TypeVar, Union
@@ -235,13 +235,49 @@ def from_json(game: Game[S, A], raw: bytes | str) -> S:
     return restore(game, data)
 
 
+@dataclass(frozen=True)
+class Budget:
+    """How much a computer player may think about one move: at most `playouts` simulated
+    continuations, and at most `seconds` by `clock` (any function giving seconds, passed in by
+    the caller: the engine reads no clock of its own). Either may be None: no limit there.
+    Given as playouts alone, a choice is reproducible from the rng."""
+
+    playouts: int | None = None
+    seconds: float | None = None
+    clock: Callable[[], float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.playouts is None and self.seconds is None:
+            raise ValueError("a budget needs playouts or seconds")
+        if (self.playouts is not None and self.playouts < 1) or (
+            self.seconds is not None and not self.seconds > 0
+        ):
+            raise ValueError("a budget must allow some thinking")
+        if self.seconds is not None and self.clock is None:
+            raise ValueError("a budget in seconds needs a clock")
+
+    def start(self) -> Callable[[int], float]:
+        """Starts the clock; the result gives, from the playouts done, the share of the budget
+        used (1 or more: spent)."""
+        limit, seconds, clock = self.playouts, self.seconds, self.clock
+        if seconds is None or clock is None:
+            return lambda done: done / limit  # type: ignore[operator]
+        began = clock()
+        if limit is None:
+            return lambda done: (clock() - began) / seconds
+        return lambda done: max(done / limit, (clock() - began) / seconds)
+
+
 class Player(Protocol[A_contra]):
     """A computer player: sees only what a human in its seat sees. Out of turn (when its seat
-    is not in `to_move`) it may return None: it lets the chance go."""
+    is not in `to_move`) it may return None: it lets the chance go. `budget` bounds its
+    thinking (None: the player's own reproducible default); a cheap player may ignore it."""
 
     name: str
 
-    def choose(self, view: Any, legal: Sequence[A_contra], rng: Rng) -> A_contra | None: ...
+    def choose(
+        self, view: Any, legal: Sequence[A_contra], rng: Rng, budget: Budget | None = None
+    ) -> A_contra | None: ...
 
 
 def dump_event(event: Any) -> list[Any]:

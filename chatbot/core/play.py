@@ -32,7 +32,7 @@ from chatbot.core.session import (
     Session,
 )
 from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
-from chatbot.core.thinking import think
+from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import Translator, translator
 from chatbot.store.base import RETRIES, Doc
@@ -537,8 +537,9 @@ class GameDesk:
             legal = game.legal_actions(state, seat)
             rng = Rng(session.seed ^ session.stamps[seat])
             view = game.view(state, seat)
-            workers = self.tables.settings.thinkers
-            action = await think(bundle.computer, view, legal, rng, workers)
+            settings = self.tables.settings
+            limit = budget(settings.think_playouts, settings.think_budget)
+            action = await think(bundle.computer, view, legal, rng, settings.thinkers, limit)
             if action is None and seat in game.to_move(state) and legal:
                 action = legal[0]
             if action is None:  # it lets an out-of-turn chance go

@@ -1,6 +1,7 @@
 """Computer players think in worker processes: a search holds the CPU (and Python's lock on
 the interpreter) for milliseconds, and in a thread of the bot's process it would delay every
-press the event loop is answering meanwhile. With `workers=0` they think in a thread."""
+press the event loop is answering meanwhile. With `workers=0` they think in a thread. Each
+move's thinking is bounded by a budget: playouts and seconds, the clock read where it thinks."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import asyncio
 import atexit
 import logging
 import multiprocessing
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from engine.core import Player, Rng
+from engine.core import Budget, Player, Rng
 
 log = logging.getLogger(__name__)
 _pools: dict[int, ProcessPoolExecutor] = {}
@@ -34,14 +36,27 @@ def _shutdown() -> None:
     _pools.clear()
 
 
-async def think(player: Player[Any], view: Any, legal: list[Any], rng: Rng, workers: int) -> Any:
-    """The computer player's choice (None: it lets an out-of-turn chance go)."""
+def budget(playouts: int | None, seconds: float | None) -> Budget:
+    """A move's thinking budget, timed by the monotonic clock of the process that thinks."""
+    return Budget(playouts=playouts, seconds=seconds, clock=time.perf_counter)
+
+
+async def think(
+    player: Player[Any],
+    view: Any,
+    legal: list[Any],
+    rng: Rng,
+    workers: int,
+    limit: Budget | None = None,
+) -> Any:
+    """The computer player's choice within `limit` (None: the player's own default budget);
+    None: it lets an out-of-turn chance go."""
     if workers <= 0:
-        return await asyncio.to_thread(player.choose, view, legal, rng)
+        return await asyncio.to_thread(player.choose, view, legal, rng, limit)
     loop = asyncio.get_running_loop()
     try:
-        return await loop.run_in_executor(_pool(workers), player.choose, view, legal, rng)
+        return await loop.run_in_executor(_pool(workers), player.choose, view, legal, rng, limit)
     except BrokenProcessPool:  # a worker died (killed, out of memory): start anew
         log.warning("a thinking process died: the pool starts anew")
         _pools.pop(workers, None)
-        return await asyncio.to_thread(player.choose, view, legal, rng)
+        return await asyncio.to_thread(player.choose, view, legal, rng, limit)

@@ -1,5 +1,6 @@
 """Computer players for Ano: they see only their seat's view and pick a legal action (or,
-out of turn, None to let a chance go)."""
+out of turn, None to let a chance go). They decide in microseconds: the thinking budget
+(engine.core.Budget) they accept is never reached."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 from engine.ano.cards import ACE, JACK, JOKER, KING, QUEEN, RANK, SPECIAL, SUIT, SUITS
 from engine.ano.rules import CALL, CATCH, DRAW, FORGOT_CALL, KEEP, PLAY, SPECIAL_LAST, Action
 from engine.ano.view import View
-from engine.core import Rng
+from engine.core import Budget, Rng
 
 CHAIN_CARDS = (QUEEN, KING, 0)  # kept for answering a pending draw
 
@@ -19,7 +20,9 @@ class RandomPlayer:
 
     name = "random"
 
-    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action | None:
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action | None:
         if not legal or (view.me != view.turn and rng.below(2)):
             return None
         return legal[rng.below(len(legal))]
@@ -45,7 +48,9 @@ class SensiblePlayer:
 
     name = "sensible"
 
-    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action | None:
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action | None:
         for action in legal:
             if action.kind == CATCH and view.ano[action.target] == FORGOT_CALL:
                 return action

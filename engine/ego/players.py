@@ -1,11 +1,12 @@
-"""Computer players for EGO: they see only their seat's view."""
+"""Computer players for EGO: they see only their seat's view. They decide in microseconds:
+the thinking budget (engine.core.Budget) they accept is never reached."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
 
-from engine.core import Rng
+from engine.core import Budget, Rng
 from engine.ego.cards import CARDS
 from engine.ego.rules import ANSWERS, Action
 from engine.ego.view import View
@@ -24,7 +25,9 @@ class RandomPlayer:
 
     name = "random"
 
-    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action | None:
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action | None:
         if not _mine_to_make(view, legal):
             return None
         whole = [a for a in legal if a.answer and (a.stake or view.me == view.active)]
@@ -54,7 +57,9 @@ class ReaderPlayer:
         confident = len(top) == 1 and seen >= CONFIDENT_SEEN and best >= CONFIDENT_SHARE * seen
         return pick, confident
 
-    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action | None:
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action | None:
         if not _mine_to_make(view, legal):
             return None
         if view.me == view.active:

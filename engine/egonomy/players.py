@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from engine.core import Rng
+from engine.core import Budget, Rng
 from engine.egonomy.cards import cards_in_play
 from engine.egonomy.events import RoundEnded
 from engine.egonomy.rules import (
@@ -30,7 +30,9 @@ class RandomPlayer:
 
     name = "random"
 
-    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action:
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action:
         return legal[rng.below(len(legal))]
 
 
@@ -43,7 +45,9 @@ class GreedyPlayer:
         """Ego now gained plus cards leaving the hand (each would cost 1 ego at round end)."""
         return _score(action, view.tables, view.table_topics, view.momentum)
 
-    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action:
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action:
         return _greedy_choice(legal, view.tables, view.table_topics, view.momentum, rng)
 
 
@@ -84,11 +88,15 @@ def _greedy_choice(
     return top[rng.below(len(top))]
 
 
-def determinize(view: View, rng: Rng) -> State:
+def determinize(view: View, rng: Rng, remember: bool = True) -> State:
     """A whole game consistent with what `view`'s player sees: the cards they cannot see (other
-    hands, ego piles, the face-down card) dealt at random in the right numbers."""
+    hands, the face-down card) dealt at random in the right numbers. The ego piles hold the
+    cards seen taken this round (which pile holds which does not matter to play); with
+    `remember` off, unseen cards at random like the rest."""
     me = view.me if view.me is not None else view.turn
     seen = set(view.hand) | {c for t in view.tables for c in t} | set(view.discard)
+    if remember:
+        seen.update(view.taken)
     unseen = rng.shuffled([c for c in cards_in_play(view.players) if c not in seen])
     hands, egos = [], []
     for p in range(view.players):
@@ -97,9 +105,10 @@ def determinize(view: View, rng: Rng) -> State:
         else:
             hands.append(tuple(sorted(unseen[: view.hand_sizes[p]])))
             del unseen[: view.hand_sizes[p]]
+    piles = list(view.taken) if remember else unseen
     for p in range(view.players):
-        egos.append(tuple(unseen[: view.ego_piles[p]]))
-        del unseen[: view.ego_piles[p]]
+        egos.append(tuple(piles[: view.ego_piles[p]]))
+        del piles[: view.ego_piles[p]]
     return State(
         players=view.players,
         flip_mode=view.flip_mode,
@@ -121,11 +130,13 @@ def determinize(view: View, rng: Rng) -> State:
     )
 
 
-class SearchPlayer:
+class FlatSearchPlayer:
     """Tries its most promising actions on sampled deals of the cards it cannot see, plays each
-    sample to the end of the round with greedy players, and keeps the best on average."""
+    sample to the end of the round with greedy players, and keeps the best on average. Every
+    candidate gets the same number of samples, and its deals ignore the cards seen taken (the
+    seats' player before SearchPlayer)."""
 
-    name = "search"
+    name = "flat-search"
 
     def __init__(self, samples: int = 6, candidates: int = 6, horizon: int = 80) -> None:
         self.samples = samples
@@ -133,36 +144,96 @@ class SearchPlayer:
         self.horizon = horizon
         self.greedy = GreedyPlayer()
 
-    def choose(self, view: View, legal: Sequence[Action], rng: Rng) -> Action:
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action:
         if len(legal) == 1:
             return legal[0]
         ranked = sorted(legal, key=lambda a: -self.greedy.score(view, a))[: self.candidates]
         me = view.me if view.me is not None else view.turn
+        used = (budget or Budget(playouts=self.samples * len(ranked))).start()
         totals = [0.0] * len(ranked)
-        for _ in range(self.samples):
-            state = determinize(view, rng)
+        counts = [0] * len(ranked)
+        done = 0
+        while used(done) < 1:  # a sample for every candidate, as long as the budget lasts
+            state = determinize(view, rng, remember=False)
             for i, action in enumerate(ranked):
-                totals[i] += self._playout(state, me, action, rng)
-        return ranked[max(range(len(ranked)), key=totals.__getitem__)]
+                totals[i] += _playout(state, me, action, rng, self.horizon)
+                counts[i] += 1
+                done += 1
+                if used(done) >= 1:
+                    break
+        return ranked[_best(totals, counts, range(len(ranked)))]
 
-    def _playout(self, state: State, me: int, action: Action, rng: Rng) -> float:
-        """My round result after `action` and greedy play by all: margin of ego over the best
-        other player, and my place."""
-        state, events = play(state, me, action)
-        for _ in range(self.horizon):
-            for event in events:
-                if isinstance(event, RoundEnded):
-                    return _round_value(event, me)
-            if state.over:
-                break
-            p = state.turn  # greedy play, judged from the state (what its seat's view shows)
-            legal = legal_actions(state, p)
-            pick = _greedy_choice(legal, state.tables, topics(state), state.momentum, rng)
-            state, events = play(state, p, pick)
-        ranking = round_ranking(state)
-        place = next(i for i, row in enumerate(ranking) if row[0] == me)
-        ego = {p: e for p, e, _ in ranking}
-        return ego[me] - max(e for p, e in ego.items() if p != me) - place
+
+class SearchPlayer:
+    """Flat Monte Carlo with successive halving: every candidate action is tried on the same
+    sampled deals of the cards it cannot see (the cards seen taken into ego piles are not
+    dealt into hands), each played to the end of the round by greedy
+    players; at each share of the budget the worse half of the candidates is dropped, so the
+    promising ones get most of the samples. Stops when the budget is spent or one is left."""
+
+    name = "search"
+
+    def __init__(self, playouts: int = 120, candidates: int = 16, horizon: int = 80) -> None:
+        self.playouts = playouts  # the budget when none is given
+        self.candidates = candidates
+        self.horizon = horizon
+        self.greedy = GreedyPlayer()
+
+    def choose(
+        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    ) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        ranked = sorted(legal, key=lambda a: -self.greedy.score(view, a))[: self.candidates]
+        me = view.me if view.me is not None else view.turn
+        used = (budget or Budget(playouts=self.playouts)).start()
+        n = len(ranked)
+        rounds = (n - 1).bit_length()  # halvings from n candidates down to one
+        totals = [0.0] * n
+        counts = [0] * n
+        alive = list(range(n))
+        done, halved = 0, 0
+        while len(alive) > 1:
+            state = determinize(view, rng)
+            for i in alive:
+                totals[i] += _playout(state, me, ranked[i], rng, self.horizon)
+                counts[i] += 1
+                done += 1
+                if used(done) >= 1:
+                    return ranked[_best(totals, counts, alive)]
+            if used(done) * rounds >= halved + 1:
+                alive.sort(key=lambda i: -totals[i] / counts[i])
+                del alive[(len(alive) + 1) // 2 :]
+                halved += 1
+        return ranked[alive[0]]
+
+
+def _best(totals: Sequence[float], counts: Sequence[int], among: Iterable[int]) -> int:
+    """The candidate with the best mean among those tried (the first of equals)."""
+    tried = [i for i in among if counts[i]]
+    return max(tried, key=lambda i: totals[i] / counts[i])
+
+
+def _playout(state: State, me: int, action: Action, rng: Rng, horizon: int) -> float:
+    """My round result after `action` and greedy play by all: margin of ego over the best
+    other player, and my place."""
+    state, events = play(state, me, action)
+    for _ in range(horizon):
+        for event in events:
+            if isinstance(event, RoundEnded):
+                return _round_value(event, me)
+        if state.over:
+            break
+        p = state.turn  # greedy play, judged from the state (what its seat's view shows)
+        legal = legal_actions(state, p)
+        pick = _greedy_choice(legal, state.tables, topics(state), state.momentum, rng)
+        state, events = play(state, p, pick)
+    ranking = round_ranking(state)
+    place = next(i for i, row in enumerate(ranking) if row[0] == me)
+    ego = {p: e for p, e, _ in ranking}
+    return ego[me] - max(e for p, e in ego.items() if p != me) - place
 
 
 def _round_value(event: RoundEnded, me: int) -> float:

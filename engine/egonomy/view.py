@@ -30,9 +30,13 @@ class View(NamedTuple):
     flip_mode: bool
     strict: bool
     over: bool
+    taken: tuple[int, ...] = ()  # the cards in the ego piles, sorted: see `view`
 
 
 def view(state: State, player: int | None) -> View:
+    """What `player` sees, and remembers: the ego piles lie face down, but every card in them
+    lay face up on a table this round when it was taken, so `taken` names them (not who took
+    which), as an attentive player recalls them."""
     return View(
         me=player,
         hand=state.hands[player] if player is not None else (),
@@ -51,4 +55,5 @@ def view(state: State, player: int | None) -> View:
         flip_mode=state.flip_mode,
         strict=state.strict,
         over=state.over,
+        taken=tuple(sorted(c for pile in state.egos for c in pile)),
     )

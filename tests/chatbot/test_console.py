@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -154,7 +155,10 @@ def test_the_options_in_force_are_shown_at_the_top() -> None:
 
 @pytest.mark.parametrize("name", WITH_TEST_GAMES.names)
 def test_every_registered_game_can_be_played_to_its_end(name: str) -> None:
-    feed = Feed(*["4", "1"] * 1500)  # "1" alone never stakes a bet in EGO
+    # seeded random numbers: a fixed cycle such as "4", "1" can go round a menu and its "Back"
+    # for ever; "1" alone never stakes a bet in EGO
+    pick_one = random.Random(name).choice
+    feed = Feed(*[pick_one("1234") for _ in range(3000)])
     spec = WITH_TEST_GAMES[name].game.spec
     assert run(feed, name, games=WITH_TEST_GAMES, players=spec.min_players) == 0
     assert feed.answers, "the game ended before the answers ran out"

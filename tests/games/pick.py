@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from chatbot.core.registry import Bundle
 from chatbot.i18n import Translator
 from chatbot.present.base import Option, Options
-from engine.core import GameSpec, IllegalAction, Placing, Rng, Signal
+from engine.core import Budget, GameSpec, IllegalAction, Placing, Rng, Signal
 from engine.core import Options as GameOptions
 from tests.games.common import PlainPresenter, rulebook
 
@@ -154,7 +154,9 @@ class FirstPick:
 
     name = "first"
 
-    def choose(self, view: State, legal: Sequence[int], rng: Rng) -> int | None:
+    def choose(
+        self, view: State, legal: Sequence[int], rng: Rng, budget: Budget | None = None
+    ) -> int | None:
         return legal[0]
 
 

@@ -52,3 +52,30 @@ def test_the_searching_player_beats_the_greedy_one() -> None:
         winner = GAME.result(play(seats, seed, players))[0].player
         wins += seats[winner] is search
     assert wins >= 14, wins
+
+
+def test_the_cards_seen_taken_are_never_dealt_into_a_hand() -> None:
+    """Every card in an ego pile lay face up on a table when it was taken: the view names
+    them (not who took which), and the searching player's deals keep them out of the hands."""
+    seen_taken = 0
+    for seed in range(30):
+        players = 2 + seed % 3
+        state, _ = GAME.new_game(players, {}, seed)
+        rng = Rng(seed)
+        for _ in range(4 + seed % 9):
+            legal = GAME.legal_actions(state, state.turn)
+            after, _ = GAME.apply(state, state.turn, legal[rng.below(len(legal))])
+            if after.round != state.round or after.over:
+                break
+            state = after
+        me = state.turn
+        view = GAME.view(state, me)
+        taken = sorted(c for pile in state.egos for c in pile)
+        assert list(view.taken) == taken
+        seen_taken += len(taken)
+        for n in range(5):
+            sample = determinize(view, Rng(n))
+            assert not set(taken) & {c for h in sample.hands for c in h}
+            assert sorted(c for pile in sample.egos for c in pile) == taken
+            assert sample.facedown not in taken
+    assert seen_taken > 20, "the positions had cards in ego piles"
