@@ -1,7 +1,8 @@
 """A fingerprint of Egonomy's rules over 600 seeded games, so that making the engine faster
 provably changes no rule: every legal action list in order, every state and event, the
 refusal (or outcome) of a random, often illegal, action at every step, and greedy playouts
-through the unchecked `play` that computer players use. If a rule is meant to change, the
+through the unchecked `play` that computer players use. Each action is applied both as just
+listed (`apply` then trusts it) and to an equal state never listed (`apply` checks it). If a rule is meant to change, the
 digest changes with it: print the new one with `python -m tests.engine.egonomy.test_digest`."""
 
 from __future__ import annotations
@@ -77,14 +78,16 @@ def rules_digest(games: int = GAMES) -> str:
             legal = legal_actions(state, p)
             feed.update(",".join(map(encode_action, legal)).encode())
             probe = _random_action(state, rng)
+            unlisted = State._make(state)  # an equal state never listed: `apply` checks all
             try:
-                outcome: object = dump(apply(state, p, probe)[0])
+                outcome: object = dump(apply(unlisted, p, probe)[0])
             except IllegalAction as refusal:
                 outcome = refusal.code
             feed.update(repr((encode_action(probe), outcome)).encode())
             action = legal[rng.below(len(legal))]
             after, events = apply(state, p, action)
             assert play(state, p, action) == (after, events), "play agrees with apply"
+            assert apply(unlisted, p, action) == (after, events), "and with a checked apply"
             if step % 10 == 0:
                 _playout(state, Rng(seed * 1000 + step), feed)
             state = after
