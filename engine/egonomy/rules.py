@@ -181,13 +181,18 @@ _TWIN = tuple(
     for c in _ALL_CARDS
 )
 
-# A sequence row: (size, highest number, topic bit mask, its argue action on each table).
-SequenceRow = tuple[int, int, int, tuple[Action, ...]]
+# A sequence row: (its rank, see `_rank`; topic bit mask; its argue action on each table).
+SequenceRow = tuple[int, int, tuple[Action, ...]]
+
+
+def _rank(size: int, top: int) -> int:
+    """Sequences and tables in one order: more cards first, then the higher top number."""
+    return size * 16 + top
 
 
 def _row(cards: tuple[int, ...]) -> SequenceRow:
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
-    return len(cards), NUMBER[cards[-1]], topic_mask(cards), argue
+    return _rank(len(cards), NUMBER[cards[-1]]), topic_mask(cards), argue
 
 
 # Every pair and triple of cards with consecutive numbers, looked up by (a*N + b)*N + c.
@@ -291,23 +296,33 @@ def _strength(table: tuple[int, ...]) -> tuple[int, int, bool]:
     return len(table), top, len(table) == 3 and top == FALLACY_VICTIM[-1]
 
 
+_FALLACY_RANK = _rank(len(FALLACY), FALLACY[-1])
+_NOT_A_RANK = -1
+_BARS: dict[tuple[int, ...], tuple[int, int]] = {}
+
+
+def _bar(lying: tuple[int, ...]) -> tuple[int, int]:
+    """What a sequence must beat on a table with 2 or more cards: (rank to exceed, the one
+    lower rank that also wins: the fallacy 123 on 789) (see `beats`)."""
+    bar = _BARS.get(lying)
+    if bar is None:
+        size, top, victim = _strength(lying)
+        bar = _BARS[lying] = _rank(size, top), _FALLACY_RANK if victim else _NOT_A_RANK
+    return bar
+
+
+_OPEN = (0, _NOT_A_RANK)  # an empty table or a single card: every sequence wins
+
+
 def _argues(
     rows: list[SequenceRow], t: int, topic: int, lying: tuple[int, ...], strict: bool
 ) -> list[Action]:
     """The argues of these sequences that are legal on table `t` (see `fits` and `beats`)."""
     bit = 1 << topic
-    if len(lying) <= 1:  # every sequence beats an empty table or a single card
-        if strict:
-            return [a[t] for _, _, m, a in rows if m == bit]
-        return [a[t] for _, _, m, a in rows if m & bit]
-    size, top, victim = _strength(lying)
-    low = FALLACY[-1] if victim else 0  # the fallacy 123 also beats 789
-    return [
-        a[t]
-        for s, high, m, a in rows
-        if (m == bit if strict else m & bit)
-        and (s > size or (s == size and (high > top or high == low)))
-    ]
+    over, also = _bar(lying) if len(lying) > 1 else _OPEN
+    if strict:
+        return [a[t] for r, m, a in rows if m == bit and (r > over or r == also)]
+    return [a[t] for r, m, a in rows if m & bit and (r > over or r == also)]
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -341,18 +356,36 @@ def legal_actions(state: State, player: int) -> list[Action]:
             out.extend(map(_LISTEN[t].__getitem__, lying))
         if size == 3 and flip:
             out.append(_FLIP[t])
-    if rows:
-        strict = state.strict
-        for t in range(TABLES):
-            lying = tables[t]
-            if len(lying) > 1:
-                out += _argues(rows, t, _SHOWN[t][f[t]], lying, strict)
-            elif strict:  # every sequence beats an empty table or a single card
-                bit = 1 << _SHOWN[t][f[t]]
-                out += [a[t] for _, _, m, a in rows if m == bit]
-            else:
-                bit = 1 << _SHOWN[t][f[t]]
-                out += [a[t] for _, _, m, a in rows if m & bit]
+    if rows:  # one pass over the sequences for the three tables
+        lying = tables[0]
+        over0, also0 = _bar(lying) if len(lying) > 1 else _OPEN
+        lying = tables[1]
+        over1, also1 = _bar(lying) if len(lying) > 1 else _OPEN
+        lying = tables[2]
+        over2, also2 = _bar(lying) if len(lying) > 1 else _OPEN
+        bit0, bit1, bit2 = 1 << _SHOWN[0][f[0]], 1 << _SHOWN[1][f[1]], 1 << _SHOWN[2][f[2]]
+        on0: list[Action] = []
+        on1: list[Action] = []
+        on2: list[Action] = []
+        if state.strict:
+            for r, m, a in rows:
+                if m == bit0 and (r > over0 or r == also0):
+                    on0.append(a[0])
+                if m == bit1 and (r > over1 or r == also1):
+                    on1.append(a[1])
+                if m == bit2 and (r > over2 or r == also2):
+                    on2.append(a[2])
+        else:
+            for r, m, a in rows:
+                if m & bit0 and (r > over0 or r == also0):
+                    on0.append(a[0])
+                if m & bit1 and (r > over1 or r == also1):
+                    on1.append(a[1])
+                if m & bit2 and (r > over2 or r == also2):
+                    on2.append(a[2])
+        out += on0
+        out += on1
+        out += on2
     out += let_go
     _listed = state, tuple(out)
     return out
@@ -390,7 +423,8 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
     listed, actions = _listed
     if state is listed and action in actions and player == state.turn:
-        return play(state, player, action)  # just listed as legal: nothing to check
+        # just listed as legal: nothing to check
+        return _after_action(state, player, _TRUSTED[action[0]](state, player, *action[1:]))
     if state.over:
         raise IllegalAction("game_over")
     if player != state.turn:
@@ -403,14 +437,14 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         if kind == LET_GO:
             raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
         raise IllegalAction("no_such_table")
-    return _after_action(state, player, *handler(state, player, table, cards))
+    return _after_action(state, player, handler(state, player, table, cards))
 
 
 def play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """`apply` for an action listed by `legal_actions(state, player)`, its checks skipped: for
     computer players' playouts. Anything else may leave a broken state."""
     kind, table, cards = action
-    return _after_action(state, player, *_TRUSTED[kind](state, player, table, cards))
+    return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
 
 
 def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -647,34 +681,24 @@ _HANDLER_AT = {
 }
 
 
-def _after_action(
-    state: State,
-    player: int,
-    hand: tuple[int, ...],
-    tables: tuple[tuple[int, ...], ...],
-    flipped: tuple[bool, ...],
-    egos: tuple[tuple[int, ...], ...],
-    discard: tuple[int, ...],
-    event: Event,
-    momentum: bool,
-) -> tuple[State, list[Event]]:
+def _after_action(state: State, player: int, outcome: Outcome) -> tuple[State, list[Event]]:
     """The new state in one step, then momentum, the next player, and the round's end (empty
     hand or a stuck player)."""
+    hand, tables, flipped, egos, discard, event, momentum = outcome
     (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands) = state[:9]
-    hands = _set(hands, player, hand)
+    (facedown, trophies, last_ranking, over) = state[13:]
+    hands = _put(hands, player, hand)
     events: list[Event] = [event]
     if not hand:
-        return _end_round(
-            _new(State, (*state[:8], hands, tables, flipped, egos, discard, *state[13:])),
-            events,
-            emptied_by=player,
-        )
+        fields = (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands, tables)
+        new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
+        return _end_round(new, events, emptied_by=player)
     if momentum and not had_momentum:  # at most once a turn
         events.append(MomentumGained(player))
     else:
         turn, momentum = (player + 1) % players, False
     fields = (players, flip_mode, strict, rng, rnd, first, turn, momentum, hands, tables)
-    new = _new(State, (*fields, flipped, egos, discard, *state[13:]))
+    new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
     if not can_act(new, turn):
         events.append(Stuck(turn))
         return _end_round(new, events, emptied_by=None)
