@@ -7,7 +7,7 @@ in the tests; this module keeps each rule in one function.
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations, pairwise
+from itertools import combinations, pairwise, product
 from typing import Any, NamedTuple
 
 from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
@@ -177,8 +177,7 @@ _FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
 _SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
 # The other copy of each card (a 3- or 4-player mark repeating an unmarked card), or -1.
 _TWIN = tuple(
-    next((d for d in _ALL_CARDS if d != c and CARDS[d][:2] == CARDS[c][:2]), -1)
-    for c in _ALL_CARDS
+    next((d for d in _ALL_CARDS if d != c and CARDS[d][:2] == CARDS[c][:2]), -1) for c in _ALL_CARDS
 )
 
 # A sequence row: (its rank, see `_rank`; topic bit mask; its argue action on each table).
@@ -214,7 +213,7 @@ HandIndex = tuple[tuple[list[int], list[int], list[int]], list[SequenceRow], lis
 # Hand indexes by hand. A hand rarely comes back once changed, so this holds only the hands
 # of recent positions and is emptied when full.
 _INDEX: dict[tuple[int, ...], HandIndex] = {}
-_INDEX_SIZE = 1 << 14
+_INDEX_SIZE = 1 << 7
 
 
 def hand_index(hand: tuple[int, ...]) -> HandIndex:
@@ -259,7 +258,9 @@ def _build_index(hand: tuple[int, ...]) -> HandIndex:
                     ab = a * _N + b
                     rows.append(_PAIRS[ab])  # type: ignore[arg-type]
                     if high:
-                        rows.extend([_TRIPLES[ab * _N + c] for c in high])  # type: ignore[misc]
+                        abc = ab * _N
+                        for c in high:
+                            rows.append(_TRIPLES[abc + c])  # type: ignore[arg-type]
     let_go: list[Action] = []
     if several:
         for n in numbers:
@@ -306,6 +307,8 @@ def _bar(lying: tuple[int, ...]) -> tuple[int, int]:
     lower rank that also wins: the fallacy 123 on 789) (see `beats`)."""
     bar = _BARS.get(lying)
     if bar is None:
+        if len(_BARS) >= _INDEX_SIZE:
+            _BARS.clear()
         size, top, victim = _strength(lying)
         bar = _BARS[lying] = _rank(size, top), _FALLACY_RANK if victim else _NOT_A_RANK
     return bar
@@ -325,6 +328,14 @@ def _argues(
     return [a[t] for r, m, a in rows if m & bit and (r > over or r == also)]
 
 
+# For each way the tables may lie flipped: the topic each shows, and those topics as bits.
+_SIDES = {
+    sides: (shown, 1 << shown[0], 1 << shown[1], 1 << shown[2])
+    for sides in product((False, True), repeat=TABLES)
+    for shown in [tuple(table_topic(t, sides[t]) for t in range(TABLES))]
+}
+
+
 # --- legal actions -------------------------------------------------------------------------
 
 
@@ -342,14 +353,15 @@ def legal_actions(state: State, player: int) -> list[Action]:
     hand = state.hands[player]
     index = _INDEX.get(hand)
     babbles, rows, let_go = index if index is not None else hand_index(hand)
-    f, tables = state.flipped, state.tables
+    tables = state.tables
+    shown, bit0, bit1, bit2 = _SIDES[state.flipped]
     listen, flip = state.players >= 3, state.flip_mode
     out: list[Action] = []
     for t in range(TABLES):
         lying = tables[t]
         size = len(lying)
         if size == 0:
-            out.extend(map(_BABBLE[t].__getitem__, babbles[_SHOWN[t][f[t]]]))
+            out.extend(map(_BABBLE[t].__getitem__, babbles[shown[t]]))
         elif size == 1:
             out.append(_CUT_OFF[t])
         elif listen:
@@ -363,7 +375,6 @@ def legal_actions(state: State, player: int) -> list[Action]:
         over1, also1 = _bar(lying) if len(lying) > 1 else _OPEN
         lying = tables[2]
         over2, also2 = _bar(lying) if len(lying) > 1 else _OPEN
-        bit0, bit1, bit2 = 1 << _SHOWN[0][f[0]], 1 << _SHOWN[1][f[1]], 1 << _SHOWN[2][f[2]]
         on0: list[Action] = []
         on1: list[Action] = []
         on2: list[Action] = []
@@ -466,6 +477,17 @@ def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
+def _on_table(
+    tables: tuple[tuple[int, ...], ...], t: int, lying: tuple[int, ...]
+) -> tuple[tuple[int, ...], ...]:
+    """The three tables with `lying` on table `t`."""
+    if t == 0:
+        return lying, tables[1], tables[2]
+    if t == 1:
+        return tables[0], lying, tables[2]
+    return tables[0], tables[1], lying
+
+
 def _put(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """`seq` with one item replaced (the hot path's `_set`)."""
     items = list(seq)
@@ -543,7 +565,7 @@ def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -
     hand = state.hands[player]
     card = cards[0]
     i = hand.index(card)
-    tables = _put(state.tables, t, cards)
+    tables = _on_table(state.tables, t, cards)
     event = Babbled(player, t, card)
     return hand[:i] + hand[i + 1 :], tables, state.flipped, state.egos, state.discard, event, False
 
@@ -552,7 +574,7 @@ def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) 
     """`_cut_off` without its check, for a listed cut-off."""
     lying = state.tables[t]
     egos = _put(state.egos, player, state.egos[player] + lying)
-    tables = _put(state.tables, t, ())
+    tables = _on_table(state.tables, t, ())
     event = CutOff(player, t, lying[0])
     return state.hands[player], tables, state.flipped, egos, state.discard, event, False
 
@@ -570,7 +592,7 @@ def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) ->
     else:
         fallacy = NUMBER[cards[2]] == FALLACY[-1] and _strength(lying)[2]
         on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic == TOPIC[cards[2]]
-    tables = _put(state.tables, t, cards)
+    tables = _on_table(state.tables, t, cards)
     egos = _put(state.egos, player, state.egos[player] + lying)
     event = Argued(player, t, cards, lying, fallacy)
     return tuple(left), tables, state.flipped, egos, state.discard, event, on_topic
@@ -583,7 +605,7 @@ def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -
     i = lying.index(card)
     rest = lying[:i] + lying[i + 1 :]
     hand = tuple(sorted(state.hands[player] + cards))
-    tables = _put(state.tables, t, ())
+    tables = _on_table(state.tables, t, ())
     event = Listened(player, t, card, rest)
     return hand, tables, state.flipped, state.egos, state.discard + rest, event, True
 
@@ -603,7 +625,7 @@ def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> 
     lying = state.tables[t]
     side = not state.flipped[t]
     flipped = _put(state.flipped, t, side)
-    tables = _put(state.tables, t, ())
+    tables = _on_table(state.tables, t, ())
     event = Flipped(player, t, lying, _SHOWN[t][side])
     return state.hands[player], tables, flipped, state.egos, state.discard + lying, event, True
 

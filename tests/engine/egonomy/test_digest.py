@@ -2,8 +2,9 @@
 provably changes no rule: every legal action list in order, every state and event, the
 refusal (or outcome) of a random, often illegal, action at every step, and greedy playouts
 through the unchecked `play` that computer players use. Each action is applied both as just
-listed (`apply` then trusts it) and to an equal state never listed (`apply` checks it). If a rule is meant to change, the
-digest changes with it: print the new one with `python -m tests.engine.egonomy.test_digest`."""
+listed (`apply` then trusts it) and to an equal state never listed (`apply` checks it). If a
+rule is meant to change, the digest changes with it: print the new one with
+`python -m tests.engine.egonomy.test_digest`."""
 
 from __future__ import annotations
 
