@@ -219,10 +219,14 @@ _INDEX_SIZE = 1 << 7
 def hand_index(hand: tuple[int, ...]) -> HandIndex:
     """The index of a sorted hand, from the cache of recent hands or built."""
     index = _INDEX.get(hand)
-    if index is None:
-        if len(_INDEX) >= _INDEX_SIZE:
-            _INDEX.clear()
-        index = _INDEX[hand] = _build_index(hand)
+    return index if index is not None else _index_built(hand)
+
+
+def _index_built(hand: tuple[int, ...]) -> HandIndex:
+    """Build a hand's index and keep it."""
+    if len(_INDEX) >= _INDEX_SIZE:
+        _INDEX.clear()
+    index = _INDEX[hand] = _build_index(hand)
     return index
 
 
@@ -352,7 +356,7 @@ def legal_actions(state: State, player: int) -> list[Action]:
         return []
     hand = state.hands[player]
     index = _INDEX.get(hand)
-    babbles, rows, let_go = index if index is not None else hand_index(hand)
+    babbles, rows, let_go = index if index is not None else _index_built(hand)
     tables = state.tables
     shown, bit0, bit1, bit2 = _SIDES[state.flipped]
     listen, flip = state.players >= 3, state.flip_mode
@@ -434,8 +438,8 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
     listed, actions = _listed
     if state is listed and action in actions and player == state.turn:
-        # just listed as legal: nothing to check
-        return _after_action(state, player, _TRUSTED[action[0]](state, player, *action[1:]))
+        kind, table, cards = action  # just listed as legal: nothing to check
+        return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
     if state.over:
         raise IllegalAction("game_over")
     if player != state.turn:
@@ -721,6 +725,11 @@ def _after_action(state: State, player: int, outcome: Outcome) -> tuple[State, l
         turn, momentum = (player + 1) % players, False
     fields = (players, flip_mode, strict, rng, rnd, first, turn, momentum, hands, tables)
     new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
+    listen = players >= 3  # `can_act`'s first check, inline: a table offers an action
+    for lying in tables:
+        size = len(lying)
+        if size == 1 or (size >= 2 and listen) or (size == 3 and flip_mode):
+            return new, events
     if not can_act(new, turn):
         events.append(Stuck(turn))
         return _end_round(new, events, emptied_by=None)
