@@ -213,7 +213,7 @@ HandIndex = tuple[tuple[list[int], list[int], list[int]], list[SequenceRow], lis
 # Hand indexes by hand. A hand rarely comes back once changed, so this holds only the hands
 # of recent positions and is emptied when full.
 _INDEX: dict[tuple[int, ...], HandIndex] = {}
-_INDEX_SIZE = 1 << 7
+_INDEX_SIZE = 1 << 6
 
 
 def hand_index(hand: tuple[int, ...]) -> HandIndex:
@@ -269,26 +269,29 @@ def _build_index(hand: tuple[int, ...]) -> HandIndex:
     if several:
         for n in numbers:
             same = by_number[n]
-            second = copies.get(n) if copies else None
-            if second:
-                let_go += _let_go_choices(tuple(sorted(same + second)), False)  # type: ignore[operator]
+            if copies is not None and n in copies:
+                let_go += _let_go_choices(tuple(sorted(same + copies[n])), False)  # type: ignore[operator]
             elif len(same) >= 2:  # type: ignore[arg-type]
-                let_go += _let_go_choices(tuple(same), True)  # type: ignore[arg-type]
+                cards = tuple(same)  # type: ignore[arg-type]
+                known = _LET_GO[True].get(cards)
+                let_go += known if known is not None else _let_go_choices(cards, True)
     return babbles, rows, let_go
 
 
-_LET_GO: dict[tuple[tuple[int, ...], bool], tuple[Action, ...]] = {}
+# The let-go choices of some cards of one number, by whether they are all distinct (no two
+# copies of one card), then by the cards.
+_LET_GO: dict[bool, dict[tuple[int, ...], tuple[Action, ...]]] = {True: {}, False: {}}
 
 
 def _let_go_choices(same: tuple[int, ...], distinct: bool) -> tuple[Action, ...]:
     """Every group of two or more of these cards of one number; copies of a card count once."""
-    choices = _LET_GO.get((same, distinct))
+    choices = _LET_GO[distinct].get(same)
     if choices is None:
         groups = [g for k in range(2, len(same) + 1) for g in combinations(same, k)]
         if not distinct:
             unique = {tuple(sorted(TOPIC[c] for c in g)): g for g in reversed(groups)}
             groups = sorted(unique.values())
-        choices = _LET_GO[same, distinct] = tuple(Action(LET_GO, NO_TABLE, g) for g in groups)
+        choices = _LET_GO[distinct][same] = tuple(Action(LET_GO, NO_TABLE, g) for g in groups)
     return choices
 
 
