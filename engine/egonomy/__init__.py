@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 from engine.core import GameSpec, Options, Placing
@@ -27,6 +28,7 @@ class Egonomy:
     # the hot calls of every playout go straight to the rules, without a method in between
     legal_actions = staticmethod(rules.legal_actions)
     apply = staticmethod(rules.apply)
+    is_over = staticmethod(attrgetter("over"))
 
     def timeout(self, state: State, player: int) -> None:
         """An idle player's turn is taken by a computer player."""
@@ -34,9 +36,6 @@ class Egonomy:
 
     def view(self, state: State, player: int | None) -> View:
         return view(state, player)
-
-    def is_over(self, state: State) -> bool:
-        return state.over
 
     def result(self, state: State) -> tuple[Placing, ...]:
         return rules.result(state)

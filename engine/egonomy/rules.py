@@ -6,13 +6,12 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import lru_cache
-from itertools import combinations, pairwise
+from itertools import combinations, pairwise, product
 from typing import Any, NamedTuple
 
 from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
-from engine.egonomy.cards import NUMBER, TABLES, TOPIC, cards_in_play, table_topic
+from engine.egonomy.cards import CARDS, NUMBER, TABLES, TOPIC, cards_in_play, table_topic
 from engine.egonomy.events import (
     Argued,
     Babbled,
@@ -176,15 +175,23 @@ _LISTEN = tuple(tuple(Action(LISTEN, t, (c,)) for c in _ALL_CARDS) for t in rang
 _CUT_OFF = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
 _SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
-_KIND_BIT = tuple(1 << (TOPIC[c] * 9 + NUMBER[c] - 1) for c in _ALL_CARDS)  # copies share one
+# The other copy of each card (a 3- or 4-player mark repeating an unmarked card), or -1.
+_TWIN = tuple(
+    next((d for d in _ALL_CARDS if d != c and CARDS[d][:2] == CARDS[c][:2]), -1) for c in _ALL_CARDS
+)
 
-# A sequence row: (size, highest number, topic bit mask, its argue action on each table).
-SequenceRow = tuple[int, int, int, tuple[Action, ...]]
+# A sequence row: (its rank, see `_rank`; topic bit mask; its argue action on each table).
+SequenceRow = tuple[int, int, tuple[Action, ...]]
+
+
+def _rank(size: int, top: int) -> int:
+    """Sequences and tables in one order: more cards first, then the higher top number."""
+    return size * 16 + top
 
 
 def _row(cards: tuple[int, ...]) -> SequenceRow:
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
-    return len(cards), NUMBER[cards[-1]], topic_mask(cards), argue
+    return _rank(len(cards), NUMBER[cards[-1]]), topic_mask(cards), argue
 
 
 # Every pair and triple of cards with consecutive numbers, looked up by (a*N + b)*N + c.
@@ -199,40 +206,52 @@ for _a in _ALL_CARDS:
                 if NUMBER[_c] == NUMBER[_b] + 1:
                     _TRIPLES[(_a * _N + _b) * _N + _c] = _row((_a, _b, _c))
 
+# What a hand can do whatever lies on the tables (copies of one card counted once): per
+# topic the cards that could be babbled, the sequences, the let-go actions.
+HandIndex = tuple[tuple[list[int], list[int], list[int]], list[SequenceRow], list[Action]]
 
-class HandIndex(NamedTuple):
-    """What a hand can do whatever lies on the tables (copies of one card counted once)."""
-
-    babbles: tuple[tuple[int, ...], ...]  # per topic, the cards that could be babbled
-    sequences: tuple[SequenceRow, ...]
-    let_go: tuple[Action, ...]
+# Hand indexes by hand. A hand rarely comes back once changed, so this holds only the hands
+# of recent positions and is emptied when full.
+_INDEX: dict[tuple[int, ...], HandIndex] = {}
+_INDEX_SIZE = 1 << 6
 
 
-@lru_cache(maxsize=8192)
 def hand_index(hand: tuple[int, ...]) -> HandIndex:
+    """The index of a sorted hand, from the cache of recent hands or built."""
+    index = _INDEX.get(hand)
+    return index if index is not None else _index_built(hand)
+
+
+def _index_built(hand: tuple[int, ...]) -> HandIndex:
+    """Build a hand's index and keep it."""
+    if len(_INDEX) >= _INDEX_SIZE:
+        _INDEX.clear()
+    index = _INDEX[hand] = _build_index(hand)
+    return index
+
+
+def _build_index(hand: tuple[int, ...]) -> HandIndex:
+    """One pass over the hand (sorted by card id, so a card's first copy comes first)."""
     by_number: list[list[int] | None] = [None] * 12  # distinct cards (one copy each) by number
-    copies: list[list[int] | None] = [None] * 10  # every card by number
     numbers: list[int] = []  # in the order they first appear in the hand
-    babbles: tuple[list[int], ...] = ([], [], [])
-    seen = 0  # kinds (topic and number) already met
-    doubled = False
+    babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
+    copies: dict[int, list[int]] | None = None  # second copies by number (rare)
+    several = False  # some number held twice or more: there is a let-go
     for c in hand:
         n = NUMBER[c]
-        bit = _KIND_BIT[c]
-        same = copies[n]
+        same = by_number[n]
         if same is None:
-            copies[n] = [c]
             by_number[n] = [c]
             numbers.append(n)
-            seen |= bit
-            babbles[TOPIC[c]].append(c)
         else:
+            several = True
+            if _TWIN[c] in same:  # the first copy came before
+                if copies is None:
+                    copies = {}
+                copies.setdefault(n, []).append(c)
+                continue
             same.append(c)
-            doubled = True
-            if not seen & bit:
-                seen |= bit
-                by_number[n].append(c)  # type: ignore[union-attr]
-                babbles[TOPIC[c]].append(c)
+        babbles[TOPIC[c]].append(c)
     rows: list[SequenceRow] = []
     for n in numbers:
         mid = by_number[n + 1]
@@ -243,27 +262,37 @@ def hand_index(hand: tuple[int, ...]) -> HandIndex:
                     ab = a * _N + b
                     rows.append(_PAIRS[ab])  # type: ignore[arg-type]
                     if high:
-                        rows.extend([_TRIPLES[ab * _N + c] for c in high])  # type: ignore[misc]
+                        abc = ab * _N
+                        for c in high:
+                            rows.append(_TRIPLES[abc + c])  # type: ignore[arg-type]
     let_go: list[Action] = []
-    if doubled:
+    if several:
         for n in numbers:
-            same = copies[n]
-            if len(same) >= 2:  # type: ignore[arg-type]
-                distinct = len(by_number[n]) == len(same)  # type: ignore[arg-type]
-                let_go.extend(_let_go_choices(tuple(same), distinct))  # type: ignore[arg-type]
-    return HandIndex(
-        (tuple(babbles[0]), tuple(babbles[1]), tuple(babbles[2])), tuple(rows), tuple(let_go)
-    )
+            same = by_number[n]
+            if copies is not None and n in copies:
+                let_go += _let_go_choices(tuple(sorted(same + copies[n])), False)  # type: ignore[operator]
+            elif len(same) >= 2:  # type: ignore[arg-type]
+                cards = tuple(same)  # type: ignore[arg-type]
+                known = _LET_GO[True].get(cards)
+                let_go += known if known is not None else _let_go_choices(cards, True)
+    return babbles, rows, let_go
 
 
-@lru_cache(maxsize=1024)
+# The let-go choices of some cards of one number, by whether they are all distinct (no two
+# copies of one card), then by the cards.
+_LET_GO: dict[bool, dict[tuple[int, ...], tuple[Action, ...]]] = {True: {}, False: {}}
+
+
 def _let_go_choices(same: tuple[int, ...], distinct: bool) -> tuple[Action, ...]:
     """Every group of two or more of these cards of one number; copies of a card count once."""
-    groups = [g for k in range(2, len(same) + 1) for g in combinations(same, k)]
-    if not distinct:
-        unique = {tuple(sorted(TOPIC[c] for c in g)): g for g in reversed(groups)}
-        groups = sorted(unique.values())
-    return tuple(Action(LET_GO, NO_TABLE, g) for g in groups)
+    choices = _LET_GO[distinct].get(same)
+    if choices is None:
+        groups = [g for k in range(2, len(same) + 1) for g in combinations(same, k)]
+        if not distinct:
+            unique = {tuple(sorted(TOPIC[c] for c in g)): g for g in reversed(groups)}
+            groups = sorted(unique.values())
+        choices = _LET_GO[distinct][same] = tuple(Action(LET_GO, NO_TABLE, g) for g in groups)
+    return choices
 
 
 @lru_cache(maxsize=4096)
@@ -275,30 +304,43 @@ def _strength(table: tuple[int, ...]) -> tuple[int, int, bool]:
     return len(table), top, len(table) == 3 and top == FALLACY_VICTIM[-1]
 
 
+_FALLACY_RANK = _rank(len(FALLACY), FALLACY[-1])
+_NOT_A_RANK = -1
+_BARS: dict[tuple[int, ...], tuple[int, int]] = {}
+
+
+def _bar(lying: tuple[int, ...]) -> tuple[int, int]:
+    """What a sequence must beat on a table with 2 or more cards: (rank to exceed, the one
+    lower rank that also wins: the fallacy 123 on 789) (see `beats`)."""
+    bar = _BARS.get(lying)
+    if bar is None:
+        if len(_BARS) >= _INDEX_SIZE:
+            _BARS.clear()
+        size, top, victim = _strength(lying)
+        bar = _BARS[lying] = _rank(size, top), _FALLACY_RANK if victim else _NOT_A_RANK
+    return bar
+
+
+_OPEN = (0, _NOT_A_RANK)  # an empty table or a single card: every sequence wins
+
+
 def _argues(
-    rows: tuple[SequenceRow, ...], t: int, topic: int, lying: tuple[int, ...], strict: bool
+    rows: list[SequenceRow], t: int, topic: int, lying: tuple[int, ...], strict: bool
 ) -> list[Action]:
     """The argues of these sequences that are legal on table `t` (see `fits` and `beats`)."""
     bit = 1 << topic
-    if len(lying) <= 1:  # every sequence beats an empty table or a single card
-        if strict:
-            return [a[t] for _, _, m, a in rows if m == bit]
-        return [a[t] for _, _, m, a in rows if m & bit]
-    size, top, victim = _strength(lying)
-    low = FALLACY[-1] if victim else 0  # the fallacy 123 also beats 789
-    return [
-        a[t]
-        for s, high, m, a in rows
-        if (m == bit if strict else m & bit)
-        and (s > size or (s == size and (high > top or high == low)))
-    ]
+    over, also = _bar(lying) if len(lying) > 1 else _OPEN
+    if strict:
+        return [a[t] for r, m, a in rows if m == bit and (r > over or r == also)]
+    return [a[t] for r, m, a in rows if m & bit and (r > over or r == also)]
 
 
-def _arguable(state: State, index: HandIndex) -> Iterator[Action]:
-    """Every argue that is legal now: on topic, and winning on its table."""
-    f, tables, strict = state.flipped, state.tables, state.strict
-    for t in range(TABLES):
-        yield from _argues(index.sequences, t, _SHOWN[t][f[t]], tables[t], strict)
+# For each way the tables may lie flipped: the topic each shows, and those topics as bits.
+_SIDES = {
+    sides: (shown, 1 << shown[0], 1 << shown[1], 1 << shown[2])
+    for sides in product((False, True), repeat=TABLES)
+    for shown in [tuple(table_topic(t, sides[t]) for t in range(TABLES))]
+}
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -312,36 +354,64 @@ def topics(state: State) -> tuple[int, ...]:
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Every action `player` may take now; only the player to move ever has any."""
+    global _listed
     if state.over or player != state.turn:
         return []
-    babbles, rows, let_go = hand_index(state.hands[player])
-    f, tables, strict = state.flipped, state.tables, state.strict
+    hand = state.hands[player]
+    index = _INDEX.get(hand)
+    babbles, rows, let_go = index if index is not None else _index_built(hand)
+    tables = state.tables
+    shown, bit0, bit1, bit2 = _SIDES[state.flipped]
     listen, flip = state.players >= 3, state.flip_mode
     out: list[Action] = []
     for t in range(TABLES):
         lying = tables[t]
         size = len(lying)
         if size == 0:
-            out.extend(map(_BABBLE[t].__getitem__, babbles[_SHOWN[t][f[t]]]))
+            out.extend(map(_BABBLE[t].__getitem__, babbles[shown[t]]))
         elif size == 1:
             out.append(_CUT_OFF[t])
         elif listen:
             out.extend(map(_LISTEN[t].__getitem__, lying))
         if size == 3 and flip:
             out.append(_FLIP[t])
-    if rows:
-        for t in range(TABLES):
-            lying = tables[t]
-            if len(lying) > 1:
-                out += _argues(rows, t, _SHOWN[t][f[t]], lying, strict)
-            elif strict:  # every sequence beats an empty table or a single card
-                bit = 1 << _SHOWN[t][f[t]]
-                out += [a[t] for _, _, m, a in rows if m == bit]
-            else:
-                bit = 1 << _SHOWN[t][f[t]]
-                out += [a[t] for _, _, m, a in rows if m & bit]
+    if rows:  # one pass over the sequences for the three tables
+        lying = tables[0]
+        over0, also0 = _bar(lying) if len(lying) > 1 else _OPEN
+        lying = tables[1]
+        over1, also1 = _bar(lying) if len(lying) > 1 else _OPEN
+        lying = tables[2]
+        over2, also2 = _bar(lying) if len(lying) > 1 else _OPEN
+        on0: list[Action] = []
+        on1: list[Action] = []
+        on2: list[Action] = []
+        if state.strict:
+            for r, m, a in rows:
+                if m == bit0 and (r > over0 or r == also0):
+                    on0.append(a[0])
+                if m == bit1 and (r > over1 or r == also1):
+                    on1.append(a[1])
+                if m == bit2 and (r > over2 or r == also2):
+                    on2.append(a[2])
+        else:
+            for r, m, a in rows:
+                if m & bit0 and (r > over0 or r == also0):
+                    on0.append(a[0])
+                if m & bit1 and (r > over1 or r == also1):
+                    on1.append(a[1])
+                if m & bit2 and (r > over2 or r == also2):
+                    on2.append(a[2])
+        out += on0
+        out += on1
+        out += on2
     out += let_go
+    _listed = state, tuple(out)
     return out
+
+
+# The last state whose legal actions were listed, and those actions: `apply` need not check
+# an action it finds there again.
+_listed: tuple[State | None, tuple[Action, ...]] = (None, ())
 
 
 def can_act(state: State, player: int) -> bool:
@@ -369,6 +439,10 @@ _new = tuple.__new__  # builds a State from its 17 fields in one step (no keywor
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
+    listed, actions = _listed
+    if state is listed and action in actions and player == state.turn:
+        kind, table, cards = action  # just listed as legal: nothing to check
+        return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
     if state.over:
         raise IllegalAction("game_over")
     if player != state.turn:
@@ -381,15 +455,14 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         if kind == LET_GO:
             raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
         raise IllegalAction("no_such_table")
-    return _after_action(state, player, *handler(state, player, table, cards))
+    return _after_action(state, player, handler(state, player, table, cards))
 
 
 def play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """`apply` for an action listed by `legal_actions(state, player)`, its checks skipped: for
     computer players' playouts. Anything else may leave a broken state."""
     kind, table, cards = action
-    handler = _argue_trusted if kind == ARGUE else _HANDLERS[kind]
-    return _after_action(state, player, *handler(state, player, table, cards))
+    return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
 
 
 def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -409,6 +482,24 @@ def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[
 
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
+
+
+def _on_table(
+    tables: tuple[tuple[int, ...], ...], t: int, lying: tuple[int, ...]
+) -> tuple[tuple[int, ...], ...]:
+    """The three tables with `lying` on table `t`."""
+    if t == 0:
+        return lying, tables[1], tables[2]
+    if t == 1:
+        return tables[0], lying, tables[2]
+    return tables[0], tables[1], lying
+
+
+def _put(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """`seq` with one item replaced (the hot path's `_set`)."""
+    items = list(seq)
+    items[index] = value
+    return tuple(items)
 
 
 # What an action changes: the actor's hand, the tables, the flipped sides, the ego piles, the
@@ -476,19 +567,74 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome
     return hand, tables, state.flipped, egos, state.discard, event, on_topic
 
 
+def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+    """`_babble` without its checks, for a listed babble."""
+    hand = state.hands[player]
+    card = cards[0]
+    i = hand.index(card)
+    tables = _on_table(state.tables, t, cards)
+    event = Babbled(player, t, card)
+    return hand[:i] + hand[i + 1 :], tables, state.flipped, state.egos, state.discard, event, False
+
+
+def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+    """`_cut_off` without its check, for a listed cut-off."""
+    lying = state.tables[t]
+    egos = _put(state.egos, player, state.egos[player] + lying)
+    tables = _on_table(state.tables, t, ())
+    event = CutOff(player, t, lying[0])
+    return state.hands[player], tables, state.flipped, egos, state.discard, event, False
+
+
 def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
-    """`_argue` without its checks, for a listed argue."""
+    """`_argue` without its checks, for a listed argue (its cards ordered by number)."""
     left = list(state.hands[player])
     for c in cards:
         left.remove(c)
     lying = state.tables[t]
-    ordered = tuple(sorted(cards, key=NUMBER.__getitem__))
-    fallacy = len(ordered) == 3 and NUMBER[ordered[-1]] == FALLACY[-1] and _strength(lying)[2]
-    tables = _set(state.tables, t, ordered)
-    egos = _set(state.egos, player, state.egos[player] + lying)
-    on_topic = topic_mask(cards) == 1 << _SHOWN[t][state.flipped[t]]
-    event = Argued(player, t, ordered, lying, fallacy)
+    topic = _SHOWN[t][state.flipped[t]]
+    if len(cards) == 2:
+        fallacy = False
+        on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic
+    else:
+        fallacy = NUMBER[cards[2]] == FALLACY[-1] and _strength(lying)[2]
+        on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic == TOPIC[cards[2]]
+    tables = _on_table(state.tables, t, cards)
+    egos = _put(state.egos, player, state.egos[player] + lying)
+    event = Argued(player, t, cards, lying, fallacy)
     return tuple(left), tables, state.flipped, egos, state.discard, event, on_topic
+
+
+def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+    """`_listen` without its checks, for a listed listen."""
+    lying = state.tables[t]
+    card = cards[0]
+    i = lying.index(card)
+    rest = lying[:i] + lying[i + 1 :]
+    hand = tuple(sorted(state.hands[player] + cards))
+    tables = _on_table(state.tables, t, ())
+    event = Listened(player, t, card, rest)
+    return hand, tables, state.flipped, state.egos, state.discard + rest, event, True
+
+
+def _let_go_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+    """`_let_go` without its checks, for a listed let-go."""
+    left = list(state.hands[player])
+    for c in cards:
+        left.remove(c)
+    discard = state.discard + cards
+    event = LetGo(player, cards)
+    return tuple(left), state.tables, state.flipped, state.egos, discard, event, False
+
+
+def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+    """`_flip` without its checks, for a listed flip."""
+    lying = state.tables[t]
+    side = not state.flipped[t]
+    flipped = _put(state.flipped, t, side)
+    tables = _on_table(state.tables, t, ())
+    event = Flipped(player, t, lying, _SHOWN[t][side])
+    return state.hands[player], tables, flipped, state.egos, state.discard + lying, event, True
 
 
 def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
@@ -545,6 +691,17 @@ _HANDLERS = {
 }
 
 
+# The handlers of `play`, for listed actions only.
+_TRUSTED = {
+    BABBLE: _babble_trusted,
+    CUT_OFF: _cut_off_trusted,
+    ARGUE: _argue_trusted,
+    LISTEN: _listen_trusted,
+    LET_GO: _let_go_trusted,
+    FLIP: _flip_trusted,
+}
+
+
 # The handler of each well-formed (kind, table): a let-go names no table, the others one.
 _HANDLER_AT = {
     (kind, table): handler
@@ -553,34 +710,29 @@ _HANDLER_AT = {
 }
 
 
-def _after_action(
-    state: State,
-    player: int,
-    hand: tuple[int, ...],
-    tables: tuple[tuple[int, ...], ...],
-    flipped: tuple[bool, ...],
-    egos: tuple[tuple[int, ...], ...],
-    discard: tuple[int, ...],
-    event: Event,
-    momentum: bool,
-) -> tuple[State, list[Event]]:
+def _after_action(state: State, player: int, outcome: Outcome) -> tuple[State, list[Event]]:
     """The new state in one step, then momentum, the next player, and the round's end (empty
     hand or a stuck player)."""
+    hand, tables, flipped, egos, discard, event, momentum = outcome
     (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands) = state[:9]
-    hands = _set(hands, player, hand)
+    (facedown, trophies, last_ranking, over) = state[13:]
+    hands = _put(hands, player, hand)
     events: list[Event] = [event]
     if not hand:
-        return _end_round(
-            _new(State, (*state[:8], hands, tables, flipped, egos, discard, *state[13:])),
-            events,
-            emptied_by=player,
-        )
+        fields = (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands, tables)
+        new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
+        return _end_round(new, events, emptied_by=player)
     if momentum and not had_momentum:  # at most once a turn
         events.append(MomentumGained(player))
     else:
         turn, momentum = (player + 1) % players, False
     fields = (players, flip_mode, strict, rng, rnd, first, turn, momentum, hands, tables)
-    new = _new(State, (*fields, flipped, egos, discard, *state[13:]))
+    new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
+    listen = players >= 3  # `can_act`'s first check, inline: a table offers an action
+    for lying in tables:
+        size = len(lying)
+        if size == 1 or (size >= 2 and listen) or (size == 3 and flip_mode):
+            return new, events
     if not can_act(new, turn):
         events.append(Stuck(turn))
         return _end_round(new, events, emptied_by=None)

@@ -1,0 +1,87 @@
+"""Machine instructions per random self-play action of an engine, counted by valgrind's
+callgrind: steadier than seconds on a loaded machine, for comparing two versions of the engine.
+
+The same loop as bench/engine_selfplay.py (list the legal actions through the public game API,
+apply one picked at random), run under callgrind for `--games` and for 4 times as many games;
+the difference of the two counts over the difference of the actions leaves out start-up.
+Needs valgrind. Usage: python bench/engine_instructions.py [--games 100] [--game egonomy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from chatbot.games import registry
+from engine.core import Rng
+
+
+def play(game_name: str, games: int) -> int:
+    """Random self-play of `games` games (players and options in turn); the actions taken."""
+    game = registry()[game_name].game
+    spec = game.spec
+    players = tuple(range(spec.min_players, spec.max_players + 1))
+    options: list[dict[str, bool | int]] = [{}] + [{o.name: o.choices[-1]} for o in spec.options]
+    rng = Rng(12345)
+    actions = 0
+    for i in range(games):
+        state: Any
+        state, _ = game.new_game(players[i % len(players)], options[i % len(options)], i)
+        while not game.is_over(state):
+            (player,) = game.to_move(state)[:1]
+            legal = game.legal_actions(state, player)
+            state, _ = game.apply(state, player, legal[rng.below(len(legal))])
+            actions += 1
+    return actions
+
+
+def counted(game_name: str, games: int) -> tuple[int, int]:
+    """(actions, instructions) of one run under callgrind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={os.path.join(tmp, 'out')}",
+                sys.executable,
+                __file__,
+                "--play",
+                str(games),
+                "--game",
+                game_name,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from valgrind:\n{run.stderr}")
+    return int(run.stdout.split()[-1]), int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--game", default="egonomy", choices=sorted(registry().names))
+    parser.add_argument("--play", type=int, help=argparse.SUPPRESS)  # the counted child run
+    args = parser.parse_args()
+    if args.play is not None:
+        print("actions", play(args.game, args.play))
+        return
+    few_actions, few = counted(args.game, args.games)
+    many_actions, many = counted(args.game, 4 * args.games)
+    per_action = (many - few) / (many_actions - few_actions)
+    print(
+        f"{args.game}: {per_action:,.0f} instructions per action "
+        f"({many_actions - few_actions} actions of {3 * args.games} games, start-up left out)"
+    )
+
+
+if __name__ == "__main__":
+    main()
