@@ -139,7 +139,7 @@ def play(fp: Fingerprint, players: int, options: dict[str, Any], seed: int) -> N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--expect", help="exit 1 unless the hash is this one")
     args = parser.parse_args()
     fp = Fingerprint()

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from engine.ano.cards import (
     ACE,
     CODE,
+    FACES,
     FACE_OF,
     JACK,
     JOKER,
@@ -188,14 +189,31 @@ def fits(card: int, suit: int, rank: int) -> bool:
     return card == JOKER or SUIT[card] == suit or RANK[card] == rank
 
 
+def _fit_row(suit: int, rank: int) -> tuple[bool, ...]:
+    return tuple(fits(c, suit, rank) for c in range(FACES))
+
+
+# Which faces fit: _FIT_TOP[top face] for a card on top, _FIT_NAMED[suit] for a joker on top.
+_FIT_TOP = tuple(_fit_row(SUIT[t], RANK[t]) for t in range(JOKER))
+_FIT_NAMED = {s: _fit_row(s, -1) for s in range(NO_SUIT, SUITS)}
+
+
+def _fitting(top: int, suit: int) -> tuple[bool, ...]:
+    """`fits` for every face, on this top card (and suit named with a joker)."""
+    if top != JOKER:
+        return _FIT_TOP[top]
+    return _FIT_NAMED.get(suit) or _fit_row(suit, -1)
+
+
 def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
     """One card left, or cards of one rank that could all go down at once to win (never a hand
     of special cards when they may not be the last card)."""
     if not hand:
         return False
     rank = RANK[hand[0]]
-    if any(RANK[c] != rank for c in hand):
-        return False
+    for c in hand:
+        if RANK[c] != rank:
+            return False
     return not (special_last and SPECIAL[hand[0]])
 
 
@@ -244,33 +262,56 @@ def _group_plays(
     return tuple(out)
 
 
-def _by_rank(hand: tuple[int, ...]) -> dict[int, list[int]]:
+def _turn_plays(hand: tuple[int, ...], top: int, suit: int, special_last: bool) -> list[Action]:
+    """Every fitting play of the player to move (on `top`, and `suit` named with a joker), with
+    a calling twin when it leaves an Ano hand. Plays come by rank, in the order the ranks first
+    appear in the hand."""
+    fit = _fitting(top, suit)
+    fitting = [c for c in hand if fit[c]]
+    if not fitting:
+        return []
+    n = len(hand)
+    if n == 1:
+        return [] if special_last and SPECIAL[hand[0]] else list(_SINGLES[fitting[0]])
+    ranks = [RANK[c] for c in hand]
+    if len(set(ranks)) == n:  # no two cards of one rank: single cards only
+        if n == 2:  # the other card alone is left: an Ano hand unless special_last forbids it
+            out: list[Action] = []
+            for c in fitting:
+                other = hand[1] if c == hand[0] else hand[0]
+                out += _SINGLES[c] if special_last and SPECIAL[other] else _SINGLE_PAIRS[c]
+            return out
+        if hand[-1] != JOKER:
+            return [_ONE[c] for c in fitting]
+        out = []
+        for c in fitting:
+            out += _SINGLES[c]
+        return out
     groups: dict[int, list[int]] = {}
-    for c in hand:
-        groups.setdefault(RANK[c], []).append(c)
-    return groups
-
-
-def _turn_plays(state: State, player: int) -> list[Action]:
-    """Every fitting play of the player to move, with a calling twin when it leaves an Ano
-    hand."""
-    hand = state.hands[player]
-    suit, rank = follow(state)
-    special_last = state.has(SPECIAL_LAST)
-    groups = _by_rank(hand)
+    for c, r in zip(hand, ranks, strict=True):
+        if r in groups:
+            groups[r].append(c)
+        else:
+            groups[r] = [c]
+    wanted = {RANK[c] for c in fitting}
+    if top != JOKER:
+        suit, rank = SUIT[top], RANK[top]
+    else:
+        rank = -1
     single_rank = len(groups) == 1
-    out: list[Action] = []
+    out = []
     for r, group in groups.items():
-        if len(group) == 1:  # the usual case, with ready-made actions
+        if r not in wanted:
+            continue
+        if len(group) == 1:
             c = group[0]
-            if c == JOKER or SUIT[c] == suit or RANK[c] == rank:
-                if single_rank:
-                    if not (special_last and SPECIAL[c]):
-                        out += _SINGLES[c]
-                elif len(groups) == 2 and _other_ano(groups, r, special_last):
-                    out += _SINGLES[c] + _SINGLE_CALLS[c]
-                else:
+            if single_rank:
+                if not (special_last and SPECIAL[c]):
                     out += _SINGLES[c]
+            elif len(groups) == 2 and _other_ano(groups, r, special_last):
+                out += _SINGLE_PAIRS[c]
+            else:
+                out += _SINGLES[c]
             continue
         whole = special_last and single_rank and SPECIAL[group[0]]
         for cards, named in _group_plays(tuple(group), suit, rank, whole):
@@ -289,6 +330,8 @@ _SINGLES = tuple(
     for c in range(JOKER + 1)
 )
 _SINGLE_CALLS = tuple(tuple(a._replace(call=True) for a in plays) for plays in _SINGLES)
+_SINGLE_PAIRS = tuple(a + b for a, b in zip(_SINGLES, _SINGLE_CALLS, strict=True))
+_ONE = tuple(plays[0] for plays in _SINGLES)  # a non-joker's only single play
 _DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
 
 
@@ -303,33 +346,35 @@ def _leaves_ano(hand: tuple[int, ...], cards: tuple[int, ...], special_last: boo
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Everything `player` may do now, in turn or out of it (jump-in, "Ano!", catching)."""
-    if state.over or player in state.finished:
+    _, _, flags, _, hands, _, discard, suit, turn, _, _, drawn, ano, finished, _, over = state
+    if over or player in finished:
         return []
-    out: list[Action] = []
-    hand = state.hands[player]
-    fumble = state.has(FUMBLE_RULE)
-    special_last = state.has(SPECIAL_LAST)
-    if player == state.turn:
-        if state.drawn >= 0:
-            out += _single(state.drawn, hand, special_last)
+    hand = hands[player]
+    fumble = flags & FUMBLE_RULE != 0
+    special_last = flags & SPECIAL_LAST != 0
+    if player == turn:
+        if drawn >= 0:
+            out = _single(drawn, hand, special_last)
             out.append(_KEEP)
         else:
-            out = _turn_plays(state, player)
+            out = _turn_plays(hand, discard[-1], suit, special_last)
             unable = not out  # the same as `not can_play(state, player)`, already known
             if fumble:
-                out += _wrong_singles(state, hand, out)
+                out += _wrong_singles(hand, out)
             if unable:
                 out.append(_DRAW)
-    elif state.has(JUMP_IN):
-        out += _jumps(state, hand, fumble, special_last)
-    if state.ano[player] == OWES:
+    elif flags & JUMP_IN:
+        out = _jumps(state, hand, fumble, special_last)
+    else:
+        out = []
+    if ano[player] == OWES:
         out.append(_CALL)
-    if fumble or FORGOT_CALL in state.ano:
+    if fumble or FORGOT_CALL in ano:
         for target in range(state.players):
-            if target == player or target in state.finished:
+            if target == player or target in finished:
                 continue
-            if state.ano[target] == FORGOT_CALL or (
-                fumble and ano_hand(state.hands[target], special_last)
+            if ano[target] == FORGOT_CALL or (
+                fumble and ano_hand(hands[target], special_last)
             ):
                 out.append(Action(CATCH, target=target))
     return out
@@ -344,7 +389,7 @@ def _single(card: int, hand: tuple[int, ...], special_last: bool) -> list[Action
     return [Action(PLAY, (card,), s, call) for s in suits for call in calls]
 
 
-def _wrong_singles(state: State, hand: tuple[int, ...], plays: list[Action]) -> list[Action]:
+def _wrong_singles(hand: tuple[int, ...], plays: list[Action]) -> list[Action]:
     """Fumble option: every other card of the hand is offered too (and costs 2)."""
     good = {a.cards[0] for a in plays if len(a.cards) == 1}
     return [
@@ -514,11 +559,23 @@ def _check_shape(action: Action) -> None:
 
 
 def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-    _check_shape(action)
     cards = action.cards
     hand = state.hands[player]
-    rest = _without(hand, cards)
-    special_last = state.has(SPECIAL_LAST)
+    if len(cards) == 1:  # `_check_shape` and `_without` for the usual single card
+        c = cards[0]
+        if not 0 <= c <= JOKER:
+            raise IllegalAction("bad_action")
+        if (c == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
+            raise IllegalAction("name_a_suit" if c == JOKER else "bad_action")
+        try:
+            i = hand.index(c)
+        except ValueError:
+            raise IllegalAction("card_not_in_hand") from None
+        rest = hand[:i] + hand[i + 1 :]
+    else:
+        _check_shape(action)
+        rest = _without(hand, cards)
+    special_last = state.flags & SPECIAL_LAST != 0
     jump = player != state.turn
     wrong = ""
     if jump:
@@ -533,8 +590,7 @@ def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]
     else:
         if state.drawn >= 0 and cards != (state.drawn,):
             raise IllegalAction("play_drawn_only")
-        suit, rank = follow(state)
-        if not fits(cards[0], suit, rank):
+        if not _fitting(state.discard[-1], state.suit)[cards[0]]:
             wrong = "does_not_fit"
     if not wrong and not rest and special_last and SPECIAL[cards[0]]:
         wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
@@ -565,16 +621,17 @@ def _fumble(
 def _put_down(
     state: State, player: int, action: Action, rest: tuple[int, ...], jump: bool
 ) -> tuple[State, list[Event]]:
+    players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
+        state[:14]
+    )
     cards = action.cards
-    table = _Table(state)
-    table.act(player)
-    table.hands[player] = rest
-    table.discard += cards
-    events = table.events
+    events: list[Event] = []
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _act(ano, player, events)
+    hands = (*hands[:player], rest, *hands[player + 1 :])
+    discard += cards
     events.append(Played(player, cards, action.suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
-    direction, pending = state.direction, state.pending
-    finished = state.finished
     if not rest:
         finished += (player,)
     skips = 0
@@ -585,45 +642,89 @@ def _put_down(
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
         skips = k
     elif rank in DRAW_AFTER:
-        each = UNO_KING if rank == KING and state.has(UNO) else DRAW_AFTER[rank]
+        each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
         events.append(DrawPending(pending))
     elif pending:
         events.append(ChainEnded(player, pending))
         pending = 0
-    active = state.players - len(finished)
-    skipped: list[int] = []
+    active = players - len(finished)
     seat = player
-    for _ in range(skips):
-        seat = _next_seat(state.players, finished, seat, direction)
-        skipped.append(seat)
-    if skipped:
+    if skips:
+        skipped: list[int] = []
+        for _ in range(skips):
+            seat = _next_seat(players, finished, seat, direction)
+            skipped.append(seat)
         events.append(Skipped(tuple(skipped)))
-    turn = _next_seat(state.players, finished, seat, direction) if active else player
+    if active:
+        turn = (seat + direction) % players
+        if turn in finished:
+            turn = _next_seat(players, finished, seat, direction)
+    else:
+        turn = player
     over = False
     if not rest:
         events.append(Finished(player, len(finished)))
-        if state.has(POINTS) or active <= 1:
+        if flags & POINTS or active <= 1:
             over = True
-    else:
-        table.after(player, action.call)
-    changes: dict[str, Any] = dict(
-        suit=action.suit,
-        turn=turn,
-        direction=direction,
-        pending=pending,
-        drawn=-1,
-        finished=finished,
-        idle=0,
+    elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
+        if action.call:
+            events.append(AnoCalled(player))
+        else:
+            ano = (*ano[:player], OWES, *ano[player + 1 :])
+            events.append(AnoOwed(player))
+    new = _new_state(
+        State,
+        (players, decks, flags, rng, hands, pile, discard, action.suit, turn, direction, pending)
+        + (-1, ano, finished, 0, False),
     )
     if over:
-        return _end(table, changes)
-    return table.done(**changes)
+        return _end(new, events)
+    return new, events
+
+
+_new_state = tuple.__new__  # a State from its 16 fields, as NamedTuple's own _make does
+
+
+def _act(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
+    """`_Table.act` on its own: whoever else still owed "Ano" may now be caught; `player`'s
+    own window ends."""
+    out = list(ano)
+    for q, status in enumerate(out):
+        if q != player and status == OWES:
+            out[q] = FORGOT_CALL
+            events.append(AnoForgotten(q))
+    out[player] = CLEAR
+    return tuple(out)
 
 
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
     play_drawn option a fitting drawn card may be played at once instead."""
+    players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending = state[:11]
+    owed = pending or 1
+    if len(pile) < owed or (flags & PLAY_DRAWN and not pending):
+        return _draw_turn_table(state, player)
+    # The usual case, as _draw_turn_table does it: the pile holds enough, nothing to offer.
+    ano, finished = state.ano, state.finished
+    events: list[Event] = []
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _act(ano, player, events)  # now ano[player] is CLEAR: `draw` changes nothing
+    got = pile[-owed:][::-1]
+    hand = tuple(sorted(hands[player] + got))
+    hands = (*hands[:player], hand, *hands[player + 1 :])
+    events.append(Drew(player, owed, CHAIN if pending else TURN))
+    if ano_hand(hand, flags & SPECIAL_LAST != 0):
+        ano = (*ano[:player], OWES, *ano[player + 1 :])
+        events.append(AnoOwed(player))
+    turn = (player + direction) % players
+    if turn in finished:
+        turn = _next_seat(players, finished, player, direction)
+    new = (players, decks, flags, rng, hands, pile[:-owed], discard, suit, turn, direction, 0)
+    return _new_state(State, new + (-1, ano, finished, 0, False)), events
+
+
+def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
     table = _Table(state)
     table.act(player)
     owed = state.pending or 1
@@ -643,7 +744,7 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     table.after(player, False)
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
-        return _end(table, changes)
+        return _end(*table.done(**changes))
     changes["turn"] = _next(state, player, state.direction, 1)
     return table.done(**changes)
 
@@ -684,9 +785,9 @@ def _next(state: State, seat: int, direction: int, steps: int) -> int:
 # --- the end -------------------------------------------------------------------------------
 
 
-def _end(table: _Table, changes: dict[str, Any]) -> tuple[State, list[Event]]:
-    table.ano = (CLEAR,) * table.state.players
-    state, events = table.done(**changes, over=True)
+def _end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """The game is over: nobody owes "Ano" any more; the ranking closes the events."""
+    state = state._replace(ano=(CLEAR,) * state.players, over=True)
     rows = ranking(state)
     events.append(
         GameEnded(
