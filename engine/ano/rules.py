@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 from engine.ano.cards import (
     ACE,
     CODE,
-    FACES,
     FACE_OF,
+    FACES,
     JACK,
     JOKER,
     KING,
@@ -220,10 +220,9 @@ def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
 def can_play(state: State, player: int) -> bool:
     """Whether `player`'s hand holds a card that may go down now (then drawing is refused)."""
     hand = state.hands[player]
-    suit, rank = follow(state)
     if len(hand) == 1 and state.has(SPECIAL_LAST) and SPECIAL[hand[0]]:
         return False
-    return any(fits(c, suit, rank) for c in hand)
+    return any(map(_fitting(state.discard[-1], state.suit).__getitem__, hand))
 
 
 @lru_cache(maxsize=65536)
@@ -262,6 +261,18 @@ def _group_plays(
     return tuple(out)
 
 
+@lru_cache(maxsize=65536)
+def _group_actions(
+    group: tuple[int, ...], suit: int, rank: int, whole: bool
+) -> tuple[tuple[Action, Action, bool], ...]:
+    """`_group_plays` as actions: (the play, its twin calling "Ano!", whether it plays the
+    whole group)."""
+    return tuple(
+        (Action(PLAY, cards, named), Action(PLAY, cards, named, True), len(cards) == len(group))
+        for cards, named in _group_plays(group, suit, rank, whole)
+    )
+
+
 def _turn_plays(hand: tuple[int, ...], top: int, suit: int, special_last: bool) -> list[Action]:
     """Every fitting play of the player to move (on `top`, and `suit` named with a joker), with
     a calling twin when it leaves an Ano hand. Plays come by rank, in the order the ranks first
@@ -287,24 +298,31 @@ def _turn_plays(hand: tuple[int, ...], top: int, suit: int, special_last: bool) 
         for c in fitting:
             out += _SINGLES[c]
         return out
+    return _grouped_plays(hand, fit, top, suit, special_last)
+
+
+def _grouped_plays(
+    hand: tuple[int, ...], fit: tuple[bool, ...], top: int, suit: int, special_last: bool
+) -> list[Action]:
+    """`_turn_plays` for a hand with two cards of one rank or more."""
     groups: dict[int, list[int]] = {}
-    for c, r in zip(hand, ranks, strict=True):
+    for c in hand:
+        r = RANK[c]
         if r in groups:
             groups[r].append(c)
         else:
             groups[r] = [c]
-    wanted = {RANK[c] for c in fitting}
     if top != JOKER:
         suit, rank = SUIT[top], RANK[top]
     else:
         rank = -1
     single_rank = len(groups) == 1
-    out = []
+    out: list[Action] = []
     for r, group in groups.items():
-        if r not in wanted:
-            continue
         if len(group) == 1:
             c = group[0]
+            if not fit[c]:
+                continue
             if single_rank:
                 if not (special_last and SPECIAL[c]):
                     out += _SINGLES[c]
@@ -314,14 +332,15 @@ def _turn_plays(hand: tuple[int, ...], top: int, suit: int, special_last: bool) 
                 out += _SINGLES[c]
             continue
         whole = special_last and single_rank and SPECIAL[group[0]]
-        for cards, named in _group_plays(tuple(group), suit, rank, whole):
-            out.append(Action(PLAY, cards, named))
-            if len(cards) < len(group):
-                leaves_ano = single_rank and not (special_last and SPECIAL[group[0]])
-            else:
-                leaves_ano = len(groups) == 2 and _other_ano(groups, r, special_last)
-            if leaves_ano:
-                out.append(Action(PLAY, cards, named, True))
+        plays = _group_actions(tuple(group), suit, rank, whole)
+        if not plays:
+            continue
+        part_ano = single_rank and not (special_last and SPECIAL[group[0]])
+        whole_ano = len(groups) == 2 and _other_ano(groups, r, special_last)
+        for play, twin, all_of_it in plays:
+            out.append(play)
+            if whole_ano if all_of_it else part_ano:
+                out.append(twin)
     return out
 
 
@@ -332,6 +351,7 @@ _SINGLES = tuple(
 _SINGLE_CALLS = tuple(tuple(a._replace(call=True) for a in plays) for plays in _SINGLES)
 _SINGLE_PAIRS = tuple(a + b for a, b in zip(_SINGLES, _SINGLE_CALLS, strict=True))
 _ONE = tuple(plays[0] for plays in _SINGLES)  # a non-joker's only single play
+_RANK_BIT = tuple(1 << RANK[c] for c in range(FACES))
 _DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
 
 
@@ -350,6 +370,42 @@ def legal_actions(state: State, player: int) -> list[Action]:
     if over or player in finished:
         return []
     hand = hands[player]
+    if player == turn and drawn < 0 and not flags & (FUMBLE_RULE | SPECIAL_LAST):
+        # The usual case, as the general code below does it: a hand with no two cards of one
+        # rank has only single plays, one per fitting card, in hand order.
+        top = discard[-1]
+        fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
+        out = []
+        ranks = twice = 0  # bits of the ranks seen, and of those seen twice
+        for c in hand:
+            if fit[c]:
+                out.append(_ONE[c])
+            bit = _RANK_BIT[c]
+            twice |= ranks & bit
+            ranks |= bit
+        if not out:
+            out.append(_DRAW)
+        elif twice:
+            out = _grouped_plays(hand, fit, top, suit, False)
+        elif len(hand) > 2:
+            if hand[-1] == JOKER:  # the joker, last in the hand, fits: it names a suit
+                out[-1:] = _SINGLES[JOKER]
+        elif len(hand) == 2:  # playing one leaves the other alone: an Ano hand
+            out = []
+            for c in hand:
+                if fit[c]:
+                    out += _SINGLE_PAIRS[c]
+        else:
+            out = list(_SINGLES[hand[0]])
+        if ano[player] == OWES:
+            out.append(_CALL)
+        if FORGOT_CALL in ano:
+            out += [
+                Action(CATCH, target=target)
+                for target in range(state.players)
+                if target != player and target not in finished and ano[target] == FORGOT_CALL
+            ]
+        return out
     fumble = flags & FUMBLE_RULE != 0
     special_last = flags & SPECIAL_LAST != 0
     if player == turn:
@@ -373,9 +429,7 @@ def legal_actions(state: State, player: int) -> list[Action]:
         for target in range(state.players):
             if target == player or target in finished:
                 continue
-            if ano[target] == FORGOT_CALL or (
-                fumble and ano_hand(hands[target], special_last)
-            ):
+            if ano[target] == FORGOT_CALL or (fumble and ano_hand(hands[target], special_last)):
                 out.append(Action(CATCH, target=target))
     return out
 
@@ -500,6 +554,21 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         raise IllegalAction("finished")
     kind = action.kind
     if kind == PLAY:
+        cards = action.cards
+        if player == state.turn and state.drawn < 0 and len(cards) == 1:
+            # The usual play, one card in turn, when `_play` would accept it (any doubt: ask it)
+            c = cards[0]
+            named = 0 <= action.suit < SUITS
+            if 0 <= c <= JOKER and (c == JOKER) == named and action.target == -1:
+                hand = state.hands[player]
+                if c in hand and _fitting(state.discard[-1], state.suit)[c]:
+                    i = hand.index(c)
+                    rest = hand[:i] + hand[i + 1 :]
+                    special_last = state.flags & SPECIAL_LAST != 0
+                    if (rest or not (special_last and SPECIAL[c])) and (
+                        not action.call or ano_hand(rest, special_last)
+                    ):
+                        return _put_down(state, player, action, rest, False)
         return _play(state, player, action)
     if action.cards or action.suit != NO_SUIT or action.call:
         raise IllegalAction("bad_action")
@@ -518,7 +587,11 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == DRAW:
         if state.drawn >= 0:
             raise IllegalAction("play_or_keep_drawn")
-        if can_play(state, player):
+        hand = state.hands[player]
+        fit = _fitting(state.discard[-1], state.suit)
+        if any(map(fit.__getitem__, hand)) and not (  # `can_play`
+            len(hand) == 1 and state.flags & SPECIAL_LAST and SPECIAL[hand[0]]
+        ):
             raise IllegalAction("must_play")  # "ถ้าไม่สามารถลงไพ่ให้จั่ว"
         return _draw_turn(state, player)
     if kind == KEEP:
@@ -675,8 +748,10 @@ def _put_down(
             events.append(AnoOwed(player))
     new = _new_state(
         State,
-        (players, decks, flags, rng, hands, pile, discard, action.suit, turn, direction, pending)
-        + (-1, ano, finished, 0, False),
+        (
+            *(players, decks, flags, rng, hands, pile, discard, action.suit, turn, direction),
+            *(pending, -1, ano, finished, 0, False),
+        ),
     )
     if over:
         return _end(new, events)
@@ -720,8 +795,11 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     turn = (player + direction) % players
     if turn in finished:
         turn = _next_seat(players, finished, player, direction)
-    new = (players, decks, flags, rng, hands, pile[:-owed], discard, suit, turn, direction, 0)
-    return _new_state(State, new + (-1, ano, finished, 0, False)), events
+    new = (
+        *(players, decks, flags, rng, hands, pile[:-owed], discard, suit, turn, direction),
+        *(0, -1, ano, finished, 0, False),
+    )
+    return _new_state(State, new), events
 
 
 def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
