@@ -9,7 +9,8 @@ What each side times, game after game with the same number of players:
   goes on until one loser is left.
 - RLCard: `UnoGame(num_players=N)` with its generator seeded, `init_game` (deal), then until
   the game is over: `get_legal_actions` and `step` (which also builds the next player's state).
-Both pick the action with the same `random.Random(...).randrange`. An action = one listing plus
+Both pick the action the same way: `legal[int(random() * len(legal))]`, `random` a seeded
+`random.Random(...).random`. An action = one listing plus
 one step. The two sides run in alternating rounds (the machine may be shared), and each figure
 is the median over the rounds; the ratio compares Ano's default options with RLCard.
 The stored JSON size is measured apart, untimed.
@@ -35,7 +36,7 @@ Run = Callable[[int, int], tuple[int, float]]  # (games, first seed) -> (actions
 
 def ano(players: int, options: dict[str, Any]) -> Run:
     def run(games: int, first: int) -> tuple[int, float]:
-        pick = random.Random(first)
+        pick = random.Random(first).random
         new_game, legal_actions, apply = GAME.new_game, GAME.legal_actions, GAME.apply
         actions = 0
         started = time.perf_counter()
@@ -45,7 +46,7 @@ def ano(players: int, options: dict[str, Any]) -> Run:
             while not state.over:
                 player = state.turn
                 legal = legal_actions(state, player)
-                state, _ = apply(state, player, legal[pick.randrange(len(legal))])
+                state, _ = apply(state, player, legal[int(pick() * len(legal))])
                 actions += 1
         return actions, time.perf_counter() - started
 
@@ -76,7 +77,7 @@ def rlcard_uno(players: int) -> Run | None:
         return None
 
     def run(games: int, first: int) -> tuple[int, float]:
-        pick = random.Random(first)
+        pick = random.Random(first).random
         actions = 0
         started = time.perf_counter()
         for seed in range(first, first + games):
@@ -85,7 +86,7 @@ def rlcard_uno(players: int) -> Run | None:
             game.init_game()
             while not game.is_over():
                 legal = game.get_legal_actions()
-                game.step(legal[pick.randrange(len(legal))])
+                game.step(legal[int(pick() * len(legal))])
                 actions += 1
         return actions, time.perf_counter() - started
 

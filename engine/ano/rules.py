@@ -6,6 +6,7 @@ the tests; each rule lives in one function or constant here.
 
 from __future__ import annotations
 
+from bisect import insort
 from functools import lru_cache
 from itertools import combinations
 from typing import Any, NamedTuple
@@ -546,29 +547,91 @@ class _Table:
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
-    if state.over:
+    players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending, drawn = state[
+        :12
+    ]
+    ano, finished, _, over = state[12:]
+    if over:
         raise IllegalAction("game_over")
-    if not 0 <= player < state.players:
+    if not 0 <= player < players:
         raise IllegalAction("bad_player")
-    if player in state.finished:
+    if player in finished:
         raise IllegalAction("finished")
-    kind = action.kind
-    if kind == PLAY:
-        cards = action.cards
-        if player == state.turn and state.drawn < 0 and len(cards) == 1:
-            # The usual play, one card in turn, when `_play` would accept it (any doubt: ask it)
+    kind, cards, named, call, target = action
+    if player == turn and drawn < 0:
+        # The usual actions in turn, done here as `_play` and `_put_down`, or `_draw_turn`, do
+        # them; anything else (a refusal, a fumble, a J, a last card, ...) goes to them.
+        top = discard[-1]
+        fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
+        if kind == PLAY and len(cards) == 1 and target == -1:
             c = cards[0]
-            named = 0 <= action.suit < SUITS
-            if 0 <= c <= JOKER and (c == JOKER) == named and action.target == -1:
-                hand = state.hands[player]
-                if c in hand and _fitting(state.discard[-1], state.suit)[c]:
-                    i = hand.index(c)
-                    rest = hand[:i] + hand[i + 1 :]
-                    special_last = state.flags & SPECIAL_LAST != 0
-                    if (rest or not (special_last and SPECIAL[c])) and (
-                        not action.call or ano_hand(rest, special_last)
-                    ):
-                        return _put_down(state, player, action, rest, False)
+            if (
+                0 <= c <= JOKER
+                and (c == JOKER) == (0 <= named < SUITS)
+                and fit[c]
+                and c in (hand := hands[player])
+                and len(hand) > 1
+                and (rank := RANK[c]) != JACK
+            ):
+                i = hand.index(c)
+                rest = hand[:i] + hand[i + 1 :]
+                special_last = flags & SPECIAL_LAST != 0
+                leaves_ano = (len(rest) == 1 or RANK[rest[0]] == RANK[rest[1]]) and ano_hand(
+                    rest, special_last
+                )
+                if leaves_ano or not call:
+                    events: list[Event] = []
+                    if OWES in ano or ano[player] != CLEAR:
+                        ano = _act(ano, player, events)
+                    events.append(Played(player, cards, named, False, len(rest)))
+                    if rank == ACE:
+                        direction = -direction
+                        events.append(Reversed(direction))
+                    elif rank in DRAW_AFTER:
+                        pending += UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
+                        events.append(DrawPending(pending))
+                    elif pending:
+                        events.append(ChainEnded(player, pending))
+                        pending = 0
+                    turn = (player + direction) % players
+                    if turn in finished:
+                        turn = _next_seat(players, finished, player, direction)
+                    if leaves_ano:
+                        if call:
+                            events.append(AnoCalled(player))
+                        else:
+                            ano = (*ano[:player], OWES, *ano[player + 1 :])
+                            events.append(AnoOwed(player))
+                    new = [*hands]
+                    new[player] = rest
+                    return _new_state(
+                        State,
+                        (
+                            players,
+                            decks,
+                            flags,
+                            rng,
+                            tuple(new),
+                            pile,
+                            discard + cards,
+                            named,
+                            turn,
+                            direction,
+                            pending,
+                            -1,
+                            ano,
+                            finished,
+                            0,
+                            False,
+                        ),
+                    ), events
+        elif kind == DRAW and action == _DRAW:
+            for c in hands[player]:
+                if fit[c]:
+                    break  # able to play: refused below (or not, with special_last)
+            else:
+                return _draw_turn(state, player)
+    if kind == PLAY:
         return _play(state, player, action)
     if action.cards or action.suit != NO_SUIT or action.call:
         raise IllegalAction("bad_action")
@@ -579,9 +642,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == CALL:
         if state.ano[player] != OWES:
             raise IllegalAction("nothing_to_call")
-        ano = list(state.ano)
-        ano[player] = CLEAR
-        return state._replace(ano=tuple(ano)), [AnoCalled(player)]
+        return state._replace(ano=(*ano[:player], CLEAR, *ano[player + 1 :])), [AnoCalled(player)]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     if kind == DRAW:
@@ -785,21 +846,41 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     events: list[Event] = []
     if OWES in ano or ano[player] != CLEAR:
         ano = _act(ano, player, events)  # now ano[player] is CLEAR: `draw` changes nothing
-    got = pile[-owed:][::-1]
-    hand = tuple(sorted(hands[player] + got))
-    hands = (*hands[:player], hand, *hands[player + 1 :])
+    if owed == 1:
+        hand = [*hands[player]]
+        insort(hand, pile[-1])
+    else:
+        hand = sorted(hands[player] + pile[-owed:])
+    seats = [*hands]
+    seats[player] = held = tuple(hand)
     events.append(Drew(player, owed, CHAIN if pending else TURN))
-    if ano_hand(hand, flags & SPECIAL_LAST != 0):
+    if RANK[held[0]] == RANK[held[-1]] and ano_hand(held, flags & SPECIAL_LAST != 0):
         ano = (*ano[:player], OWES, *ano[player + 1 :])
         events.append(AnoOwed(player))
     turn = (player + direction) % players
     if turn in finished:
         turn = _next_seat(players, finished, player, direction)
-    new = (
-        *(players, decks, flags, rng, hands, pile[:-owed], discard, suit, turn, direction),
-        *(0, -1, ano, finished, 0, False),
-    )
-    return _new_state(State, new), events
+    return _new_state(
+        State,
+        (
+            players,
+            decks,
+            flags,
+            rng,
+            tuple(seats),
+            pile[:-owed],
+            discard,
+            suit,
+            turn,
+            direction,
+            0,
+            -1,
+            ano,
+            finished,
+            0,
+            False,
+        ),
+    ), events
 
 
 def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
