@@ -5,7 +5,9 @@ Per game (2-10 players, option mixes spread over every combination, seeded): the
 and events; before every action, for every seat, the legal actions in order (their codes and
 fields), the seat's view, `can_play`, and what `apply` answers to a few unlisted actions (the
 refusal's code and params, or the resulting state and events); the timeout's result; then the
-chosen action (a wrong play only now and then, as in the property tests), the stored state and every event it produced; at the end the result.
+chosen action (a wrong play only now and then, as in the property tests), the stored state and
+every event it produced; at the end the result. 300 games print bddbb115816db580484d0fab910a6e1
+3ca5e8a10d554f10d1bd0b4f7b5a567ac (the rules as of the speed work on the engine).
 Usage: python bench/ano_rules_hash.py [--games N] [--expect HEX]
 """
 

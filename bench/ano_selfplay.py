@@ -119,7 +119,7 @@ def main() -> None:
             figures[label][0].append(actions / seconds)
             figures[label][1].append(per_round / seconds)
     print(f"{n} players, {games} games per side in {rounds} alternating rounds (medians)")
-    for label, (run, options) in sides.items():
+    for label, (_, options) in sides.items():
         steps, rate = figures[label]
         print(f"{label}:")
         print(f"  actions/s  {statistics.median(steps):10.0f}")
