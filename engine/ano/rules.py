@@ -6,6 +6,7 @@ the tests; each rule lives in one function or constant here.
 
 from __future__ import annotations
 
+from bisect import insort
 from functools import lru_cache
 from itertools import combinations
 from typing import Any, NamedTuple
@@ -14,6 +15,7 @@ from engine.ano.cards import (
     ACE,
     CODE,
     FACE_OF,
+    FACES,
     JACK,
     JOKER,
     KING,
@@ -188,24 +190,40 @@ def fits(card: int, suit: int, rank: int) -> bool:
     return card == JOKER or SUIT[card] == suit or RANK[card] == rank
 
 
+def _fit_row(suit: int, rank: int) -> tuple[bool, ...]:
+    return tuple(fits(c, suit, rank) for c in range(FACES))
+
+
+# Which faces fit: _FIT_TOP[top face] for a card on top, _FIT_NAMED[suit] for a joker on top.
+_FIT_TOP = tuple(_fit_row(SUIT[t], RANK[t]) for t in range(JOKER))
+_FIT_NAMED = {s: _fit_row(s, -1) for s in range(NO_SUIT, SUITS)}
+
+
+def _fitting(top: int, suit: int) -> tuple[bool, ...]:
+    """`fits` for every face, on this top card (and suit named with a joker)."""
+    if top != JOKER:
+        return _FIT_TOP[top]
+    return _FIT_NAMED.get(suit) or _fit_row(suit, -1)
+
+
 def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
     """One card left, or cards of one rank that could all go down at once to win (never a hand
     of special cards when they may not be the last card)."""
     if not hand:
         return False
     rank = RANK[hand[0]]
-    if any(RANK[c] != rank for c in hand):
-        return False
+    for c in hand:
+        if RANK[c] != rank:
+            return False
     return not (special_last and SPECIAL[hand[0]])
 
 
 def can_play(state: State, player: int) -> bool:
     """Whether `player`'s hand holds a card that may go down now (then drawing is refused)."""
     hand = state.hands[player]
-    suit, rank = follow(state)
     if len(hand) == 1 and state.has(SPECIAL_LAST) and SPECIAL[hand[0]]:
         return False
-    return any(fits(c, suit, rank) for c in hand)
+    return any(map(_fitting(state.discard[-1], state.suit).__getitem__, hand))
 
 
 @lru_cache(maxsize=65536)
@@ -244,43 +262,86 @@ def _group_plays(
     return tuple(out)
 
 
-def _by_rank(hand: tuple[int, ...]) -> dict[int, list[int]]:
+@lru_cache(maxsize=65536)
+def _group_actions(
+    group: tuple[int, ...], suit: int, rank: int, whole: bool
+) -> tuple[tuple[Action, Action, bool], ...]:
+    """`_group_plays` as actions: (the play, its twin calling "Ano!", whether it plays the
+    whole group)."""
+    return tuple(
+        (Action(PLAY, cards, named), Action(PLAY, cards, named, True), len(cards) == len(group))
+        for cards, named in _group_plays(group, suit, rank, whole)
+    )
+
+
+def _turn_plays(hand: tuple[int, ...], top: int, suit: int, special_last: bool) -> list[Action]:
+    """Every fitting play of the player to move (on `top`, and `suit` named with a joker), with
+    a calling twin when it leaves an Ano hand. Plays come by rank, in the order the ranks first
+    appear in the hand."""
+    fit = _fitting(top, suit)
+    fitting = [c for c in hand if fit[c]]
+    if not fitting:
+        return []
+    n = len(hand)
+    if n == 1:
+        return [] if special_last and SPECIAL[hand[0]] else list(_SINGLES[fitting[0]])
+    ranks = [RANK[c] for c in hand]
+    if len(set(ranks)) == n:  # no two cards of one rank: single cards only
+        if n == 2:  # the other card alone is left: an Ano hand unless special_last forbids it
+            out: list[Action] = []
+            for c in fitting:
+                other = hand[1] if c == hand[0] else hand[0]
+                out += _SINGLES[c] if special_last and SPECIAL[other] else _SINGLE_PAIRS[c]
+            return out
+        if hand[-1] != JOKER:
+            return [_ONE[c] for c in fitting]
+        out = []
+        for c in fitting:
+            out += _SINGLES[c]
+        return out
+    return _grouped_plays(hand, fit, top, suit, special_last)
+
+
+def _grouped_plays(
+    hand: tuple[int, ...], fit: tuple[bool, ...], top: int, suit: int, special_last: bool
+) -> list[Action]:
+    """`_turn_plays` for a hand with two cards of one rank or more."""
     groups: dict[int, list[int]] = {}
     for c in hand:
-        groups.setdefault(RANK[c], []).append(c)
-    return groups
-
-
-def _turn_plays(state: State, player: int) -> list[Action]:
-    """Every fitting play of the player to move, with a calling twin when it leaves an Ano
-    hand."""
-    hand = state.hands[player]
-    suit, rank = follow(state)
-    special_last = state.has(SPECIAL_LAST)
-    groups = _by_rank(hand)
+        r = RANK[c]
+        if r in groups:
+            groups[r].append(c)
+        else:
+            groups[r] = [c]
+    if top != JOKER:
+        suit, rank = SUIT[top], RANK[top]
+    else:
+        rank = -1
     single_rank = len(groups) == 1
     out: list[Action] = []
     for r, group in groups.items():
-        if len(group) == 1:  # the usual case, with ready-made actions
+        if len(group) == 1:
             c = group[0]
-            if c == JOKER or SUIT[c] == suit or RANK[c] == rank:
-                if single_rank:
-                    if not (special_last and SPECIAL[c]):
-                        out += _SINGLES[c]
-                elif len(groups) == 2 and _other_ano(groups, r, special_last):
-                    out += _SINGLES[c] + _SINGLE_CALLS[c]
-                else:
+            if not fit[c]:
+                continue
+            if single_rank:
+                if not (special_last and SPECIAL[c]):
                     out += _SINGLES[c]
+            elif len(groups) == 2 and _other_ano(groups, r, special_last):
+                out += _SINGLE_PAIRS[c]
+            else:
+                out += _SINGLES[c]
             continue
         whole = special_last and single_rank and SPECIAL[group[0]]
-        for cards, named in _group_plays(tuple(group), suit, rank, whole):
-            out.append(Action(PLAY, cards, named))
-            if len(cards) < len(group):
-                leaves_ano = single_rank and not (special_last and SPECIAL[group[0]])
-            else:
-                leaves_ano = len(groups) == 2 and _other_ano(groups, r, special_last)
-            if leaves_ano:
-                out.append(Action(PLAY, cards, named, True))
+        plays = _group_actions(tuple(group), suit, rank, whole)
+        if not plays:
+            continue
+        part_ano = single_rank and not (special_last and SPECIAL[group[0]])
+        whole_ano = len(groups) == 2 and _other_ano(groups, r, special_last)
+        for play, twin, all_of_it in plays:
+            out.append(play)
+            if whole_ano if all_of_it else part_ano:
+                out.append(twin)
     return out
 
 
@@ -289,6 +350,9 @@ _SINGLES = tuple(
     for c in range(JOKER + 1)
 )
 _SINGLE_CALLS = tuple(tuple(a._replace(call=True) for a in plays) for plays in _SINGLES)
+_SINGLE_PAIRS = tuple(a + b for a, b in zip(_SINGLES, _SINGLE_CALLS, strict=True))
+_ONE = tuple(plays[0] for plays in _SINGLES)  # a non-joker's only single play
+_RANK_BIT = tuple(1 << RANK[c] for c in range(FACES))
 _DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
 
 
@@ -303,34 +367,70 @@ def _leaves_ano(hand: tuple[int, ...], cards: tuple[int, ...], special_last: boo
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Everything `player` may do now, in turn or out of it (jump-in, "Ano!", catching)."""
-    if state.over or player in state.finished:
+    _, _, flags, _, hands, _, discard, suit, turn, _, _, drawn, ano, finished, _, over = state
+    if over or player in finished:
         return []
-    out: list[Action] = []
-    hand = state.hands[player]
-    fumble = state.has(FUMBLE_RULE)
-    special_last = state.has(SPECIAL_LAST)
-    if player == state.turn:
-        if state.drawn >= 0:
-            out += _single(state.drawn, hand, special_last)
+    hand = hands[player]
+    if player == turn and drawn < 0 and not flags & (FUMBLE_RULE | SPECIAL_LAST):
+        # The usual case, as the general code below does it: a hand with no two cards of one
+        # rank has only single plays, one per fitting card, in hand order.
+        top = discard[-1]
+        fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
+        out = []
+        ranks = twice = 0  # bits of the ranks seen, and of those seen twice
+        for c in hand:
+            if fit[c]:
+                out.append(_ONE[c])
+            bit = _RANK_BIT[c]
+            twice |= ranks & bit
+            ranks |= bit
+        if not out:
+            out.append(_DRAW)
+        elif twice:
+            out = _grouped_plays(hand, fit, top, suit, False)
+        elif len(hand) > 2:
+            if hand[-1] == JOKER:  # the joker, last in the hand, fits: it names a suit
+                out[-1:] = _SINGLES[JOKER]
+        elif len(hand) == 2:  # playing one leaves the other alone: an Ano hand
+            out = []
+            for c in hand:
+                if fit[c]:
+                    out += _SINGLE_PAIRS[c]
+        else:
+            out = list(_SINGLES[hand[0]])
+        if ano[player] == OWES:
+            out.append(_CALL)
+        if FORGOT_CALL in ano:
+            out += [
+                Action(CATCH, target=target)
+                for target in range(state.players)
+                if target != player and target not in finished and ano[target] == FORGOT_CALL
+            ]
+        return out
+    fumble = flags & FUMBLE_RULE != 0
+    special_last = flags & SPECIAL_LAST != 0
+    if player == turn:
+        if drawn >= 0:
+            out = _single(drawn, hand, special_last)
             out.append(_KEEP)
         else:
-            out = _turn_plays(state, player)
+            out = _turn_plays(hand, discard[-1], suit, special_last)
             unable = not out  # the same as `not can_play(state, player)`, already known
             if fumble:
-                out += _wrong_singles(state, hand, out)
+                out += _wrong_singles(hand, out)
             if unable:
                 out.append(_DRAW)
-    elif state.has(JUMP_IN):
-        out += _jumps(state, hand, fumble, special_last)
-    if state.ano[player] == OWES:
+    elif flags & JUMP_IN:
+        out = _jumps(state, hand, fumble, special_last)
+    else:
+        out = []
+    if ano[player] == OWES:
         out.append(_CALL)
-    if fumble or FORGOT_CALL in state.ano:
+    if fumble or FORGOT_CALL in ano:
         for target in range(state.players):
-            if target == player or target in state.finished:
+            if target == player or target in finished:
                 continue
-            if state.ano[target] == FORGOT_CALL or (
-                fumble and ano_hand(state.hands[target], special_last)
-            ):
+            if ano[target] == FORGOT_CALL or (fumble and ano_hand(hands[target], special_last)):
                 out.append(Action(CATCH, target=target))
     return out
 
@@ -344,7 +444,7 @@ def _single(card: int, hand: tuple[int, ...], special_last: bool) -> list[Action
     return [Action(PLAY, (card,), s, call) for s in suits for call in calls]
 
 
-def _wrong_singles(state: State, hand: tuple[int, ...], plays: list[Action]) -> list[Action]:
+def _wrong_singles(hand: tuple[int, ...], plays: list[Action]) -> list[Action]:
     """Fumble option: every other card of the hand is offered too (and costs 2)."""
     good = {a.cards[0] for a in plays if len(a.cards) == 1}
     return [
@@ -447,13 +547,90 @@ class _Table:
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
-    if state.over:
+    players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending, drawn = state[
+        :12
+    ]
+    ano, finished, _, over = state[12:]
+    if over:
         raise IllegalAction("game_over")
-    if not 0 <= player < state.players:
+    if not 0 <= player < players:
         raise IllegalAction("bad_player")
-    if player in state.finished:
+    if player in finished:
         raise IllegalAction("finished")
-    kind = action.kind
+    kind, cards, named, call, target = action
+    if player == turn and drawn < 0:
+        # The usual actions in turn, done here as `_play` and `_put_down`, or `_draw_turn`, do
+        # them; anything else (a refusal, a fumble, a J, a last card, ...) goes to them.
+        top = discard[-1]
+        fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
+        if kind == PLAY and len(cards) == 1 and target == -1:
+            c = cards[0]
+            if (
+                0 <= c <= JOKER
+                and (c == JOKER) == (0 <= named < SUITS)
+                and fit[c]
+                and c in (hand := hands[player])
+                and len(hand) > 1
+                and (rank := RANK[c]) != JACK
+            ):
+                i = hand.index(c)
+                rest = hand[:i] + hand[i + 1 :]
+                special_last = flags & SPECIAL_LAST != 0
+                leaves_ano = (len(rest) == 1 or RANK[rest[0]] == RANK[rest[1]]) and ano_hand(
+                    rest, special_last
+                )
+                if leaves_ano or not call:
+                    events: list[Event] = []
+                    if OWES in ano or ano[player] != CLEAR:
+                        ano = _act(ano, player, events)
+                    events.append(Played(player, cards, named, False, len(rest)))
+                    if rank == ACE:
+                        direction = -direction
+                        events.append(Reversed(direction))
+                    elif rank in DRAW_AFTER:
+                        pending += UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
+                        events.append(DrawPending(pending))
+                    elif pending:
+                        events.append(ChainEnded(player, pending))
+                        pending = 0
+                    turn = (player + direction) % players
+                    if turn in finished:
+                        turn = _next_seat(players, finished, player, direction)
+                    if leaves_ano:
+                        if call:
+                            events.append(AnoCalled(player))
+                        else:
+                            ano = (*ano[:player], OWES, *ano[player + 1 :])
+                            events.append(AnoOwed(player))
+                    new = [*hands]
+                    new[player] = rest
+                    return _new_state(
+                        State,
+                        (
+                            players,
+                            decks,
+                            flags,
+                            rng,
+                            tuple(new),
+                            pile,
+                            discard + cards,
+                            named,
+                            turn,
+                            direction,
+                            pending,
+                            -1,
+                            ano,
+                            finished,
+                            0,
+                            False,
+                        ),
+                    ), events
+        elif kind == DRAW and action == _DRAW:
+            for c in hands[player]:
+                if fit[c]:
+                    break  # able to play: refused below (or not, with special_last)
+            else:
+                return _draw_turn(state, player)
     if kind == PLAY:
         return _play(state, player, action)
     if action.cards or action.suit != NO_SUIT or action.call:
@@ -465,15 +642,17 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == CALL:
         if state.ano[player] != OWES:
             raise IllegalAction("nothing_to_call")
-        ano = list(state.ano)
-        ano[player] = CLEAR
-        return state._replace(ano=tuple(ano)), [AnoCalled(player)]
+        return state._replace(ano=(*ano[:player], CLEAR, *ano[player + 1 :])), [AnoCalled(player)]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     if kind == DRAW:
         if state.drawn >= 0:
             raise IllegalAction("play_or_keep_drawn")
-        if can_play(state, player):
+        hand = state.hands[player]
+        fit = _fitting(state.discard[-1], state.suit)
+        if any(map(fit.__getitem__, hand)) and not (  # `can_play`
+            len(hand) == 1 and state.flags & SPECIAL_LAST and SPECIAL[hand[0]]
+        ):
             raise IllegalAction("must_play")  # "ถ้าไม่สามารถลงไพ่ให้จั่ว"
         return _draw_turn(state, player)
     if kind == KEEP:
@@ -514,11 +693,23 @@ def _check_shape(action: Action) -> None:
 
 
 def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-    _check_shape(action)
     cards = action.cards
     hand = state.hands[player]
-    rest = _without(hand, cards)
-    special_last = state.has(SPECIAL_LAST)
+    if len(cards) == 1:  # `_check_shape` and `_without` for the usual single card
+        c = cards[0]
+        if not 0 <= c <= JOKER:
+            raise IllegalAction("bad_action")
+        if (c == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
+            raise IllegalAction("name_a_suit" if c == JOKER else "bad_action")
+        try:
+            i = hand.index(c)
+        except ValueError:
+            raise IllegalAction("card_not_in_hand") from None
+        rest = hand[:i] + hand[i + 1 :]
+    else:
+        _check_shape(action)
+        rest = _without(hand, cards)
+    special_last = state.flags & SPECIAL_LAST != 0
     jump = player != state.turn
     wrong = ""
     if jump:
@@ -533,8 +724,7 @@ def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]
     else:
         if state.drawn >= 0 and cards != (state.drawn,):
             raise IllegalAction("play_drawn_only")
-        suit, rank = follow(state)
-        if not fits(cards[0], suit, rank):
+        if not _fitting(state.discard[-1], state.suit)[cards[0]]:
             wrong = "does_not_fit"
     if not wrong and not rest and special_last and SPECIAL[cards[0]]:
         wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
@@ -565,16 +755,17 @@ def _fumble(
 def _put_down(
     state: State, player: int, action: Action, rest: tuple[int, ...], jump: bool
 ) -> tuple[State, list[Event]]:
+    players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
+        state[:14]
+    )
     cards = action.cards
-    table = _Table(state)
-    table.act(player)
-    table.hands[player] = rest
-    table.discard += cards
-    events = table.events
+    events: list[Event] = []
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _act(ano, player, events)
+    hands = (*hands[:player], rest, *hands[player + 1 :])
+    discard += cards
     events.append(Played(player, cards, action.suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
-    direction, pending = state.direction, state.pending
-    finished = state.finished
     if not rest:
         finished += (player,)
     skips = 0
@@ -585,45 +776,114 @@ def _put_down(
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
         skips = k
     elif rank in DRAW_AFTER:
-        each = UNO_KING if rank == KING and state.has(UNO) else DRAW_AFTER[rank]
+        each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
         events.append(DrawPending(pending))
     elif pending:
         events.append(ChainEnded(player, pending))
         pending = 0
-    active = state.players - len(finished)
-    skipped: list[int] = []
+    active = players - len(finished)
     seat = player
-    for _ in range(skips):
-        seat = _next_seat(state.players, finished, seat, direction)
-        skipped.append(seat)
-    if skipped:
+    if skips:
+        skipped: list[int] = []
+        for _ in range(skips):
+            seat = _next_seat(players, finished, seat, direction)
+            skipped.append(seat)
         events.append(Skipped(tuple(skipped)))
-    turn = _next_seat(state.players, finished, seat, direction) if active else player
+    if active:
+        turn = (seat + direction) % players
+        if turn in finished:
+            turn = _next_seat(players, finished, seat, direction)
+    else:
+        turn = player
     over = False
     if not rest:
         events.append(Finished(player, len(finished)))
-        if state.has(POINTS) or active <= 1:
+        if flags & POINTS or active <= 1:
             over = True
-    else:
-        table.after(player, action.call)
-    changes: dict[str, Any] = dict(
-        suit=action.suit,
-        turn=turn,
-        direction=direction,
-        pending=pending,
-        drawn=-1,
-        finished=finished,
-        idle=0,
+    elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
+        if action.call:
+            events.append(AnoCalled(player))
+        else:
+            ano = (*ano[:player], OWES, *ano[player + 1 :])
+            events.append(AnoOwed(player))
+    new = _new_state(
+        State,
+        (
+            *(players, decks, flags, rng, hands, pile, discard, action.suit, turn, direction),
+            *(pending, -1, ano, finished, 0, False),
+        ),
     )
     if over:
-        return _end(table, changes)
-    return table.done(**changes)
+        return _end(new, events)
+    return new, events
+
+
+_new_state = tuple.__new__  # a State from its 16 fields, as NamedTuple's own _make does
+
+
+def _act(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
+    """`_Table.act` on its own: whoever else still owed "Ano" may now be caught; `player`'s
+    own window ends."""
+    out = list(ano)
+    for q, status in enumerate(out):
+        if q != player and status == OWES:
+            out[q] = FORGOT_CALL
+            events.append(AnoForgotten(q))
+    out[player] = CLEAR
+    return tuple(out)
 
 
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
     play_drawn option a fitting drawn card may be played at once instead."""
+    players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending = state[:11]
+    owed = pending or 1
+    if len(pile) < owed or (flags & PLAY_DRAWN and not pending):
+        return _draw_turn_table(state, player)
+    # The usual case, as _draw_turn_table does it: the pile holds enough, nothing to offer.
+    ano, finished = state.ano, state.finished
+    events: list[Event] = []
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _act(ano, player, events)  # now ano[player] is CLEAR: `draw` changes nothing
+    if owed == 1:
+        hand = [*hands[player]]
+        insort(hand, pile[-1])
+    else:
+        hand = sorted(hands[player] + pile[-owed:])
+    seats = [*hands]
+    seats[player] = held = tuple(hand)
+    events.append(Drew(player, owed, CHAIN if pending else TURN))
+    if RANK[held[0]] == RANK[held[-1]] and ano_hand(held, flags & SPECIAL_LAST != 0):
+        ano = (*ano[:player], OWES, *ano[player + 1 :])
+        events.append(AnoOwed(player))
+    turn = (player + direction) % players
+    if turn in finished:
+        turn = _next_seat(players, finished, player, direction)
+    return _new_state(
+        State,
+        (
+            players,
+            decks,
+            flags,
+            rng,
+            tuple(seats),
+            pile[:-owed],
+            discard,
+            suit,
+            turn,
+            direction,
+            0,
+            -1,
+            ano,
+            finished,
+            0,
+            False,
+        ),
+    ), events
+
+
+def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
     table = _Table(state)
     table.act(player)
     owed = state.pending or 1
@@ -643,7 +903,7 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     table.after(player, False)
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
-        return _end(table, changes)
+        return _end(*table.done(**changes))
     changes["turn"] = _next(state, player, state.direction, 1)
     return table.done(**changes)
 
@@ -684,9 +944,9 @@ def _next(state: State, seat: int, direction: int, steps: int) -> int:
 # --- the end -------------------------------------------------------------------------------
 
 
-def _end(table: _Table, changes: dict[str, Any]) -> tuple[State, list[Event]]:
-    table.ano = (CLEAR,) * table.state.players
-    state, events = table.done(**changes, over=True)
+def _end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """The game is over: nobody owes "Ano" any more; the ranking closes the events."""
+    state = state._replace(ano=(CLEAR,) * state.players, over=True)
     rows = ranking(state)
     events.append(
         GameEnded(
