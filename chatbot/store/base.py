@@ -86,10 +86,6 @@ class Store(ABC):
         """The document at `key`, or None (one round trip)."""
 
     @abstractmethod
-    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
-        """`load` plus `was_seen(seen, update)` in the same round trip."""
-
-    @abstractmethod
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """Unless its update was handled or another process holds it, `claim` is ours from
         now (checked and set atomically); the document at `key` is read in the same round

@@ -56,10 +56,6 @@ class MemoryStore(Store):
         """The document at `key`, or None."""
         return self._live(key)
 
-    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
-        """`load` and `was_seen` together."""
-        return self._live(key), await self.was_seen(seen, update)
-
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """As in Redis: handled, held by another process, or ours from now."""
         doc = None if key is None else self._live(key)

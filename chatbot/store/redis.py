@@ -257,15 +257,6 @@ class RedisStore(Store):
         version, _, data = raw.partition(b":")
         return Doc(int(version), data)
 
-    async def load_once(self, key: str, seen: str, update: str) -> tuple[Doc | None, bool]:
-        """GET and ZSCORE pipelined: one round trip."""
-        async with self._reachable("load_once"):
-            async with self._r.pipeline(transaction=False) as pipe:
-                pipe.get(self.name(key))
-                pipe.zscore(self.name(seen), update)
-                raw, score = await pipe.execute()
-            return self._doc(raw), score is not None
-
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """One EVALSHA: the check against handled and held updates, the claim, the load."""
         async with self._reachable("claim"):

@@ -130,6 +130,14 @@ def determinize(view: View, rng: Rng, remember: bool = True) -> State:
     )
 
 
+def _shortlist(
+    greedy: GreedyPlayer, view: View, legal: Sequence[Action], n: int
+) -> tuple[list[Action], int]:
+    """The `n` actions the greedy player scores best, and the seat thinking."""
+    ranked = sorted(legal, key=lambda a: -greedy.score(view, a))[:n]
+    return ranked, view.me if view.me is not None else view.turn
+
+
 class FlatSearchPlayer:
     """Tries its most promising actions on sampled deals of the cards it cannot see, plays each
     sample to the end of the round with greedy players, and keeps the best on average. Every
@@ -149,8 +157,7 @@ class FlatSearchPlayer:
     ) -> Action:
         if len(legal) == 1:
             return legal[0]
-        ranked = sorted(legal, key=lambda a: -self.greedy.score(view, a))[: self.candidates]
-        me = view.me if view.me is not None else view.turn
+        ranked, me = _shortlist(self.greedy, view, legal, self.candidates)
         used = (budget or Budget(playouts=self.samples * len(ranked))).start()
         totals = [0.0] * len(ranked)
         counts = [0] * len(ranked)
@@ -186,8 +193,7 @@ class SearchPlayer:
     ) -> Action:
         if len(legal) == 1:
             return legal[0]
-        ranked = sorted(legal, key=lambda a: -self.greedy.score(view, a))[: self.candidates]
-        me = view.me if view.me is not None else view.turn
+        ranked, me = _shortlist(self.greedy, view, legal, self.candidates)
         used = (budget or Budget(playouts=self.playouts)).start()
         n = len(ranked)
         rounds = (n - 1).bit_length()  # halvings from n candidates down to one

@@ -187,10 +187,11 @@ async def test_first_time(store: Store) -> None:
 
 
 async def test_an_update_is_marked_handled_by_its_save_or_after(store: Store) -> None:
-    assert await store.load_once("game:c", "seen:c", "u1") == (None, False)
+    claim = Claim("seen:c", "claims:c", "u1", "p1", 60)
+    assert await store.claim(claim, "game:c") == Claimed(None, False)
     await store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "u1", 60))
-    doc, seen = await store.load_once("game:c", "seen:c", "u1")
-    assert doc is not None and doc.data == DATA and seen
+    found = await store.claim(claim, "game:c")
+    assert found.doc is not None and found.doc.data == DATA and found.handled
     with pytest.raises(Conflict):
         await store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "u2", 60))
     assert not await store.was_seen("seen:c", "u2"), "a refused save marks nothing"

@@ -26,6 +26,11 @@ SUITS = {"♠": 0, "♥": 1, "♦": 2, "♣": 3}
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
 
 
+def log_of(text: str) -> list[str]:
+    """The table's last events, one line each."""
+    return [line[2:] for line in text.splitlines() if line.startswith("• ")]
+
+
 def cards(text: str) -> tuple[int, ...]:
     """Faces from "K♠ 10♥ 🃏" (rank then suit symbol; 🃏 a joker)."""
     out = []

@@ -4,31 +4,16 @@ pressing their private buttons (and the group's "Caught!") and two computer play
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
-
-import pytest
 
 from chatbot.core import buttons as b
-from chatbot.store.redis import RedisStore
 from engine.ano import GAME
 from engine.ano.rules import FORGOT_CALL, State
 from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram
-from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick, playable
+from tests.e2e.harness import Harness, hand_message, pick, playable
 from tests.e2e.helpers import CHAT, GROUP, button
 
 MAX_ROUNDS = 3000
-
-
-@pytest.fixture
-async def harness(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterator[Harness]:
-    h = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS)
-    await h.start()
-    try:
-        yield h
-    finally:
-        await h.stop()
-        await h.bot.tables.store.close()
 
 
 async def state_of(h: Harness) -> State | None:

@@ -3,15 +3,11 @@ its button, and its effect as the players see it on the table and in their hands
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
-from chatbot.store.redis import RedisStore
 from engine.ano.rules import OWES
 from tests.e2e.ano_table import (
     arrange,
     hand_of,
+    log_of,
     open_ano,
     people,
     play,
@@ -20,20 +16,8 @@ from tests.e2e.ano_table import (
     table_now,
 )
 from tests.e2e.fake_telegram import FakeTelegram
-from tests.e2e.harness import TEST_SETTINGS, Harness, playable
+from tests.e2e.harness import Harness, playable
 from tests.e2e.helpers import GROUP
-from tests.e2e.test_ano_scenes import log_of
-
-
-@pytest.fixture
-async def harness(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterator[Harness]:
-    h = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS)
-    await h.start()
-    try:
-        yield h
-    finally:
-        await h.stop()
-        await h.bot.tables.store.close()
 
 
 async def test_two_decks(tg: FakeTelegram, harness: Harness) -> None:

@@ -18,6 +18,7 @@ from tests.e2e.ano_table import (
     cards,
     data_of,
     hand_of,
+    log_of,
     open_ano,
     people,
     play,
@@ -30,22 +31,6 @@ from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick, playab
 from tests.e2e.helpers import CHAT, GROUP, JSON
 
 MAX_STEPS = 3000
-
-
-@pytest.fixture
-async def harness(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterator[Harness]:
-    h = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS)
-    await h.start()
-    try:
-        yield h
-    finally:
-        await h.stop()
-        await h.bot.tables.store.close()
-
-
-def log_of(text: str) -> list[str]:
-    """The table's last events, one line each."""
-    return [line[2:] for line in text.splitlines() if line.startswith("• ")]
 
 
 async def play_out(h: Harness, tg: FakeTelegram, users: list[JSON], seed: int) -> None:
