@@ -34,7 +34,7 @@ from chatbot.core.session import (
 from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
-from chatbot.i18n import Translator, translator
+from chatbot.i18n import N_, Translator, translator
 from chatbot.store.base import RETRIES, Doc
 from engine.core import (
     BadState,
@@ -360,18 +360,19 @@ class GameDesk:
     ) -> tuple[Session, int, int, Any] | Reply:
         """The session, its version, the presser's seat and the game state, or the private
         answer why the press cannot act now (no game, not a player, an outdated button)."""
-        ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
         try:
             session, version = self.tables.session(doc)
             if session is None or session.phase != PLAYING:
-                return Reply(Answer(ptr.gettext("No game is running here.")))
+                return await self._presser_answer(inc, N_("No game is running here."))
             state = views.state_of(session, self.tables.bundle(session))
         except (BadSession, BadState, KeyError) as exc:
             log.error("unreadable session in %s: %r", inc.chat, exc)
-            return Reply(Answer(ptr.gettext("This game could not be read: /stop ends it.")))
+            return await self._presser_answer(
+                inc, N_("This game could not be read: /stop ends it.")
+            )
         seat = session.seat_of(inc.user.id)
         if seat is None:
-            return Reply(Answer(ptr.gettext("You are not playing in this game.")))
+            return await self._presser_answer(inc, N_("You are not playing in this game."))
         current = session.epoch if group else session.stamps[seat]
         if stamp >= 0 and stamp != current:
             tr = translator(session.seats[seat].language)
@@ -385,6 +386,12 @@ class GameDesk:
             hand = views.hand(session, bundle, seat, caps, state, edit=inc.message)
             return Reply(Answer(text[: caps.answer_chars]), [hand])
         return session, version, seat, state
+
+    async def _presser_answer(self, inc: Incoming, msgid: str) -> Reply:
+        """A refusal in the presser's own language (read only when refusing: a seated
+        player's language is in the session, so a valid press costs no extra read)."""
+        ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        return Reply(Answer(ptr.gettext(msgid)))
 
     @staticmethod
     def _news(session: Session, bundle: Bundle, tr: Translator) -> str | None:

@@ -39,6 +39,9 @@ log = logging.getLogger(__name__)
 SLOTS_KEPT = 10_000  # newest slot message ids known in this process
 HEARTBEAT = 3.0  # seconds between this process's "alive" marks
 RETRY_LATER = 60  # seconds before a timer that failed is tried again
+# Seconds a delivered change waits to be recorded with the others (far below OWED_GRACE: only
+# a process that dies within this time after delivering has its last changes sent again).
+RECORD_EVERY = 1.0
 
 
 class Outbox(Protocol):
@@ -97,7 +100,9 @@ class Runner:
         self._queues: dict[str, _Queue] = {}
         self._slots: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._ticker: asyncio.Task[None] | None = None
-        self._confirming: set[asyncio.Task[None]] = set()
+        self._confirming: set[asyncio.Task[None]] = set()  # deliveries being recorded
+        self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
+        self._recorder: asyncio.Task[None] | None = None  # waits RECORD_EVERY, then records
 
     @property
     def platform(self) -> str:
@@ -240,20 +245,46 @@ class Runner:
         return False
 
     def _done(self, batch: _Batch | None) -> None:
-        """One message of `batch` went out (or was superseded by a newer one)."""
+        """One message of `batch` went out (or was superseded by a newer one). A delivered
+        change is recorded within RECORD_EVERY seconds, together with the others delivered
+        meanwhile: one store write for many presses."""
         if batch is None:
             return
         batch.left -= 1
-        if batch.left <= 0:
-            self._confirming.add(asyncio.create_task(self._confirm(batch)))
+        if batch.left > 0:
+            return
+        self._delivered[batch.chat] = max(batch.change, self._delivered.get(batch.chat, 0))
+        if self._recorder is None:
+            self._recorder = asyncio.create_task(self._record_later())
 
-    async def _confirm(self, batch: _Batch) -> None:
+    async def _record_later(self) -> None:
+        await asyncio.sleep(RECORD_EVERY)
+        self._recorder = None  # deliveries from now on wait for the next write
+        task = asyncio.current_task()
+        assert task is not None
+        self._confirming.add(task)
         try:
-            await self.service.tables.delivered(batch.chat, batch.change)
-        except Exception as exc:  # another process then delivers it again: never lost
-            log.warning("could not record delivery of %s: %r", batch.chat, exc)
+            await self._record()
         finally:
-            self._confirming.discard(asyncio.current_task())
+            self._confirming.discard(task)
+
+    async def _record(self) -> None:
+        changes, self._delivered = self._delivered, {}
+        if not changes:
+            return
+        try:
+            await self.service.tables.delivered_all(changes)
+        except Exception as exc:  # another process then delivers them again: never lost
+            log.warning("could not record the delivery of %d changes: %r", len(changes), exc)
+
+    async def _record_now(self) -> None:
+        """Record the deliveries waiting for the next write now."""
+        recorder, self._recorder = self._recorder, None
+        if recorder is not None:
+            recorder.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await recorder
+        await self._record()
 
     def _start(self, queue: _Queue, chat: str) -> None:
         queue.wake.set()
@@ -357,6 +388,7 @@ class Runner:
         been sent (later edits keep waiting for their interval)."""
         while any(q.fifo or q.sending or self._due(q) for q in self._queues.values()):
             await asyncio.sleep(0.001)
+        await self._record_now()
         while self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
 
@@ -368,6 +400,7 @@ class Runner:
         """Wait until every queued message has been delivered, table edits included."""
         while tasks := [q.task for q in self._queues.values() if q.task is not None]:
             await asyncio.gather(*tasks, return_exceptions=True)
+        await self._record_now()
         while self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
 

@@ -191,9 +191,15 @@ class Tables:
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
-        self.unsent.discard((chat, change))
-        ttl = self.settings.idle_ttl  # as long as the session it speaks of
-        await self.store.set_setting(f"sent:{chat}", "change", str(change), ttl)
+        await self.delivered_all({chat: change})
+
+    async def delivered_all(self, changes: dict[str, int]) -> None:
+        """Record the delivery of several chats' changes ({chat: change}) in one write."""
+        for chat, change in changes.items():
+            self.unsent.discard((chat, change))
+        ttl = self.settings.idle_ttl  # as long as the sessions they speak of
+        marks = [(f"sent:{chat}", "change", str(change)) for chat, change in changes.items()]
+        await self.store.set_settings(marks, ttl)
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""

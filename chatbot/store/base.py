@@ -138,6 +138,14 @@ class Store(ABC):
         """Set one field; with `ttl`, the hash expires `ttl` seconds from now (one round trip;
         None: keeps its expiry)."""
 
+    async def set_settings(
+        self, fields: list[tuple[str, str, str]], ttl: int | None = None
+    ) -> None:
+        """Set several fields, each a (key, field, value), with `set_setting`'s `ttl` (one
+        round trip where the store can send them together)."""
+        for key, field, value in fields:
+            await self.set_setting(key, field, value, ttl)
+
     @abstractmethod
     async def first_time(self, key: str, ttl: int) -> bool:
         """True the first time `key` is seen within `ttl` seconds (e.g. a one-use button)."""

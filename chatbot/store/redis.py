@@ -363,6 +363,20 @@ class RedisStore(Store):
                 pipe.expire(self.name(key), ttl)
                 await pipe.execute()
 
+    async def set_settings(
+        self, fields: list[tuple[str, str, str]], ttl: int | None = None
+    ) -> None:
+        """HSET (and EXPIRE) of every field, pipelined: one round trip (a Cluster sends one
+        batch to each node that holds some of the keys, together)."""
+        if not fields:
+            return
+        async with self._reachable("set_settings"), self._r.pipeline(transaction=False) as pipe:
+            for key, field, value in fields:
+                pipe.hset(self.name(key), field, value)
+                if ttl is not None:
+                    pipe.expire(self.name(key), ttl)
+            await pipe.execute()
+
     async def first_time(self, key: str, ttl: int) -> bool:
         """SET NX EX: True only for the first caller within `ttl` seconds."""
         async with self._reachable("first_time"):
