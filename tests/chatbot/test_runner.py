@@ -9,7 +9,11 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
+
+import pytest
+from redis.asyncio.connection import Connection
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Incoming, Message, User
@@ -148,3 +152,49 @@ async def test_where_pushes_cost_a_table_update_waits_for_a_newer_one() -> None:
     await runner.flush()
     assert [m.text for _, m in outbox.sent][-1:] == ["round over\n\nmove 5"]
     assert len(outbox.sent) == 3
+
+
+@pytest.mark.parametrize("cluster", [False, True], ids=["single", "cluster"])
+async def test_deliveries_are_recorded_together_in_one_write(
+    redis_prefix: str,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    cluster: bool,
+) -> None:
+    """Every change delivered within RECORD_EVERY is recorded by one pipelined write (on a
+    Cluster: the chats' keys lie in different slots), not one write a press."""
+    url = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
+    store = RedisStore.from_url(url, redis_prefix, cluster=cluster)
+    service = make_service(store, Settings(table_interval=0))
+    runner = Runner(service, RecordingOutbox())
+    chats = [f"ln:group{i}" for i in range(6)]
+    writes: list[bytes] = []
+    original = Connection.send_packed_command
+
+    async def counting(
+        self: Connection, command: bytes | str | Iterable[bytes], check_health: bool = True
+    ) -> None:
+        assert not isinstance(command, str)
+        writes.append(command if isinstance(command, bytes) else b"".join(command))
+        await original(self, command, check_health)
+
+    try:
+        await store.set_setting("warm", "up", "1")  # connections opened before counting
+        monkeypatch.setattr(Connection, "send_packed_command", counting)
+        for change, chat in enumerate(chats * 2, start=1):
+            runner.post([Message(chat, f"change {change}")], confirm=(chat, change))
+        await asyncio.sleep(0.05)  # every message is out, the record waits
+        assert not writes
+        assert await store.get_setting(f"sent:{chats[0]}", "change") is None
+        writes.clear()
+        await runner.flush()
+        names = [w.split(b"\r\n")[2] for w in writes]
+        recorded = len([n for n in names if n not in (b"HELLO", b"CLIENT")])  # new connections
+        monkeypatch.undo()
+        for i, chat in enumerate(chats):
+            assert await store.get_setting(f"sent:{chat}", "change") == str(len(chats) + i + 1)
+        # one pipeline: a single packet, or one per Cluster node holding some of the keys
+        assert 1 <= recorded <= (3 if cluster else 1), names
+    finally:
+        monkeypatch.undo()
+        await store.close()
