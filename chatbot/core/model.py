@@ -7,6 +7,8 @@ id is the user's id. Message text uses a tiny HTML subset (<b>, <i>, <code>); na
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass, field
 
 
@@ -32,6 +34,7 @@ class Incoming:
     reply_token: str | None = None  # platforms that answer an event with a token (LINE)
     chat_title: str = ""  # a group's name (hand messages say which group they belong to)
     event: str | None = None  # a change of who is where: OPENED, CLOSED, ARRIVED, LEFT
+    shown: int | None = None  # `looks` of the pressed message as the platform shows it now
 
 
 # Incoming.event: the user opened or closed the private chat with the bot (added or blocked
@@ -105,3 +108,14 @@ class Capabilities:
     # opens the private chat with the request typed in), and a table update that answers no
     # event waits `table_interval` for a newer one to replace it.
     unasked_free: bool = True
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def looks(text: str, buttons: Keyboard) -> int:
+    """A fingerprint of what a message shows: its plain text (markup removed and outer
+    whitespace trimmed, as platforms store it) and its buttons. For comparing within one
+    process only."""
+    plain = html.unescape(_TAG.sub("", text)).strip()
+    return hash((plain, tuple(tuple((x.label, x.data, x.url) for x in row) for row in buttons)))

@@ -29,7 +29,7 @@ from typing import Protocol
 
 from chatbot import metrics
 from chatbot.core.buttons import game_chat
-from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message
+from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, looks
 from chatbot.core.service import GameService
 from chatbot.core.tables import chat_of
 from chatbot.i18n import negotiate, translator
@@ -51,8 +51,9 @@ class Outbox(Protocol):
     platform: str  # its name in metrics labels
 
     async def send(self, message: Message) -> str | None:
-        """Send `message` (or edit the one it names); the platform id of a newly sent message,
-        None when it was an edit or could not be delivered (the adapter logs why)."""
+        """Send `message` (or edit the one it names); the platform id of the message that
+        shows it (the edited one, or a new one), None when it could not be delivered (the
+        adapter logs why)."""
         ...
 
 
@@ -99,6 +100,8 @@ class Runner:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._queues: dict[str, _Queue] = {}
         self._slots: OrderedDict[tuple[str, str], str] = OrderedDict()
+        # (chat, message) -> (what a press saw on it, what this process's edit made it show)
+        self._edited: OrderedDict[tuple[str, str], tuple[int, int]] = OrderedDict()
         self._ticker: asyncio.Task[None] | None = None
         self._confirming: set[asyncio.Task[None]] = set()  # deliveries being recorded
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
@@ -189,11 +192,28 @@ class Runner:
             ]
         if not self.caps.edits:
             messages = _merged(messages)
+        elif inc is not None and inc.shown is not None:
+            messages = [m for m in messages if not self._unchanged(m, inc, inc.shown)]
         batch = _Batch(*confirm, len(messages)) if confirm else None
         if batch is not None and not messages:
             self._done(batch)
         for message in messages:
             self._enqueue(message, batch)
+
+    def _unchanged(self, message: Message, inc: Incoming, shown: int) -> bool:
+        """Whether `message` edits the pressed message into what it shows already (a button
+        pressed twice): the platform says so, or this process made that very edit from what
+        the press saw. Such an edit is dropped (it would cost a call and be refused)."""
+        if message.edit is None or message.edit != inc.message or message.chat != inc.chat:
+            return False
+        key, now = (message.chat, message.edit), looks(message.text, message.buttons)
+        if shown == now or self._edited.get(key) == (shown, now):
+            return True
+        self._edited[key] = (shown, now)  # forgotten again if the edit fails
+        self._edited.move_to_end(key)
+        while len(self._edited) > SLOTS_KEPT:
+            self._edited.popitem(last=False)
+        return False
 
     def _enqueue(self, message: Message, batch: _Batch | None) -> None:
         queue = self._queues.get(message.chat)
@@ -347,24 +367,27 @@ class Runner:
     async def _send(self, message: Message) -> None:
         if message.only_edit:
             return await self._bare(message)
+        sent: str | None = None
         try:
             sent = await self.outbox.send(message)
         except Exception as exc:  # one message lost must not stop the chat's queue
             log.exception("could not deliver to %s", message.chat)
             self.errors.append(exc)
+        if message.edit and sent != message.edit:  # not edited: a press edits it again
+            self._edited.pop((message.chat, message.edit), None)
+        if sent is None or sent == message.edit or not (message.slot and message.game):
             return
-        if sent is not None and message.slot and message.game:
-            self._slots[(message.game, message.slot)] = sent
-            self._slots.move_to_end((message.game, message.slot))
-            while len(self._slots) > SLOTS_KEPT:
-                self._slots.popitem(last=False)
-            try:
-                await self.service.tables.remember(message.game, message.slot, sent)
-            except StoreUnavailable as exc:  # the next update then sends the slot anew
-                log.warning("could not record the message id of %s: %r", message.slot, exc)
-            except Exception as exc:  # the next update then sends the slot anew
-                log.exception("could not record the message id of %s", message.slot)
-                self.errors.append(exc)
+        self._slots[(message.game, message.slot)] = sent
+        self._slots.move_to_end((message.game, message.slot))
+        while len(self._slots) > SLOTS_KEPT:
+            self._slots.popitem(last=False)
+        try:
+            await self.service.tables.remember(message.game, message.slot, sent)
+        except StoreUnavailable as exc:  # the next update then sends the slot anew
+            log.warning("could not record the message id of %s: %r", message.slot, exc)
+        except Exception as exc:  # the next update then sends the slot anew
+            log.exception("could not record the message id of %s", message.slot)
+            self.errors.append(exc)
 
     async def _bare(self, message: Message) -> None:
         """Edit the slot's last message (known here, or recorded by any process) in place, once;

@@ -206,7 +206,8 @@ class TelegramBot:
             log.warning("callback answer failed: %s", exc)
 
     async def send(self, message: Message) -> str | None:
-        """Edit the message in place when it names one, else send it; the new message's id."""
+        """Edit the message in place when it names one, else send it; the id of the message
+        that shows it (None: not delivered)."""
         chat_id = telegram_id(message.chat)
         keyboard = markup(message.buttons)
         try:
@@ -220,10 +221,10 @@ class TelegramBot:
                         reply_markup=keyboard,
                     )
                     metrics.SENT.labels(self.platform, "edit").inc()
-                    return None
+                    return message.edit
                 except BadRequest as exc:
                     if "not modified" in str(exc).lower():
-                        return None
+                        return message.edit
                     log.info("edit failed (%s): sending anew", exc)
             sent = await self.app.bot.send_message(
                 chat_id, message.text, parse_mode=ParseMode.HTML, reply_markup=keyboard

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Message as TelegramMessage
 from telegram.constants import ChatType
 
-from chatbot.core.model import Incoming, Keyboard, User
+from chatbot.core.model import Button, Incoming, Keyboard, User, looks
 
 PREFIX = "tg:"
 
@@ -38,6 +39,7 @@ def incoming(update: Update, bot_username: str) -> Incoming | None:
             message=str(message.message_id) if message else None,
             update_id=update_id,
             chat_title=chat.title or "",
+            shown=_shown(message) if isinstance(message, TelegramMessage) else None,
         )
     text = update.message.text if update.message else None
     if not text or not text.startswith("/"):
@@ -71,3 +73,18 @@ def markup(buttons: Keyboard) -> InlineKeyboardMarkup | None:
             for row in buttons
         ]
     )
+
+
+def _shown(message: TelegramMessage) -> int | None:
+    """What a pressed message shows now (`looks`), when it is a text message."""
+    if message.text is None:
+        return None
+    rows = message.reply_markup.inline_keyboard if message.reply_markup else ()
+    keyboard = tuple(
+        tuple(
+            Button(b.text, b.callback_data if isinstance(b.callback_data, str) else None, b.url)
+            for b in row
+        )
+        for row in rows
+    )
+    return looks(message.text, keyboard)

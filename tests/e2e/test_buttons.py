@@ -263,3 +263,37 @@ async def test_the_next_player_is_notified_by_a_new_message(h: Harness, tg: Fake
     assert len(tg.sent_to(other["id"])) == sent_other + 1, "a new message for the next player"
     turn = tg.last_message(other["id"])
     assert turn is not None and any(d[0] in "mn" for d in turn.callback_data)
+
+
+async def test_a_button_pressed_twice_edits_its_message_once(h: Harness, tg: FakeTelegram) -> None:
+    """A double click: both presses carry the message as it was before the first one. The
+    second would edit the message into what the first made it show ("message is not
+    modified"): no call is made, and the second press is still answered."""
+    users = await two_players(h, tg)
+    session = await load(h)
+    user = user_of(session, to_move(session), users)
+    hand = hand_message(tg, user["id"])
+    assert hand is not None
+    nav = next(d for d in hand.callback_data if d[0] == b.NAV)
+    first, second = (tg.callback_update(user, hand, nav) for _ in range(2))
+    edits = len(tg.calls_to("editMessageText"))
+    await h.feed(first)
+    shown = hand.text
+    await h.feed(second)
+    assert len(tg.calls_to("editMessageText")) == edits + 1, "one edit for two presses"
+    assert tg.callback_answer(query_id(second)) is not None, "the second press is answered"
+    assert hand.text == shown and not real_failures(tg) and not tg.failed_calls()
+
+    move = next(d for d in hand.callback_data if d[0] == b.MOVE)  # a move, clicked twice
+    first, second = (tg.callback_update(user, hand, move) for _ in range(2))
+    await h.feed(first)
+    edits, shown = len(tg.calls_to("editMessageText")), hand.text
+    await h.feed(second)  # outdated now: "here is your current hand", which it shows already
+    answer = tg.callback_answer(query_id(second))
+    assert answer is not None and answer["text"].startswith(OUTDATED)
+    assert len(tg.calls_to("editMessageText")) == edits and hand.text == shown
+    assert not tg.failed_calls(), "no edit refused as not modified"
+
+    await h.press(user, hand, move, check=False)  # pressed again later: the platform says
+    assert len(tg.calls_to("editMessageText")) == edits, "it shows the current hand already"
+    assert not tg.failed_calls()
