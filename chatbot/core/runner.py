@@ -31,7 +31,7 @@ from chatbot import metrics
 from chatbot.core.buttons import game_chat
 from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, looks
 from chatbot.core.service import GameService
-from chatbot.core.tables import chat_of
+from chatbot.core.tables import HAND_SLOT, chat_of
 from chatbot.i18n import negotiate, translator
 from chatbot.store.base import StoreUnavailable
 
@@ -39,8 +39,9 @@ log = logging.getLogger(__name__)
 SLOTS_KEPT = 10_000  # newest slot message ids known in this process
 HEARTBEAT = 3.0  # seconds between this process's "alive" marks
 RETRY_LATER = 60  # seconds before a timer that failed is tried again
-# Seconds a delivered change waits to be recorded with the others (far below OWED_GRACE: only
-# a process that dies within this time after delivering has its last changes sent again).
+# Seconds a delivered change, or a new hand message's id, waits to be recorded with the others
+# (far below OWED_GRACE: only a process that dies within this time after delivering has its last
+# changes sent again; until then another process bares the hand's previous message).
 RECORD_EVERY = 1.0
 
 
@@ -105,6 +106,7 @@ class Runner:
         self._ticker: asyncio.Task[None] | None = None
         self._confirming: set[asyncio.Task[None]] = set()  # deliveries being recorded
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
+        self._hands: dict[tuple[str, str], str] = {}  # (chat, hand slot) -> new id, unrecorded
         self._recorder: asyncio.Task[None] | None = None  # waits RECORD_EVERY, then records
 
     @property
@@ -267,13 +269,16 @@ class Runner:
     def _done(self, batch: _Batch | None) -> None:
         """One message of `batch` went out (or was superseded by a newer one). A delivered
         change is recorded within RECORD_EVERY seconds, together with the others delivered
-        meanwhile: one store write for many presses."""
+        meanwhile and the ids of new hand messages: one store write for many presses."""
         if batch is None:
             return
         batch.left -= 1
         if batch.left > 0:
             return
         self._delivered[batch.chat] = max(batch.change, self._delivered.get(batch.chat, 0))
+        self._record_soon()
+
+    def _record_soon(self) -> None:
         if self._recorder is None:
             self._recorder = asyncio.create_task(self._record_later())
 
@@ -290,12 +295,13 @@ class Runner:
 
     async def _record(self) -> None:
         changes, self._delivered = self._delivered, {}
-        if not changes:
+        hands, self._hands = self._hands, {}
+        if not changes and not hands:
             return
         try:
-            await self.service.tables.delivered_all(changes)
-        except Exception as exc:  # another process then delivers them again: never lost
-            log.warning("could not record the delivery of %d changes: %r", len(changes), exc)
+            await self.service.tables.record(changes, hands)
+        except Exception as exc:  # another process may deliver them again, or not bare a hand
+            log.warning("could not record %d deliveries: %r", len(changes) + len(hands), exc)
 
     async def _record_now(self) -> None:
         """Record the deliveries waiting for the next write now."""
@@ -381,6 +387,9 @@ class Runner:
         self._slots.move_to_end((message.game, message.slot))
         while len(self._slots) > SLOTS_KEPT:
             self._slots.popitem(last=False)
+        if message.slot.startswith(HAND_SLOT):  # recorded with the deliveries
+            self._hands[(message.game, message.slot)] = sent
+            return self._record_soon()
         try:
             await self.service.tables.remember(message.game, message.slot, sent)
         except StoreUnavailable as exc:  # the next update then sends the slot anew
@@ -411,7 +420,6 @@ class Runner:
         been sent (later edits keep waiting for their interval)."""
         while any(q.fifo or q.sending or self._due(q) for q in self._queues.values()):
             await asyncio.sleep(0.001)
-        await self._record_now()
         while self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
 

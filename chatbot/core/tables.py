@@ -191,15 +191,17 @@ class Tables:
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
-        await self.delivered_all({chat: change})
+        await self.record({chat: change}, {})
 
-    async def delivered_all(self, changes: dict[str, int]) -> None:
-        """Record the delivery of several chats' changes ({chat: change}) in one write."""
-        for chat, change in changes.items():
+    async def record(self, delivered: dict[str, int], hands: dict[tuple[str, str], str]) -> None:
+        """Record, in one write, chats' delivered changes ({chat: change}) and the ids of
+        newly sent hand messages ({(chat, slot): message id}), kept beside the sessions (no
+        save of a game, which could race a change)."""
+        for chat, change in delivered.items():
             self.unsent.discard((chat, change))
-        ttl = self.settings.idle_ttl  # as long as the sessions they speak of
-        marks = [(f"sent:{chat}", "change", str(change)) for chat, change in changes.items()]
-        await self.store.set_settings(marks, ttl)
+        marks = [(f"sent:{chat}", "change", str(change)) for chat, change in delivered.items()]
+        marks += [(f"{HAND_SLOT}{chat}", slot, message) for (chat, slot), message in hands.items()]
+        await self.store.set_settings(marks, self.settings.idle_ttl)  # as long as the sessions
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""
@@ -259,20 +261,17 @@ class Tables:
         raise Busy(chat)
 
     async def remember(self, chat: str, slot: str, message: str) -> None:
-        """Record the platform id of a newly sent slot message (not a game change). A hand's
-        id is kept beside the session (no save of the game, which could race a change)."""
+        """Record the platform id of a newly sent slot message (not a game change)."""
         if slot.startswith(HAND_SLOT):
-            ttl = self.settings.idle_ttl
-            await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, message, ttl)
-            return
+            return await self.record({}, {(chat, slot): message})
 
-        def record(session: Session) -> bool:
+        def keep(session: Session) -> bool:
             changed = session.messages.get(slot) != message
             session.messages[slot] = message
             return changed
 
         with contextlib.suppress(Busy):  # a lost id only means the next update is sent anew
-            await self.update(chat, record)
+            await self.update(chat, keep)
 
     async def last_message(self, chat: str, slot: str) -> str | None:
         """The id of a hand slot's last message not yet bared of its buttons."""
