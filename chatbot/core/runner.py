@@ -23,7 +23,7 @@ import math
 import time
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -108,6 +108,7 @@ class Runner:
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
         self._hands: dict[tuple[str, str], str] = {}  # (chat, hand slot) -> new id, unrecorded
         self._recorder: asyncio.Task[None] | None = None  # waits RECORD_EVERY, then records
+        self._sent = asyncio.Event()  # set whenever a queued message has been sent
 
     @property
     def platform(self) -> str:
@@ -340,6 +341,7 @@ class Runner:
                     await self._send(message)
                     self._done(batch)
                     queue.sending = False
+                    self._sent.set()
                     continue
                 target, at = min(
                     ((t, queue.edited.get(t, -math.inf) + interval) for t in queue.edits),
@@ -356,8 +358,10 @@ class Runner:
                 await self._send(message)
                 self._done(batch)
                 queue.sending = False
+                self._sent.set()
         finally:
             queue.task, queue.sending = None, False
+            self._sent.set()
             if queue.fifo or queue.edits:  # posted while the last send was finishing
                 self._start(queue, chat)
             elif self._queues.get(chat) is queue and not _recent(queue, self.monotonic(), interval):
@@ -415,11 +419,18 @@ class Runner:
         self._slots[key] = ""
         self._slots.move_to_end(key)
 
-    async def settle(self) -> None:
-        """Wait until every new message queued so far, and every table edit already due, has
-        been sent (later edits keep waiting for their interval)."""
-        while any(q.fifo or q.sending or self._due(q) for q in self._queues.values()):
-            await asyncio.sleep(0.001)
+    async def settle(self, chats: Iterable[str] | None = None) -> None:
+        """Wait until every new message queued so far (to `chats`, or anywhere), and every
+        table edit already due, has been sent (later edits keep waiting for their interval)."""
+        wanted = None if chats is None else set(chats)
+        while any(
+            q.fifo or q.sending or self._due(q)
+            for chat, q in self._queues.items()
+            if wanted is None or chat in wanted
+        ):
+            self._sent.clear()
+            with contextlib.suppress(TimeoutError):  # (an edit may fall due meanwhile)
+                await asyncio.wait_for(self._sent.wait(), 0.001)
         while self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
 

@@ -77,7 +77,7 @@ def claims_key(chat: str) -> str:
 
 def handled(chat: str, update: str | None) -> Seen | None:
     """What marks `update` handled in `chat`'s set (None: an event with no update id)."""
-    return Seen(seen_key(chat), update, DEDUPE_TTL) if update else None
+    return Seen(seen_key(chat), update, DEDUPE_TTL, claims_key(chat)) if update else None
 
 
 class Tables:

@@ -48,11 +48,13 @@ class Doc:
 @dataclass(frozen=True)
 class Seen:
     """An update to remember as handled: its id joins the bounded set `key` (the newest
-    SEEN_KEEP ids stay), and the set expires `ttl` seconds after its last addition."""
+    SEEN_KEEP ids stay), and the set expires `ttl` seconds after its last addition; its claim
+    in the hash `held` (see `Claim`), if any, is released."""
 
     key: str
     update: str
     ttl: int
+    held: str | None = None
 
 
 @dataclass(frozen=True)

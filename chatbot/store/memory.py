@@ -106,6 +106,8 @@ class MemoryStore(Store):
         self._check(key, expected)
         if seen is not None:
             await self.mark_seen(seen)
+            if seen.held is not None:
+                self._claims.pop((seen.held, seen.update), None)
         new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1
         expires = None if ttl is None else self._clock() + ttl
         self._docs[key] = (Doc(new, data), expires)

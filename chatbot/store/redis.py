@@ -54,7 +54,8 @@ if redis.call('TTL', {k}) < tonumber({t}) then redis.call('EXPIRE', {k}, {t}) en
 # optionally a set of handled updates. ARGV: expected version, data, ttl seconds or ""
 # (persist), deadline or "" (unschedule), member, seconds the counter outlives the document,
 # the index's time to live; with the set: the update id, its score (unix time), the set's
-# ttl and how many ids it keeps. The new version comes from the counter, which survives the
+# ttl and how many ids it keeps; with the hash of claims too, the update's claim is released.
+# The new version comes from the counter, which survives the
 # document's deletion and expiry, so a version is never issued twice for a key. Returns the
 # new version, or 0 when the expected version is stale.
 _SAVE = (
@@ -87,6 +88,10 @@ if KEYS[4] then
   redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[11]) + 1))
   redis.call('EXPIRE', KEYS[4], ARGV[10])
 end
+if KEYS[5] then
+  redis.call('HDEL', KEYS[5], ARGV[8])
+  redis.call('ZREM', KEYS[6], ARGV[8])
+end
 return new
 """
 )
@@ -113,28 +118,29 @@ else
 end
 """ + _keep_index(1, 3)
 
-# KEYS: a set of handled updates, the hash of claims on its updates, and optionally a
-# document. ARGV: the update, the claiming process, the claim's time to live (ms). A claim
-# is "<expiry ms> <process>"; lapsed claims are removed as the hash is read (a chat has few at
-# a time) and the hash expires with its newest claim. Returns {document, 1 if handled,
-# the process holding the update or nil (the claim is ours now)}.
+# KEYS: a set of handled updates, the hash of claims on its updates (update -> process), their
+# expiries (a sorted set: update by expiry ms), and optionally a document. ARGV: the update,
+# the claiming process, the claim's time to live (ms). Lapsed claims are removed, oldest first
+# (at most 64 a call: constant work however busy the chat), and both keys expire with their
+# newest claim. Returns {document, 1 if handled, the process holding the update or nil (the
+# claim is ours now)}.
 _CLAIM = """
 local doc = false
-if KEYS[3] then doc = redis.call('GET', KEYS[3]) end
+if KEYS[4] then doc = redis.call('GET', KEYS[4]) end
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {doc, 1, false} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local held = redis.call('HGETALL', KEYS[2])
-for i = 1, #held, 2 do
-  local sep = string.find(held[i + 1], ' ', 1, true)
-  if tonumber(string.sub(held[i + 1], 1, sep - 1)) <= now then
-    redis.call('HDEL', KEYS[2], held[i])
-  elseif held[i] == ARGV[1] and string.sub(held[i + 1], sep + 1) ~= ARGV[2] then
-    return {doc, 0, string.sub(held[i + 1], sep + 1)}
-  end
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 64)
+if #lapsed > 0 then
+  redis.call('HDEL', KEYS[2], unpack(lapsed))
+  redis.call('ZREM', KEYS[3], unpack(lapsed))
 end
-redis.call('HSET', KEYS[2], ARGV[1], string.format('%d %s', now + tonumber(ARGV[3]), ARGV[2]))
+local holder = redis.call('HGET', KEYS[2], ARGV[1])
+if holder and holder ~= ARGV[2] then return {doc, 0, holder} end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return {doc, 0, false}
 """
 
@@ -236,6 +242,11 @@ class RedisStore(Store):
         """Where the highest version issued for `key` is kept."""
         return self._prefix + self._tag(owner_of(key)) + "ver:" + key
 
+    def _expiries(self, held: str) -> str:
+        """The sorted set of the expiries of the claims in the hash `held` (same owner)."""
+        kind, _, owner = held.partition(":")
+        return self.name(f"{kind}-at:{owner}")
+
     def index(self, member: str) -> str:
         """The Redis key of the deadline index that schedules `member`."""
         return self._prefix + self._tag(owner_of(member)) + "deadlines"
@@ -260,7 +271,7 @@ class RedisStore(Store):
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """One EVALSHA: the check against handled and held updates, the claim, the load."""
         async with self._reachable("claim"):
-            keys = [self.name(claim.seen), self.name(claim.held)]
+            keys = [self.name(claim.seen), self.name(claim.held), self._expiries(claim.held)]
             keys += [] if key is None else [self.name(key)]
             args: list[str | int] = [claim.update, claim.process, max(1, round(claim.ttl * 1000))]
             raw, handled, busy = await self._claim(keys=keys, args=args)
@@ -308,6 +319,8 @@ class RedisStore(Store):
             if seen is not None:
                 keys.append(self.name(seen.key))
                 args += [seen.update, repr(time.time()), seen.ttl, SEEN_KEEP]
+                if seen.held is not None:
+                    keys += [self.name(seen.held), self._expiries(seen.held)]
             new = int(await self._save(keys=keys, args=args))
             if not new:
                 raise Conflict(key)

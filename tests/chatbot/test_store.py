@@ -579,6 +579,23 @@ async def test_redis_a_claim_lapses_and_its_hash_expires(
     assert await redis_client.hkeys(redis_store.name("claims:c")) == [b"u0"], "lapsed: gone"
     await asyncio.sleep(1.1)
     assert await redis_client.exists(redis_store.name("claims:c")) == 0
+    assert not await redis_client.keys(redis_store.name("claims-at:*")), "expired with it"
+
+
+async def test_a_save_that_marks_an_update_handled_releases_its_claim(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    """The claims of a busy chat do not pile up until they lapse: a save marking the update
+    handled removes its claim (a claim looks at its own update only, however many there are)."""
+    claims = [Claim("seen:c", "claims:c", f"u{i}", "p1", 60) for i in range(100)]
+    for claim in claims:
+        assert (await redis_store.claim(claim)).busy is None
+    await redis_store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "u7", 60, "claims:c"))
+    held = await redis_client.hkeys(redis_store.name("claims:c"))
+    assert len(held) == 99 and b"u7" not in held
+    other = Claim("seen:c", "claims:c", "u7", "p2", 60)
+    assert await redis_store.claim(other) == Claimed(None, True), "handled, not busy"
+    assert (await redis_store.claim(Claim("seen:c", "claims:c", "u8", "p2", 60))).busy == "p1"
 
 
 async def test_memory_a_claim_lapses() -> None:

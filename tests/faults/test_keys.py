@@ -78,7 +78,7 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
     faults = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert not [f for f in faults if "storage" in f or "handled" in f], faults
     for keys in (during, after):
-        forever = sorted(k for k, ttl in keys.items() if ttl < 0)
+        forever = sorted(k for k, ttl in keys.items() if ttl == -1)  # (-2: gone since SCAN)
         assert forever == [], forever
     assert after[store.name(f"hist:{CHAT}")] > HISTORY_TTL - 60
     assert PREFS_TTL - 60 < after[store.name("user:tg:87")] <= PREFS_TTL
