@@ -53,7 +53,7 @@ def reaches(view: Any, legal: list[Any], path: str, target: str, tr: Any) -> boo
 def main(positions: int) -> None:
     tr = translator("en")
     rng = random.Random(7)
-    totals = {0: 0, choices.ONE_PRESS: 0}
+    totals = {0: 0, 8: 0, choices.ONE_PRESS: 0}
     one = 0
     moves = 0
     default = choices.ONE_PRESS
@@ -79,6 +79,7 @@ def main(positions: int) -> None:
         setattr(choices, "ONE_PRESS", default)  # noqa: B010
     print(f"{moves} moves from random positions (the move drawn uniformly from the legal ones)")
     print(f"  step by step (ONE_PRESS=0):        {totals[0] / moves:.2f} presses a move")
+    print(f"  one press when ≤8 moves (before):  {totals[8] / moves:.2f} presses a move")
     print(
         f"  one press when ≤{default} moves (now):   {totals[default] / moves:.2f} presses a move"
     )

@@ -32,7 +32,7 @@ from engine.egonomy.rules import (
 from engine.egonomy.view import View
 
 MAX_PATH = 24  # a path rides in button data (64 bytes in all)
-ONE_PRESS = 8  # at most this many moves under a step: one button per whole move (fits any
+ONE_PRESS = 12  # at most this many moves under a step: one button per whole move (fits any
 # platform's keyboard), instead of a step per choice
 
 # --- the choice tree -----------------------------------------------------------------------
