@@ -99,6 +99,7 @@ class Side:
     calls: int
     request_bytes: int
     redis_trips: int
+    not_modified: int = 0  # edits refused as changing nothing
 
     @property
     def rate(self) -> float:
@@ -213,7 +214,8 @@ async def ours(
         k = sum(1 for at in starts[presser] if at <= index) - 1
         recorded[presser][k].append((call.method, dict(params)))
     flat = [c for p in recorded for press in p for c in press]
-    side = Side(done, elapsed, timings, len(flat), _request_bytes(flat), trips.count)
+    refused = sum(1 for c in calls if "not modified" in (c.description or ""))
+    side = Side(done, elapsed, timings, len(flat), _request_bytes(flat), trips.count, refused)
     return side, recorded
 
 
@@ -265,9 +267,11 @@ def _line(name: str, sides: list[Side]) -> str:
     calls = sum(s.calls for s in sides) / presses
     sent = sum(s.request_bytes for s in sides) / presses
     trips = sum(s.redis_trips for s in sides) / presses
+    refused = sum(s.not_modified for s in sides)
     return (
         f"  {name:<30} {rate:7.0f} presses/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   "
         f"{calls:.2f} calls, {sent:,.0f} bytes, {trips:.2f} Redis round trips a press"
+        + (f"; {refused} edits refused as not modified" if name.startswith("our") else "")
     )
 
 
