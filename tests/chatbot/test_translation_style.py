@@ -119,3 +119,13 @@ def test_thai_ano_says_phai_for_playing_cards() -> None:
     wrong = [s for m in found if m is not None for s in strings(m) if "การ์ด" in s]
     assert wrong == []
     assert "ไพ่ในมือ" in translator("th").pgettext("playing cards", "Your hand")
+
+
+def test_thai_ano_says_ta_for_a_turn() -> None:
+    # เทิร์น is Egonomy's word for its turns; in a card game Thai players say ตา ("ถึงตาคุณ").
+    with (LOCALES / "th" / "LC_MESSAGES" / "messages.po").open("rb") as fp:
+        catalog = read_po(fp, locale="th")
+    found = [catalog.get(mid, context=ctx) for ctx, mid in sorted(ano_msgids(), key=str)]
+    wrong = [s for m in found if m is not None for s in strings(m) if "เทิร์น" in s]
+    assert wrong == []
+    assert "ตา" in translator("th").pgettext("playing cards", "Your turn!")

@@ -180,7 +180,7 @@ class AnoPresenter:
                 )
             return "\n".join(lines), ()
         if view.me == view.turn:
-            lines.append("<b>" + tr.gettext("Your turn!") + "</b>")
+            lines.append("<b>" + tr.pgettext("playing cards", "Your turn!") + "</b>")
         prompt, options = choices(legal, path, tr)
         if prompt:
             lines.append(prompt)
