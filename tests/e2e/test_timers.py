@@ -163,9 +163,14 @@ async def test_computer_players_move_on_their_own(
         for _ in range(3):
             hand = await your_turn(h, tg, ann)
             before = (await load(h)).moves
-            while (await load(h)).moves == before:
+            for _ in range(30):  # a move takes a few presses (steps of a choice)
+                if (await load(h)).moves != before:
+                    break
                 await h.press(ann, hand, pick(hand, rng))
                 presses += 1
+            else:
+                session = await load(h)
+                raise AssertionError(f"30 presses, no move: {hand.text!r} {session.timers}")
         await your_turn(h, tg, ann)
         end = await load(h)
         assert end.moves - start.moves > presses, "the computers moved too"
