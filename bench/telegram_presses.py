@@ -5,8 +5,9 @@ Our side: M concurrent Egonomy games (4 people each, every press a real button o
 to move: a step of the choice or a move) through the real python-telegram-bot application with
 our handler, on a real Redis and the local fake Bot API server. The bare side: a bare
 python-telegram-bot handler that, for each press, replays the Bot API calls our bot made for
-that press (same methods, same parameters, same order; the query answered by its own id) and
-nothing else: the framework's and the Bot API's share of the cost, without the game.
+that press (same methods, same parameters, same order, through PTB's own methods for them; the
+query answered by its own id) and nothing else: the framework's and the Bot API's share of the
+cost, without the game.
 
 Both sides time the same thing: from handing the update to the application until the last Bot
 API call it causes has returned. Games are opened before the clock starts, so presses/s counts
@@ -32,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,7 +43,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from redis.asyncio.connection import Connection
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, ContextTypes
 
@@ -229,10 +229,8 @@ async def bare(tg: FakeTelegram, recorded: list[list[Calls]]) -> Side:
         assert query is not None and query.data is not None
         presser, k = map(int, query.data.split(":"))
         for method, params in recorded[presser][k]:
-            if "callback_query_id" in params:
-                params = {**params, "callback_query_id": query.id}
             with contextlib.suppress(TelegramError):  # refused as ours may be
-                await context.bot.do_api_request(method, api_kwargs=params)
+                await _replay(context.bot, query.id, method, params)
 
     app.add_handler(CallbackQueryHandler(on_press))
     await app.initialize()
@@ -256,6 +254,33 @@ async def bare(tg: FakeTelegram, recorded: list[list[Calls]]) -> Side:
     elapsed = time.perf_counter() - started
     await app.shutdown()
     return Side(count, elapsed, timings, len(flat), _request_bytes(flat), 0)
+
+
+async def _replay(bot: Bot, query: str, method: str, params: JSON) -> None:
+    """One recorded call, made through PTB's own method for it, as a bare PTB bot would."""
+    markup = params.get("reply_markup")
+    keyboard = InlineKeyboardMarkup.de_json(markup, bot) if isinstance(markup, dict) else None
+    if method == "answerCallbackQuery":
+        await bot.answer_callback_query(
+            query, params.get("text"), show_alert=params.get("show_alert"), url=params.get("url")
+        )
+    elif method == "sendMessage":
+        await bot.send_message(
+            params["chat_id"],
+            params["text"],
+            parse_mode=params.get("parse_mode"),
+            reply_markup=keyboard,
+        )
+    elif method == "editMessageText":
+        await bot.edit_message_text(
+            params["text"],
+            chat_id=params["chat_id"],
+            message_id=params["message_id"],
+            parse_mode=params.get("parse_mode"),
+            reply_markup=keyboard,
+        )
+    else:
+        await bot.do_api_request(method, api_kwargs=params)
 
 
 def _line(name: str, sides: list[Side]) -> str:
@@ -310,8 +335,6 @@ def run(
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--redis-url", default=None)
-    # do_api_request names the methods PTB has helpers for: said once a method, not needed here
-    warnings.filterwarnings("ignore", message="Please use 'Bot.")
     asyncio.run(entry(parser.parse_args(argv)))
 
 
