@@ -442,7 +442,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     listed, actions = _listed
     if state is listed and action in actions and player == state.turn:
         kind, table, cards = action  # just listed as legal: nothing to check
-        return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
+        return _TRUSTED[kind](state, player, table, cards)
     if state.over:
         raise IllegalAction("game_over")
     if player != state.turn:
@@ -462,7 +462,7 @@ def play(state: State, player: int, action: Action) -> tuple[State, list[Event]]
     """`apply` for an action listed by `legal_actions(state, player)`, its checks skipped: for
     computer players' playouts. Anything else may leave a broken state."""
     kind, table, cards = action
-    return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
+    return _TRUSTED[kind](state, player, table, cards)
 
 
 def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -513,6 +513,7 @@ Outcome = tuple[
     Event,
     bool,
 ]
+Played = tuple[State, list[Event]]  # the new state and what happened
 
 
 def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
@@ -567,30 +568,55 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome
     return hand, tables, state.flipped, egos, state.discard, event, on_topic
 
 
-def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+# The trusted handlers below build the new state's fields in a list `s` (a copy of the old
+# state's) and hand it to `_next`. The events they report are made once and shared (events are
+# immutable) when they name only a player, a table and a card.
+_BABBLED = tuple(
+    tuple(tuple(Babbled(p, t, c) for c in _ALL_CARDS) for t in range(TABLES))
+    for p in range(SPEC.max_players)
+)
+_CUT = tuple(
+    tuple(tuple(CutOff(p, t, c) for c in _ALL_CARDS) for t in range(TABLES))
+    for p in range(SPEC.max_players)
+)
+_MOMENTUM = tuple(MomentumGained(p) for p in range(SPEC.max_players))
+
+
+def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_babble` without its checks, for a listed babble."""
-    hand = state.hands[player]
+    s = list(state)
     card = cards[0]
+    hand = state.hands[player]
     i = hand.index(card)
-    tables = _on_table(state.tables, t, cards)
-    event = Babbled(player, t, card)
-    return hand[:i] + hand[i + 1 :], tables, state.flipped, state.egos, state.discard, event, False
+    hand = hand[:i] + hand[i + 1 :]
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
+    s[9] = _on_table(state.tables, t, cards)
+    return _next(s, player, hand, _BABBLED[player][t][card], False)
 
 
-def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_cut_off` without its check, for a listed cut-off."""
+    s = list(state)
     lying = state.tables[t]
-    egos = _put(state.egos, player, state.egos[player] + lying)
-    tables = _on_table(state.tables, t, ())
-    event = CutOff(player, t, lying[0])
-    return state.hands[player], tables, state.flipped, egos, state.discard, event, False
+    s[9] = _on_table(state.tables, t, ())
+    egos = list(state.egos)
+    egos[player] += lying
+    s[11] = tuple(egos)
+    return _next(s, player, state.hands[player], _CUT[player][t][lying[0]], False)
 
 
-def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_argue` without its checks, for a listed argue (its cards ordered by number)."""
+    s = list(state)
     left = list(state.hands[player])
     for c in cards:
         left.remove(c)
+    hand = tuple(left)
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
     lying = state.tables[t]
     topic = _SHOWN[t][state.flipped[t]]
     if len(cards) == 2:
@@ -599,42 +625,53 @@ def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) ->
     else:
         fallacy = NUMBER[cards[2]] == FALLACY[-1] and _strength(lying)[2]
         on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic == TOPIC[cards[2]]
-    tables = _on_table(state.tables, t, cards)
-    egos = _put(state.egos, player, state.egos[player] + lying)
-    event = Argued(player, t, cards, lying, fallacy)
-    return tuple(left), tables, state.flipped, egos, state.discard, event, on_topic
+    s[9] = _on_table(state.tables, t, cards)
+    egos = list(state.egos)
+    egos[player] += lying
+    s[11] = tuple(egos)
+    return _next(s, player, hand, Argued(player, t, cards, lying, fallacy), on_topic)
 
 
-def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_listen` without its checks, for a listed listen."""
+    s = list(state)
     lying = state.tables[t]
     card = cards[0]
     i = lying.index(card)
     rest = lying[:i] + lying[i + 1 :]
     hand = tuple(sorted(state.hands[player] + cards))
-    tables = _on_table(state.tables, t, ())
-    event = Listened(player, t, card, rest)
-    return hand, tables, state.flipped, state.egos, state.discard + rest, event, True
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
+    s[9] = _on_table(state.tables, t, ())
+    s[12] = state.discard + rest
+    return _next(s, player, hand, Listened(player, t, card, rest), True)
 
 
-def _let_go_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _let_go_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_let_go` without its checks, for a listed let-go."""
+    s = list(state)
     left = list(state.hands[player])
     for c in cards:
         left.remove(c)
-    discard = state.discard + cards
-    event = LetGo(player, cards)
-    return tuple(left), state.tables, state.flipped, state.egos, discard, event, False
+    hand = tuple(left)
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
+    s[12] = state.discard + cards
+    return _next(s, player, hand, LetGo(player, cards), False)
 
 
-def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_flip` without its checks, for a listed flip."""
+    s = list(state)
     lying = state.tables[t]
     side = not state.flipped[t]
-    flipped = _put(state.flipped, t, side)
-    tables = _on_table(state.tables, t, ())
+    s[10] = _put(state.flipped, t, side)
+    s[9] = _on_table(state.tables, t, ())
+    s[12] = state.discard + lying
     event = Flipped(player, t, lying, _SHOWN[t][side])
-    return state.hands[player], tables, flipped, state.egos, state.discard + lying, event, True
+    return _next(s, player, state.hands[player], event, True)
 
 
 def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
@@ -710,29 +747,42 @@ _HANDLER_AT = {
 }
 
 
-def _after_action(state: State, player: int, outcome: Outcome) -> tuple[State, list[Event]]:
-    """The new state in one step, then momentum, the next player, and the round's end (empty
-    hand or a stuck player)."""
+def _after_action(state: State, player: int, outcome: Outcome) -> Played:
+    """The state after a checked action (see `_next`)."""
     hand, tables, flipped, egos, discard, event, momentum = outcome
-    (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands) = state[:9]
-    (facedown, trophies, last_ranking, over) = state[13:]
-    hands = _put(hands, player, hand)
-    events: list[Event] = [event]
+    s = list(state)
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8:13] = tuple(hands), tables, flipped, egos, discard
+    return _next(s, player, hand, event, momentum)
+
+
+def _next(s: list[Any], player: int, hand: tuple[int, ...], event: Event, momentum: bool) -> Played:
+    """The new state from its fields `s` (the actor's `hand` among them), then momentum, the
+    next player, and the round's end (empty hand or a stuck player)."""
     if not hand:
-        fields = (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands, tables)
-        new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
-        return _end_round(new, events, emptied_by=player)
-    if momentum and not had_momentum:  # at most once a turn
-        events.append(MomentumGained(player))
+        return _end_round(_new(State, s), [event], emptied_by=player)
+    players = s[0]
+    if momentum and not s[7]:  # at most once a turn
+        s[7] = True
+        events = [event, _MOMENTUM[player]]
+        turn = player
     else:
-        turn, momentum = (player + 1) % players, False
-    fields = (players, flip_mode, strict, rng, rnd, first, turn, momentum, hands, tables)
-    new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
-    listen = players >= 3  # `can_act`'s first check, inline: a table offers an action
-    for lying in tables:
-        size = len(lying)
-        if size == 1 or (size >= 2 and listen) or (size == 3 and flip_mode):
-            return new, events
+        turn = s[6] = (player + 1) % players
+        s[7] = False
+        events = [event]
+    new = _new(State, s)
+    # `can_act`'s first check, inline: a table offers a cut-off, a listen (3-4 players) or a flip
+    if players >= 3:
+        for lying in s[9]:
+            if lying:
+                return new, events
+    else:
+        flip = s[1]
+        for lying in s[9]:
+            size = len(lying)
+            if size == 1 or (size == 3 and flip):
+                return new, events
     if not can_act(new, turn):
         events.append(Stuck(turn))
         return _end_round(new, events, emptied_by=None)
