@@ -76,6 +76,9 @@ class State(NamedTuple):
     over: bool
 
 
+_new = tuple.__new__  # a State from a list of its 17 fields in one step (no keyword parsing)
+
+
 # --- setup -------------------------------------------------------------------------------
 
 
@@ -114,21 +117,16 @@ def _deal(state: State, round_no: int, first: int, humblest: bool) -> tuple[Stat
     deck = rng.shuffled(cards_in_play(state.players))
     facedown = deck.pop() if state.players == 2 else -1
     n = state.players
-    hands = tuple(tuple(sorted(deck[i::n])) for i in range(n))
-    dealt = state._replace(
-        rng=rng.state,
-        round=round_no,
-        first=first,
-        turn=first,
-        momentum=False,
-        hands=hands,
-        tables=((),) * TABLES,
-        flipped=(False,) * TABLES,
-        egos=((),) * n,
-        discard=(),
-        facedown=facedown,
-    )
-    return dealt, [RoundStarted(round_no, first, humblest)]
+    hands = tuple([tuple(sorted(deck[i::n])) for i in range(n)])
+    s = list(state)
+    # rng, round, first, turn, momentum, hands, tables, flipped, egos, discard, facedown
+    fields = (rng.state, round_no, first, first, False, hands, _NO_TABLES, _UNFLIPPED)
+    s[3:14] = (*fields, ((),) * n, (), facedown)
+    return _new(State, s), [RoundStarted(round_no, first, humblest)]
+
+
+_NO_TABLES: tuple[tuple[int, ...], ...] = ((),) * TABLES
+_UNFLIPPED = (False,) * TABLES
 
 
 # --- sequences and winning an argument -----------------------------------------------------
@@ -433,8 +431,6 @@ def can_act(state: State, player: int) -> bool:
 
 
 # --- applying an action --------------------------------------------------------------------
-
-_new = tuple.__new__  # builds a State from its 17 fields in one step (no keyword parsing)
 
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
@@ -795,13 +791,12 @@ def _next(s: list[Any], player: int, hand: tuple[int, ...], event: Event, moment
 def round_ranking(state: State) -> list[tuple[int, int, int]]:
     """(player, ego, hand sum), best first: ego = collected - cards in hand; ties go to the
     smaller hand sum, then to the player farther clockwise from the round's first player."""
-    n = state.players
-    rows = []
-    for p in range(n):
-        ego = len(state.egos[p]) - len(state.hands[p])
-        hand_sum = sum(NUMBER[c] for c in state.hands[p])
-        rows.append((p, ego, hand_sum))
-    rows.sort(key=lambda r: (-r[1], r[2], -((r[0] - state.first) % n)))
+    n, first, number = state.players, state.first, NUMBER.__getitem__
+    rows = [
+        (p, len(ego) - len(hand), sum(map(number, hand)))
+        for p, hand, ego in zip(range(n), state.hands, state.egos)
+    ]
+    rows.sort(key=lambda r: (-r[1], r[2], -((r[0] - first) % n)))
     return rows
 
 
@@ -817,14 +812,17 @@ def _end_round(
         scores.append(
             RoundScore(p, place, ego, len(state.egos[p]), len(state.hands[p]), hand_sum, won)
         )
-    order = tuple(p for p, _, _ in ranking)
-    state = state._replace(trophies=tuple(trophies), last_ranking=order)
+    order = tuple([p for p, _, _ in ranking])
+    s = list(state)
+    s[14:16] = tuple(trophies), order  # trophies, last_ranking
+    state = _new(State, s)
     events.append(RoundEnded(state.round, emptied_by, tuple(scores), tuple(trophies)))
     if state.round >= ROUNDS or max(trophies) >= TROPHIES_TO_END:
         final = final_ranking(state)
         early = state.round < ROUNDS
         events.append(GameEnded(final, tuple(trophies), state.round, early))
-        return state._replace(over=True, momentum=False), events
+        s[7], s[16] = False, True  # momentum, over
+        return _new(State, s), events
     # the first-player card goes to the last placed player
     state, started = _deal(state, state.round + 1, order[-1], humblest=False)
     return state, events + started
