@@ -794,7 +794,7 @@ def round_ranking(state: State) -> list[tuple[int, int, int]]:
     n, first, number = state.players, state.first, NUMBER.__getitem__
     rows = [
         (p, len(ego) - len(hand), sum(map(number, hand)))
-        for p, hand, ego in zip(range(n), state.hands, state.egos)
+        for p, (hand, ego) in enumerate(zip(state.hands, state.egos, strict=True))
     ]
     rows.sort(key=lambda r: (-r[1], r[2], -((r[0] - first) % n)))
     return rows
