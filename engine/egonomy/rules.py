@@ -221,15 +221,8 @@ def hand_index(hand: tuple[int, ...]) -> HandIndex:
 
 
 def _index_built(hand: tuple[int, ...]) -> HandIndex:
-    """Build a hand's index and keep it."""
-    if len(_INDEX) >= _INDEX_SIZE:
-        _INDEX.clear()
-    index = _INDEX[hand] = _build_index(hand)
-    return index
-
-
-def _build_index(hand: tuple[int, ...]) -> HandIndex:
-    """One pass over the hand (sorted by card id, so a card's first copy comes first)."""
+    """Build a hand's index in one pass over the hand (sorted by card id, so a card's first
+    copy comes first) and keep it."""
     by_number: list[list[int] | None] = [None] * 12  # distinct cards (one copy each) by number
     numbers: list[int] = []  # in the order they first appear in the hand
     babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
@@ -273,7 +266,10 @@ def _build_index(hand: tuple[int, ...]) -> HandIndex:
                 cards = tuple(same)  # type: ignore[arg-type]
                 known = _LET_GO[True].get(cards)
                 let_go += known if known is not None else _let_go_choices(cards, True)
-    return babbles, rows, let_go
+    if len(_INDEX) >= _INDEX_SIZE:
+        _INDEX.clear()
+    index = _INDEX[hand] = babbles, rows, let_go
+    return index
 
 
 # The let-go choices of some cards of one number, by whether they are all distinct (no two
@@ -374,12 +370,12 @@ def legal_actions(state: State, player: int) -> list[Action]:
         if size == 3 and flip:
             out.append(_FLIP[t])
     if rows:  # one pass over the sequences for the three tables
-        lying = tables[0]
-        over0, also0 = _bar(lying) if len(lying) > 1 else _OPEN
+        lying = tables[0]  # each table's bar, from the cache when it is there
+        over0, also0 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
         lying = tables[1]
-        over1, also1 = _bar(lying) if len(lying) > 1 else _OPEN
+        over1, also1 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
         lying = tables[2]
-        over2, also2 = _bar(lying) if len(lying) > 1 else _OPEN
+        over2, also2 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
         on0: list[Action] = []
         on1: list[Action] = []
         on2: list[Action] = []
@@ -480,17 +476,6 @@ def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
-def _on_table(
-    tables: tuple[tuple[int, ...], ...], t: int, lying: tuple[int, ...]
-) -> tuple[tuple[int, ...], ...]:
-    """The three tables with `lying` on table `t`."""
-    if t == 0:
-        return lying, tables[1], tables[2]
-    if t == 1:
-        return tables[0], lying, tables[2]
-    return tables[0], tables[1], lying
-
-
 def _put(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """`seq` with one item replaced (the hot path's `_set`)."""
     items = list(seq)
@@ -588,7 +573,9 @@ def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -
     hands = list(state.hands)
     hands[player] = hand
     s[8] = tuple(hands)
-    s[9] = _on_table(state.tables, t, cards)
+    tables = list(state.tables)
+    tables[t] = cards
+    s[9] = tuple(tables)
     return _next(s, player, hand, _BABBLED[player][t][card], False)
 
 
@@ -596,7 +583,9 @@ def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) 
     """`_cut_off` without its check, for a listed cut-off."""
     s = list(state)
     lying = state.tables[t]
-    s[9] = _on_table(state.tables, t, ())
+    tables = list(state.tables)
+    tables[t] = ()
+    s[9] = tuple(tables)
     egos = list(state.egos)
     egos[player] += lying
     s[11] = tuple(egos)
@@ -621,7 +610,9 @@ def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) ->
     else:
         fallacy = NUMBER[cards[2]] == FALLACY[-1] and _strength(lying)[2]
         on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic == TOPIC[cards[2]]
-    s[9] = _on_table(state.tables, t, cards)
+    tables = list(state.tables)
+    tables[t] = cards
+    s[9] = tuple(tables)
     egos = list(state.egos)
     egos[player] += lying
     s[11] = tuple(egos)
@@ -639,7 +630,9 @@ def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -
     hands = list(state.hands)
     hands[player] = hand
     s[8] = tuple(hands)
-    s[9] = _on_table(state.tables, t, ())
+    tables = list(state.tables)
+    tables[t] = ()
+    s[9] = tuple(tables)
     s[12] = state.discard + rest
     return _next(s, player, hand, Listened(player, t, card, rest), True)
 
@@ -664,7 +657,9 @@ def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> 
     lying = state.tables[t]
     side = not state.flipped[t]
     s[10] = _put(state.flipped, t, side)
-    s[9] = _on_table(state.tables, t, ())
+    tables = list(state.tables)
+    tables[t] = ()
+    s[9] = tuple(tables)
     s[12] = state.discard + lying
     event = Flipped(player, t, lying, _SHOWN[t][side])
     return _next(s, player, state.hands[player], event, True)
