@@ -170,6 +170,8 @@ def fits(mask: int, topic: int, strict: bool) -> bool:
 _ALL_CARDS = range(len(NUMBER))
 _BABBLE = tuple(tuple(Action(BABBLE, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
 _LISTEN = tuple(tuple(Action(LISTEN, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
+_BABBLE_OF = tuple(actions.__getitem__ for actions in _BABBLE)  # card -> its babble on table t
+_LISTEN_OF = tuple(actions.__getitem__ for actions in _LISTEN)
 _CUT_OFF = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
 _SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
@@ -362,11 +364,11 @@ def legal_actions(state: State, player: int) -> list[Action]:
         lying = tables[t]
         size = len(lying)
         if size == 0:
-            out.extend(map(_BABBLE[t].__getitem__, babbles[shown[t]]))
+            out.extend(map(_BABBLE_OF[t], babbles[shown[t]]))
         elif size == 1:
             out.append(_CUT_OFF[t])
         elif listen:
-            out.extend(map(_LISTEN[t].__getitem__, lying))
+            out.extend(map(_LISTEN_OF[t], lying))
         if size == 3 and flip:
             out.append(_FLIP[t])
     if rows:  # one pass over the sequences for the three tables
