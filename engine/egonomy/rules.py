@@ -11,7 +11,15 @@ from itertools import combinations, pairwise, product
 from typing import Any, NamedTuple
 
 from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
-from engine.egonomy.cards import CARDS, NUMBER, TABLES, TOPIC, cards_in_play, table_topic
+from engine.egonomy.cards import (
+    CARDS,
+    NO_MARK,
+    NUMBER,
+    TABLES,
+    TOPIC,
+    cards_in_play,
+    table_topic,
+)
 from engine.egonomy.events import (
     Argued,
     Babbled,
@@ -224,54 +232,93 @@ def hand_index(hand: tuple[int, ...]) -> HandIndex:
 
 def _index_built(hand: tuple[int, ...]) -> HandIndex:
     """Build a hand's index in one pass over the hand (sorted by card id, so a card's first
-    copy comes first) and keep it."""
-    by_number: list[list[int] | None] = [None] * 12  # distinct cards (one copy each) by number
+    copy comes first) and keep it. The sequences and let-gos of each number come from tables
+    by what the hand holds of that number and the next two (see `_HELD`)."""
+    held = [0] * 12  # by number: the cards of that number in the hand, as `_HELD` bits
     numbers: list[int] = []  # in the order they first appear in the hand
     babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
-    copies: dict[int, list[int]] | None = None  # second copies by number (rare)
-    several = False  # some number held twice or more: there is a let-go
     for c in hand:
         n = NUMBER[c]
-        same = by_number[n]
-        if same is None:
-            by_number[n] = [c]
+        bits = held[n]
+        if not bits:
             numbers.append(n)
-        else:
-            several = True
-            if _TWIN[c] in same:  # the first copy came before
-                if copies is None:
-                    copies = {}
-                copies.setdefault(n, []).append(c)
-                continue
-            same.append(c)
+        elif bits & _TWIN_HELD[c]:  # the first copy came before: no babble of its own
+            held[n] = bits | _HELD[c]
+            continue
+        held[n] = bits | _HELD[c]
         babbles[TOPIC[c]].append(c)
     rows: list[SequenceRow] = []
-    for n in numbers:
-        mid = by_number[n + 1]
-        if mid:
-            high = by_number[n + 2]
-            for a in by_number[n]:  # type: ignore[union-attr]
-                for b in mid:
-                    ab = a * _N + b
-                    rows.append(_PAIRS[ab])  # type: ignore[arg-type]
-                    if high:
-                        abc = ab * _N
-                        for c in high:
-                            rows.append(_TRIPLES[abc + c])  # type: ignore[arg-type]
     let_go: list[Action] = []
-    if several:
-        for n in numbers:
-            same = by_number[n]
-            if copies is not None and n in copies:
-                let_go += _let_go_choices(tuple(sorted(same + copies[n])), False)  # type: ignore[operator]
-            elif len(same) >= 2:  # type: ignore[arg-type]
-                cards = tuple(same)  # type: ignore[arg-type]
-                known = _LET_GO[True].get(cards)
-                let_go += known if known is not None else _let_go_choices(cards, True)
+    for n in numbers:
+        bits = held[n]
+        if held[n + 1]:  # second copies left out: they make no other sequence
+            key = (n * 64 + _ONE_COPY[bits]) * 64 + _ONE_COPY[held[n + 1]]
+            key = key * 64 + _ONE_COPY[held[n + 2]]
+            found = _ROWS_FROM.get(key)
+            rows += found if found is not None else _rows_from(key)
+        if bits & (bits - 1):  # two cards or more of this number
+            key = n * 64 + bits
+            known = _LET_GOS.get(key)
+            let_go += known if known is not None else _let_gos(key)
     if len(_INDEX) >= _INDEX_SIZE:
         _INDEX.clear()
     index = _INDEX[hand] = babbles, rows, let_go
     return index
+
+
+# What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
+# (3-4 players) 2 << 2t. A marked copy comes after its unmarked twin in a sorted hand.
+_HELD = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _ALL_CARDS)
+_TWIN_HELD = tuple(0 if CARDS[c].mark == NO_MARK else 1 << 2 * TOPIC[c] for c in _ALL_CARDS)
+_CARD_HELD = {(NUMBER[c], _HELD[c]): c for c in _ALL_CARDS}
+# The bits without the marked copies whose unmarked twin is held.
+_ONE_COPY = tuple(bits & ~((bits & 0b010101) << 1) for bits in range(64))
+
+
+def _cards_held(n: int, bits: int) -> tuple[list[int], list[int]]:
+    """The cards of number `n` that `bits` hold, in id order: one copy of each card (the
+    unmarked ones, then marked copies held alone), and the second copies."""
+    one = [_CARD_HELD[n, bit] for bit in (1, 4, 16) if bits & bit]
+    one += [_CARD_HELD[n, bit << 1] for bit in (1, 4, 16) if bits & 3 * bit == bit << 1]
+    second = [_CARD_HELD[n, bit << 1] for bit in (1, 4, 16) if bits & 3 * bit == 3 * bit]
+    return one, second
+
+
+# The sequences starting with number n, by what the hand holds of n, n+1 and n+2 (the key of
+# `_index_built`), in the order of their cards' ids; filled as hands need them.
+_ROWS_FROM: dict[int, tuple[SequenceRow, ...]] = {}
+
+
+def _rows_from(key: int) -> tuple[SequenceRow, ...]:
+    rest, high_bits = divmod(key, 64)
+    rest, mid_bits = divmod(rest, 64)
+    n, bits = divmod(rest, 64)
+    mid, high = _cards_held(n + 1, mid_bits)[0], _cards_held(n + 2, high_bits)[0]
+    rows: list[SequenceRow] = []
+    for a in _cards_held(n, bits)[0]:
+        for b in mid:
+            rows.append(_PAIRS[a * _N + b])  # type: ignore[arg-type]
+            rows += (_TRIPLES[(a * _N + b) * _N + c] for c in high)  # type: ignore[misc]
+    if len(_ROWS_FROM) >= _ROWS_SIZE:
+        _ROWS_FROM.clear()
+    found = _ROWS_FROM[key] = tuple(rows)
+    return found
+
+
+_ROWS_SIZE = 1 << 15
+
+# The let-go actions of two or more cards of number n, by n * 64 + what the hand holds of n.
+_LET_GOS: dict[int, tuple[Action, ...]] = {}
+
+
+def _let_gos(key: int) -> tuple[Action, ...]:
+    one, second = _cards_held(*divmod(key, 64))
+    if second:
+        found = _let_go_choices(tuple(sorted(one + second)), False)
+    else:
+        found = _let_go_choices(tuple(one), True)
+    _LET_GOS[key] = found
+    return found
 
 
 # The let-go choices of some cards of one number, by whether they are all distinct (no two
