@@ -183,10 +183,6 @@ _LISTEN_OF = tuple(actions.__getitem__ for actions in _LISTEN)
 _CUT_OFF = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
 _SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
-# The other copy of each card (a 3- or 4-player mark repeating an unmarked card), or -1.
-_TWIN = tuple(
-    next((d for d in _ALL_CARDS if d != c and CARDS[d][:2] == CARDS[c][:2]), -1) for c in _ALL_CARDS
-)
 
 # A sequence row: (its rank, see `_rank`; topic bit mask; its argue action on each table).
 SequenceRow = tuple[int, int, tuple[Action, ...]]
@@ -290,6 +286,7 @@ _ROWS_FROM: dict[int, tuple[SequenceRow, ...]] = {}
 
 
 def _rows_from(key: int) -> tuple[SequenceRow, ...]:
+    """The sequences of a key of `_ROWS_FROM`, kept there."""
     rest, high_bits = divmod(key, 64)
     rest, mid_bits = divmod(rest, 64)
     n, bits = divmod(rest, 64)
@@ -525,13 +522,6 @@ def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
-def _put(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    """`seq` with one item replaced (the hot path's `_set`)."""
-    items = list(seq)
-    items[index] = value
-    return tuple(items)
-
-
 # What an action changes: the actor's hand, the tables, the flipped sides, the ego piles, the
 # discard pile; what happened; whether it gains momentum.
 Outcome = tuple[
@@ -599,8 +589,9 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome
 
 
 # The trusted handlers below build the new state's fields in a list `s` (a copy of the old
-# state's) and hand it to `_next`. The events they report are made once and shared (events are
-# immutable) when they name only a player, a table and a card.
+# state's: hands at 8, tables 9, flipped 10, egos 11, discard 12) and hand it to `_next`. The
+# events they report are made once and shared (events are never changed) when they name only
+# a player, a table and a card.
 _BABBLED = tuple(
     tuple(tuple(Babbled(p, t, c) for c in _ALL_CARDS) for t in range(TABLES))
     for p in range(SPEC.max_players)
@@ -705,7 +696,7 @@ def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> 
     s = list(state)
     lying = state.tables[t]
     side = not state.flipped[t]
-    s[10] = _put(state.flipped, t, side)
+    s[10] = _set(state.flipped, t, side)
     tables = list(state.tables)
     tables[t] = ()
     s[9] = tuple(tables)
