@@ -11,7 +11,15 @@ from itertools import combinations, pairwise, product
 from typing import Any, NamedTuple
 
 from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
-from engine.egonomy.cards import CARDS, NUMBER, TABLES, TOPIC, cards_in_play, table_topic
+from engine.egonomy.cards import (
+    CARDS,
+    NO_MARK,
+    NUMBER,
+    TABLES,
+    TOPIC,
+    cards_in_play,
+    table_topic,
+)
 from engine.egonomy.events import (
     Argued,
     Babbled,
@@ -76,6 +84,9 @@ class State(NamedTuple):
     over: bool
 
 
+_new = tuple.__new__  # a State from a list of its 17 fields in one step (no keyword parsing)
+
+
 # --- setup -------------------------------------------------------------------------------
 
 
@@ -114,21 +125,16 @@ def _deal(state: State, round_no: int, first: int, humblest: bool) -> tuple[Stat
     deck = rng.shuffled(cards_in_play(state.players))
     facedown = deck.pop() if state.players == 2 else -1
     n = state.players
-    hands = tuple(tuple(sorted(deck[i::n])) for i in range(n))
-    dealt = state._replace(
-        rng=rng.state,
-        round=round_no,
-        first=first,
-        turn=first,
-        momentum=False,
-        hands=hands,
-        tables=((),) * TABLES,
-        flipped=(False,) * TABLES,
-        egos=((),) * n,
-        discard=(),
-        facedown=facedown,
-    )
-    return dealt, [RoundStarted(round_no, first, humblest)]
+    hands = tuple([tuple(sorted(deck[i::n])) for i in range(n)])
+    s = list(state)
+    # rng, round, first, turn, momentum, hands, tables, flipped, egos, discard, facedown
+    fields = (rng.state, round_no, first, first, False, hands, _NO_TABLES, _UNFLIPPED)
+    s[3:14] = (*fields, ((),) * n, (), facedown)
+    return _new(State, s), [RoundStarted(round_no, first, humblest)]
+
+
+_NO_TABLES: tuple[tuple[int, ...], ...] = ((),) * TABLES
+_UNFLIPPED = (False,) * TABLES
 
 
 # --- sequences and winning an argument -----------------------------------------------------
@@ -172,13 +178,11 @@ def fits(mask: int, topic: int, strict: bool) -> bool:
 _ALL_CARDS = range(len(NUMBER))
 _BABBLE = tuple(tuple(Action(BABBLE, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
 _LISTEN = tuple(tuple(Action(LISTEN, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
+_BABBLE_OF = tuple(actions.__getitem__ for actions in _BABBLE)  # card -> its babble on table t
+_LISTEN_OF = tuple(actions.__getitem__ for actions in _LISTEN)
 _CUT_OFF = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
 _SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
-# The other copy of each card (a 3- or 4-player mark repeating an unmarked card), or -1.
-_TWIN = tuple(
-    next((d for d in _ALL_CARDS if d != c and CARDS[d][:2] == CARDS[c][:2]), -1) for c in _ALL_CARDS
-)
 
 # A sequence row: (its rank, see `_rank`; topic bit mask; its argue action on each table).
 SequenceRow = tuple[int, int, tuple[Action, ...]]
@@ -223,59 +227,95 @@ def hand_index(hand: tuple[int, ...]) -> HandIndex:
 
 
 def _index_built(hand: tuple[int, ...]) -> HandIndex:
-    """Build a hand's index and keep it."""
+    """Build a hand's index in one pass over the hand (sorted by card id, so a card's first
+    copy comes first) and keep it. The sequences and let-gos of each number come from tables
+    by what the hand holds of that number and the next two (see `_HELD`)."""
+    held = [0] * 12  # by number: the cards of that number in the hand, as `_HELD` bits
+    numbers: list[int] = []  # in the order they first appear in the hand
+    babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
+    for c in hand:
+        n = NUMBER[c]
+        bits = held[n]
+        if not bits:
+            numbers.append(n)
+        elif bits & _TWIN_HELD[c]:  # the first copy came before: no babble of its own
+            held[n] = bits | _HELD[c]
+            continue
+        held[n] = bits | _HELD[c]
+        babbles[TOPIC[c]].append(c)
+    rows: list[SequenceRow] = []
+    let_go: list[Action] = []
+    for n in numbers:
+        bits = held[n]
+        if held[n + 1]:  # second copies left out: they make no other sequence
+            key = (n * 64 + _ONE_COPY[bits]) * 64 + _ONE_COPY[held[n + 1]]
+            key = key * 64 + _ONE_COPY[held[n + 2]]
+            found = _ROWS_FROM.get(key)
+            rows += found if found is not None else _rows_from(key)
+        if bits & (bits - 1):  # two cards or more of this number
+            key = n * 64 + bits
+            known = _LET_GOS.get(key)
+            let_go += known if known is not None else _let_gos(key)
     if len(_INDEX) >= _INDEX_SIZE:
         _INDEX.clear()
-    index = _INDEX[hand] = _build_index(hand)
+    index = _INDEX[hand] = babbles, rows, let_go
     return index
 
 
-def _build_index(hand: tuple[int, ...]) -> HandIndex:
-    """One pass over the hand (sorted by card id, so a card's first copy comes first)."""
-    by_number: list[list[int] | None] = [None] * 12  # distinct cards (one copy each) by number
-    numbers: list[int] = []  # in the order they first appear in the hand
-    babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
-    copies: dict[int, list[int]] | None = None  # second copies by number (rare)
-    several = False  # some number held twice or more: there is a let-go
-    for c in hand:
-        n = NUMBER[c]
-        same = by_number[n]
-        if same is None:
-            by_number[n] = [c]
-            numbers.append(n)
-        else:
-            several = True
-            if _TWIN[c] in same:  # the first copy came before
-                if copies is None:
-                    copies = {}
-                copies.setdefault(n, []).append(c)
-                continue
-            same.append(c)
-        babbles[TOPIC[c]].append(c)
+# What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
+# (3-4 players) 2 << 2t. A marked copy comes after its unmarked twin in a sorted hand.
+_HELD = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _ALL_CARDS)
+_TWIN_HELD = tuple(0 if CARDS[c].mark == NO_MARK else 1 << 2 * TOPIC[c] for c in _ALL_CARDS)
+_CARD_HELD = {(NUMBER[c], _HELD[c]): c for c in _ALL_CARDS}
+# The bits without the marked copies whose unmarked twin is held.
+_ONE_COPY = tuple(bits & ~((bits & 0b010101) << 1) for bits in range(64))
+
+
+def _cards_held(n: int, bits: int) -> tuple[list[int], list[int]]:
+    """The cards of number `n` that `bits` hold, in id order: one copy of each card (the
+    unmarked ones, then marked copies held alone), and the second copies."""
+    one = [_CARD_HELD[n, bit] for bit in (1, 4, 16) if bits & bit]
+    one += [_CARD_HELD[n, bit << 1] for bit in (1, 4, 16) if bits & 3 * bit == bit << 1]
+    second = [_CARD_HELD[n, bit << 1] for bit in (1, 4, 16) if bits & 3 * bit == 3 * bit]
+    return one, second
+
+
+# The sequences starting with number n, by what the hand holds of n, n+1 and n+2 (the key of
+# `_index_built`), in the order of their cards' ids; filled as hands need them.
+_ROWS_FROM: dict[int, tuple[SequenceRow, ...]] = {}
+
+
+def _rows_from(key: int) -> tuple[SequenceRow, ...]:
+    """The sequences of a key of `_ROWS_FROM`, kept there."""
+    rest, high_bits = divmod(key, 64)
+    rest, mid_bits = divmod(rest, 64)
+    n, bits = divmod(rest, 64)
+    mid, high = _cards_held(n + 1, mid_bits)[0], _cards_held(n + 2, high_bits)[0]
     rows: list[SequenceRow] = []
-    for n in numbers:
-        mid = by_number[n + 1]
-        if mid:
-            high = by_number[n + 2]
-            for a in by_number[n]:  # type: ignore[union-attr]
-                for b in mid:
-                    ab = a * _N + b
-                    rows.append(_PAIRS[ab])  # type: ignore[arg-type]
-                    if high:
-                        abc = ab * _N
-                        for c in high:
-                            rows.append(_TRIPLES[abc + c])  # type: ignore[arg-type]
-    let_go: list[Action] = []
-    if several:
-        for n in numbers:
-            same = by_number[n]
-            if copies is not None and n in copies:
-                let_go += _let_go_choices(tuple(sorted(same + copies[n])), False)  # type: ignore[operator]
-            elif len(same) >= 2:  # type: ignore[arg-type]
-                cards = tuple(same)  # type: ignore[arg-type]
-                known = _LET_GO[True].get(cards)
-                let_go += known if known is not None else _let_go_choices(cards, True)
-    return babbles, rows, let_go
+    for a in _cards_held(n, bits)[0]:
+        for b in mid:
+            rows.append(_PAIRS[a * _N + b])  # type: ignore[arg-type]
+            rows += (_TRIPLES[(a * _N + b) * _N + c] for c in high)  # type: ignore[misc]
+    if len(_ROWS_FROM) >= _ROWS_SIZE:
+        _ROWS_FROM.clear()
+    found = _ROWS_FROM[key] = tuple(rows)
+    return found
+
+
+_ROWS_SIZE = 1 << 15
+
+# The let-go actions of two or more cards of number n, by n * 64 + what the hand holds of n.
+_LET_GOS: dict[int, tuple[Action, ...]] = {}
+
+
+def _let_gos(key: int) -> tuple[Action, ...]:
+    one, second = _cards_held(*divmod(key, 64))
+    if second:
+        found = _let_go_choices(tuple(sorted(one + second)), False)
+    else:
+        found = _let_go_choices(tuple(one), True)
+    _LET_GOS[key] = found
+    return found
 
 
 # The let-go choices of some cards of one number, by whether they are all distinct (no two
@@ -368,20 +408,20 @@ def legal_actions(state: State, player: int) -> list[Action]:
         lying = tables[t]
         size = len(lying)
         if size == 0:
-            out.extend(map(_BABBLE[t].__getitem__, babbles[shown[t]]))
+            out.extend(map(_BABBLE_OF[t], babbles[shown[t]]))
         elif size == 1:
             out.append(_CUT_OFF[t])
         elif listen:
-            out.extend(map(_LISTEN[t].__getitem__, lying))
+            out.extend(map(_LISTEN_OF[t], lying))
         if size == 3 and flip:
             out.append(_FLIP[t])
     if rows:  # one pass over the sequences for the three tables
-        lying = tables[0]
-        over0, also0 = _bar(lying) if len(lying) > 1 else _OPEN
+        lying = tables[0]  # each table's bar, from the cache when it is there
+        over0, also0 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
         lying = tables[1]
-        over1, also1 = _bar(lying) if len(lying) > 1 else _OPEN
+        over1, also1 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
         lying = tables[2]
-        over2, also2 = _bar(lying) if len(lying) > 1 else _OPEN
+        over2, also2 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
         on0: list[Action] = []
         on1: list[Action] = []
         on2: list[Action] = []
@@ -434,15 +474,13 @@ def can_act(state: State, player: int) -> bool:
 
 # --- applying an action --------------------------------------------------------------------
 
-_new = tuple.__new__  # builds a State from its 17 fields in one step (no keyword parsing)
-
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
     listed, actions = _listed
     if state is listed and action in actions and player == state.turn:
         kind, table, cards = action  # just listed as legal: nothing to check
-        return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
+        return _TRUSTED[kind](state, player, table, cards)
     if state.over:
         raise IllegalAction("game_over")
     if player != state.turn:
@@ -462,7 +500,7 @@ def play(state: State, player: int, action: Action) -> tuple[State, list[Event]]
     """`apply` for an action listed by `legal_actions(state, player)`, its checks skipped: for
     computer players' playouts. Anything else may leave a broken state."""
     kind, table, cards = action
-    return _after_action(state, player, _TRUSTED[kind](state, player, table, cards))
+    return _TRUSTED[kind](state, player, table, cards)
 
 
 def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -484,24 +522,6 @@ def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
-def _on_table(
-    tables: tuple[tuple[int, ...], ...], t: int, lying: tuple[int, ...]
-) -> tuple[tuple[int, ...], ...]:
-    """The three tables with `lying` on table `t`."""
-    if t == 0:
-        return lying, tables[1], tables[2]
-    if t == 1:
-        return tables[0], lying, tables[2]
-    return tables[0], tables[1], lying
-
-
-def _put(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    """`seq` with one item replaced (the hot path's `_set`)."""
-    items = list(seq)
-    items[index] = value
-    return tuple(items)
-
-
 # What an action changes: the actor's hand, the tables, the flipped sides, the ego piles, the
 # discard pile; what happened; whether it gains momentum.
 Outcome = tuple[
@@ -513,6 +533,7 @@ Outcome = tuple[
     Event,
     bool,
 ]
+Played = tuple[State, list[Event]]  # the new state and what happened
 
 
 def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
@@ -567,30 +588,60 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome
     return hand, tables, state.flipped, egos, state.discard, event, on_topic
 
 
-def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+# The trusted handlers below build the new state's fields in a list `s` (a copy of the old
+# state's: hands at 8, tables 9, flipped 10, egos 11, discard 12) and hand it to `_next`. The
+# events they report are made once and shared (events are never changed) when they name only
+# a player, a table and a card.
+_BABBLED = tuple(
+    tuple(tuple(Babbled(p, t, c) for c in _ALL_CARDS) for t in range(TABLES))
+    for p in range(SPEC.max_players)
+)
+_CUT = tuple(
+    tuple(tuple(CutOff(p, t, c) for c in _ALL_CARDS) for t in range(TABLES))
+    for p in range(SPEC.max_players)
+)
+_MOMENTUM = tuple(MomentumGained(p) for p in range(SPEC.max_players))
+
+
+def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_babble` without its checks, for a listed babble."""
-    hand = state.hands[player]
+    s = list(state)
     card = cards[0]
+    hand = state.hands[player]
     i = hand.index(card)
-    tables = _on_table(state.tables, t, cards)
-    event = Babbled(player, t, card)
-    return hand[:i] + hand[i + 1 :], tables, state.flipped, state.egos, state.discard, event, False
+    hand = hand[:i] + hand[i + 1 :]
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
+    tables = list(state.tables)
+    tables[t] = cards
+    s[9] = tuple(tables)
+    return _next(s, player, hand, _BABBLED[player][t][card], False)
 
 
-def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_cut_off` without its check, for a listed cut-off."""
+    s = list(state)
     lying = state.tables[t]
-    egos = _put(state.egos, player, state.egos[player] + lying)
-    tables = _on_table(state.tables, t, ())
-    event = CutOff(player, t, lying[0])
-    return state.hands[player], tables, state.flipped, egos, state.discard, event, False
+    tables = list(state.tables)
+    tables[t] = ()
+    s[9] = tuple(tables)
+    egos = list(state.egos)
+    egos[player] += lying
+    s[11] = tuple(egos)
+    return _next(s, player, state.hands[player], _CUT[player][t][lying[0]], False)
 
 
-def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_argue` without its checks, for a listed argue (its cards ordered by number)."""
+    s = list(state)
     left = list(state.hands[player])
     for c in cards:
         left.remove(c)
+    hand = tuple(left)
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
     lying = state.tables[t]
     topic = _SHOWN[t][state.flipped[t]]
     if len(cards) == 2:
@@ -599,42 +650,59 @@ def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) ->
     else:
         fallacy = NUMBER[cards[2]] == FALLACY[-1] and _strength(lying)[2]
         on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic == TOPIC[cards[2]]
-    tables = _on_table(state.tables, t, cards)
-    egos = _put(state.egos, player, state.egos[player] + lying)
-    event = Argued(player, t, cards, lying, fallacy)
-    return tuple(left), tables, state.flipped, egos, state.discard, event, on_topic
+    tables = list(state.tables)
+    tables[t] = cards
+    s[9] = tuple(tables)
+    egos = list(state.egos)
+    egos[player] += lying
+    s[11] = tuple(egos)
+    return _next(s, player, hand, Argued(player, t, cards, lying, fallacy), on_topic)
 
 
-def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_listen` without its checks, for a listed listen."""
+    s = list(state)
     lying = state.tables[t]
     card = cards[0]
     i = lying.index(card)
     rest = lying[:i] + lying[i + 1 :]
     hand = tuple(sorted(state.hands[player] + cards))
-    tables = _on_table(state.tables, t, ())
-    event = Listened(player, t, card, rest)
-    return hand, tables, state.flipped, state.egos, state.discard + rest, event, True
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
+    tables = list(state.tables)
+    tables[t] = ()
+    s[9] = tuple(tables)
+    s[12] = state.discard + rest
+    return _next(s, player, hand, Listened(player, t, card, rest), True)
 
 
-def _let_go_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _let_go_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_let_go` without its checks, for a listed let-go."""
+    s = list(state)
     left = list(state.hands[player])
     for c in cards:
         left.remove(c)
-    discard = state.discard + cards
-    event = LetGo(player, cards)
-    return tuple(left), state.tables, state.flipped, state.egos, discard, event, False
+    hand = tuple(left)
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8] = tuple(hands)
+    s[12] = state.discard + cards
+    return _next(s, player, hand, LetGo(player, cards), False)
 
 
-def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
     """`_flip` without its checks, for a listed flip."""
+    s = list(state)
     lying = state.tables[t]
     side = not state.flipped[t]
-    flipped = _put(state.flipped, t, side)
-    tables = _on_table(state.tables, t, ())
+    s[10] = _set(state.flipped, t, side)
+    tables = list(state.tables)
+    tables[t] = ()
+    s[9] = tuple(tables)
+    s[12] = state.discard + lying
     event = Flipped(player, t, lying, _SHOWN[t][side])
-    return state.hands[player], tables, flipped, state.egos, state.discard + lying, event, True
+    return _next(s, player, state.hands[player], event, True)
 
 
 def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
@@ -710,29 +778,42 @@ _HANDLER_AT = {
 }
 
 
-def _after_action(state: State, player: int, outcome: Outcome) -> tuple[State, list[Event]]:
-    """The new state in one step, then momentum, the next player, and the round's end (empty
-    hand or a stuck player)."""
+def _after_action(state: State, player: int, outcome: Outcome) -> Played:
+    """The state after a checked action (see `_next`)."""
     hand, tables, flipped, egos, discard, event, momentum = outcome
-    (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands) = state[:9]
-    (facedown, trophies, last_ranking, over) = state[13:]
-    hands = _put(hands, player, hand)
-    events: list[Event] = [event]
+    s = list(state)
+    hands = list(state.hands)
+    hands[player] = hand
+    s[8:13] = tuple(hands), tables, flipped, egos, discard
+    return _next(s, player, hand, event, momentum)
+
+
+def _next(s: list[Any], player: int, hand: tuple[int, ...], event: Event, momentum: bool) -> Played:
+    """The new state from its fields `s` (the actor's `hand` among them), then momentum, the
+    next player, and the round's end (empty hand or a stuck player)."""
     if not hand:
-        fields = (players, flip_mode, strict, rng, rnd, first, turn, had_momentum, hands, tables)
-        new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
-        return _end_round(new, events, emptied_by=player)
-    if momentum and not had_momentum:  # at most once a turn
-        events.append(MomentumGained(player))
+        return _end_round(_new(State, s), [event], emptied_by=player)
+    players = s[0]
+    if momentum and not s[7]:  # at most once a turn
+        s[7] = True
+        events = [event, _MOMENTUM[player]]
+        turn = player
     else:
-        turn, momentum = (player + 1) % players, False
-    fields = (players, flip_mode, strict, rng, rnd, first, turn, momentum, hands, tables)
-    new = _new(State, (*fields, flipped, egos, discard, facedown, trophies, last_ranking, over))
-    listen = players >= 3  # `can_act`'s first check, inline: a table offers an action
-    for lying in tables:
-        size = len(lying)
-        if size == 1 or (size >= 2 and listen) or (size == 3 and flip_mode):
-            return new, events
+        turn = s[6] = (player + 1) % players
+        s[7] = False
+        events = [event]
+    new = _new(State, s)
+    # `can_act`'s first check, inline: a table offers a cut-off, a listen (3-4 players) or a flip
+    if players >= 3:
+        for lying in s[9]:
+            if lying:
+                return new, events
+    else:
+        flip = s[1]
+        for lying in s[9]:
+            size = len(lying)
+            if size == 1 or (size == 3 and flip):
+                return new, events
     if not can_act(new, turn):
         events.append(Stuck(turn))
         return _end_round(new, events, emptied_by=None)
@@ -745,13 +826,12 @@ def _after_action(state: State, player: int, outcome: Outcome) -> tuple[State, l
 def round_ranking(state: State) -> list[tuple[int, int, int]]:
     """(player, ego, hand sum), best first: ego = collected - cards in hand; ties go to the
     smaller hand sum, then to the player farther clockwise from the round's first player."""
-    n = state.players
-    rows = []
-    for p in range(n):
-        ego = len(state.egos[p]) - len(state.hands[p])
-        hand_sum = sum(NUMBER[c] for c in state.hands[p])
-        rows.append((p, ego, hand_sum))
-    rows.sort(key=lambda r: (-r[1], r[2], -((r[0] - state.first) % n)))
+    n, first, number = state.players, state.first, NUMBER.__getitem__
+    rows = [
+        (p, len(ego) - len(hand), sum(map(number, hand)))
+        for p, (hand, ego) in enumerate(zip(state.hands, state.egos, strict=True))
+    ]
+    rows.sort(key=lambda r: (-r[1], r[2], -((r[0] - first) % n)))
     return rows
 
 
@@ -767,14 +847,17 @@ def _end_round(
         scores.append(
             RoundScore(p, place, ego, len(state.egos[p]), len(state.hands[p]), hand_sum, won)
         )
-    order = tuple(p for p, _, _ in ranking)
-    state = state._replace(trophies=tuple(trophies), last_ranking=order)
+    order = tuple([p for p, _, _ in ranking])
+    s = list(state)
+    s[14:16] = tuple(trophies), order  # trophies, last_ranking
+    state = _new(State, s)
     events.append(RoundEnded(state.round, emptied_by, tuple(scores), tuple(trophies)))
     if state.round >= ROUNDS or max(trophies) >= TROPHIES_TO_END:
         final = final_ranking(state)
         early = state.round < ROUNDS
         events.append(GameEnded(final, tuple(trophies), state.round, early))
-        return state._replace(over=True, momentum=False), events
+        s[7], s[16] = False, True  # momentum, over
+        return _new(State, s), events
     # the first-player card goes to the last placed player
     state, started = _deal(state, state.round + 1, order[-1], humblest=False)
     return state, events + started
