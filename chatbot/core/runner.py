@@ -407,6 +407,7 @@ class Runner:
         nothing when there is none."""
         assert message.slot and message.game
         key, tables = (message.game, message.slot), self.service.tables
+        self._hands.pop(key, None)  # its id, not yet recorded, need not be any more
         try:
             target = self._slots.get(key)
             if target is None:
@@ -423,14 +424,15 @@ class Runner:
         """Wait until every new message queued so far (to `chats`, or anywhere), and every
         table edit already due, has been sent (later edits keep waiting for their interval)."""
         wanted = None if chats is None else set(chats)
-        while any(
-            q.fifo or q.sending or self._due(q)
-            for chat, q in self._queues.items()
-            if wanted is None or chat in wanted
-        ):
-            self._sent.clear()
-            with contextlib.suppress(TimeoutError):  # (an edit may fall due meanwhile)
-                await asyncio.wait_for(self._sent.wait(), 0.001)
+        while True:
+            self._sent.clear()  # (before looking: a send that ends after the look sets it)
+            if not any(
+                q.fifo or q.sending or self._due(q)
+                for chat, q in self._queues.items()
+                if wanted is None or chat in wanted
+            ):
+                break
+            await self._sent.wait()
         while self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
 

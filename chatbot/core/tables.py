@@ -279,7 +279,7 @@ class Tables:
 
     async def bared(self, chat: str, slot: str) -> None:
         """A hand slot's last message has lost its buttons: nothing more to edit."""
-        await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, "")
+        await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, "", self.settings.idle_ttl)
 
     async def delete(self, chat: str) -> None:
         """Remove `chat`'s session whatever its version (a finished or unreadable game)."""
