@@ -88,6 +88,7 @@ class Reply:
     answer: Answer | None = None
     messages: list[Message] = field(default_factory=list)
     confirm: tuple[str, int] | None = None  # (chat, change) to record once all are delivered
+    handled: tuple[str, str] | None = None  # (chat, update): to record as handled, soon
 
 
 @dataclass(frozen=True)

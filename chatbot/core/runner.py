@@ -107,6 +107,8 @@ class Runner:
         self._confirming: set[asyncio.Task[None]] = set()  # deliveries being recorded
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
         self._hands: dict[tuple[str, str], str] = {}  # (chat, hand slot) -> new id, unrecorded
+        self._updates: list[tuple[str, str]] = []  # (chat, update) handled, unrecorded
+        self._handled: OrderedDict[str, None] = OrderedDict()  # updates handled here, newest
         self._recorder: asyncio.Task[None] | None = None  # waits RECORD_EVERY, then records
         self._sent = asyncio.Event()  # set whenever a queued message has been sent
 
@@ -134,7 +136,10 @@ class Runner:
         began = time.perf_counter()
         try:
             async with self.lock(game_chat(inc.data, inc.chat)):
+                if inc.update_id in self._handled:  # a copy, after this process handled it
+                    return None
                 reply = await self.service.handle(inc)
+                self._remember(inc.update_id, reply.handled)
         except Exception as exc:
             tr = translator(negotiate(inc.user.language))
             cause = "storage" if isinstance(exc, StoreUnavailable) else "error"
@@ -162,6 +167,17 @@ class Runner:
             answer = Answer(url=answer.url)
         self.post(messages, inc, reply.confirm)
         return answer
+
+    def _remember(self, update: str | None, handled: tuple[str, str] | None) -> None:
+        """An update handled here (copies of it are dropped here at once); one that must
+        still be recorded as handled is, with the deliveries."""
+        if update:
+            self._handled[update] = None
+            while len(self._handled) > SLOTS_KEPT:
+                self._handled.popitem(last=False)
+        if handled is not None:
+            self._updates.append(handled)
+            self._record_soon()
 
     def _said(self, inc: Incoming, answer: Answer) -> Message | None:
         """An answer as a message, where there are no pop-ups: in the press's own chat naming
@@ -297,12 +313,14 @@ class Runner:
     async def _record(self) -> None:
         changes, self._delivered = self._delivered, {}
         hands, self._hands = self._hands, {}
-        if not changes and not hands:
+        updates, self._updates = self._updates, []
+        if not changes and not hands and not updates:
             return
         try:
-            await self.service.tables.record(changes, hands)
+            await self.service.tables.record(changes, hands, updates)
         except Exception as exc:  # another process may deliver them again, or not bare a hand
-            log.warning("could not record %d deliveries: %r", len(changes) + len(hands), exc)
+            count = len(changes) + len(hands) + len(updates)
+            log.warning("could not record %d deliveries: %r", count, exc)
 
     async def _record_now(self) -> None:
         """Record the deliveries waiting for the next write now."""

@@ -51,7 +51,8 @@ class GameService:
         store = self.tables.store
         # An update is marked handled once it was: one cut short by a crash is handled when
         # Telegram delivers it again. Game presses look in the round trip that loads their
-        # session (`load_press`), and a move is marked by the save that applies it.
+        # session (`load_press`), a move is marked by the save that applies it, and another
+        # game press by whoever delivers the reply (`Reply.handled`).
         game = b.game_press(inc.data)
         chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
         if not game and inc.update_id and (await self.tables.claim(chat, inc.update_id)).handled:
@@ -73,7 +74,12 @@ class GameService:
             tr = translator(negotiate(inc.user.language))
             return self._say(inc, tr, tr.gettext("This game could not be read: /stop ends it."))
         saved = game and reply.confirm is not None  # a move: its save marked it
-        if not saved and (seen := handled(chat, inc.update_id)) is not None:
+        if game and not saved and inc.update_id:
+            # A press that changed no game (a step of a choice, a peek, a refusal): recorded
+            # with the deliveries, no round trip of its own; its claim holds off copies
+            # elsewhere meanwhile.
+            reply.handled = (chat, inc.update_id)
+        elif not saved and (seen := handled(chat, inc.update_id)) is not None:
             try:
                 await store.mark_seen(seen)
             except StoreUnavailable as exc:  # handled all the same: say what was done

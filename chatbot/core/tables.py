@@ -10,7 +10,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.core.model import Capabilities, Incoming
@@ -193,15 +193,22 @@ class Tables:
         """Record that the messages of `chat`'s change `change` went out."""
         await self.record({chat: change}, {})
 
-    async def record(self, delivered: dict[str, int], hands: dict[tuple[str, str], str]) -> None:
-        """Record, in one write, chats' delivered changes ({chat: change}) and the ids of
-        newly sent hand messages ({(chat, slot): message id}), kept beside the sessions (no
-        save of a game, which could race a change)."""
+    async def record(
+        self,
+        delivered: dict[str, int],
+        hands: dict[tuple[str, str], str],
+        updates: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Record, in one write, chats' delivered changes ({chat: change}), the ids of newly
+        sent hand messages ({(chat, slot): message id}, kept beside the sessions: no save of a
+        game, which could race a change), and updates handled that changed no game
+        ((chat, update) pairs)."""
         for chat, change in delivered.items():
             self.unsent.discard((chat, change))
         marks = [(f"sent:{chat}", "change", str(change)) for chat, change in delivered.items()]
         marks += [(f"{HAND_SLOT}{chat}", slot, message) for (chat, slot), message in hands.items()]
-        await self.store.set_settings(marks, self.settings.idle_ttl)  # as long as the sessions
+        seen = [s for chat, update in updates if (s := handled(chat, update)) is not None]
+        await self.store.record(marks, self.settings.idle_ttl, seen)  # as long as the sessions
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""

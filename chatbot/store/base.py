@@ -14,6 +14,7 @@ deleted and created anew, cannot overwrite the new one.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
@@ -140,13 +141,16 @@ class Store(ABC):
         """Set one field; with `ttl`, the hash expires `ttl` seconds from now (one round trip;
         None: keeps its expiry)."""
 
-    async def set_settings(
-        self, fields: list[tuple[str, str, str]], ttl: int | None = None
+    async def record(
+        self, fields: list[tuple[str, str, str]], ttl: int | None = None, seen: Sequence[Seen] = ()
     ) -> None:
-        """Set several fields, each a (key, field, value), with `set_setting`'s `ttl` (one
-        round trip where the store can send them together)."""
+        """Set several settings fields, each a (key, field, value), with `set_setting`'s `ttl`,
+        and mark the updates `seen` handled, in one round trip where the store can send them
+        together."""
         for key, field, value in fields:
             await self.set_setting(key, field, value, ttl)
+        for mark in seen:
+            await self.mark_seen(mark)
 
     @abstractmethod
     async def first_time(self, key: str, ttl: int) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -284,13 +284,15 @@ class RedisStore(Store):
 
     async def mark_seen(self, seen: Seen) -> None:
         """ZADD, trim to the newest SEEN_KEEP, EXPIRE: pipelined, one round trip."""
-        async with self._reachable("mark_seen"):
-            key = self.name(seen.key)
-            async with self._r.pipeline(transaction=False) as pipe:
-                pipe.zadd(key, {seen.update: time.time()})
-                pipe.zremrangebyrank(key, 0, -(SEEN_KEEP + 1))
-                pipe.expire(key, seen.ttl)
-                await pipe.execute()
+        async with self._reachable("mark_seen"), self._r.pipeline(transaction=False) as pipe:
+            self._mark(pipe, seen)
+            await pipe.execute()
+
+    def _mark(self, pipe: Any, seen: Seen) -> None:
+        key = self.name(seen.key)
+        pipe.zadd(key, {seen.update: time.time()})
+        pipe.zremrangebyrank(key, 0, -(SEEN_KEEP + 1))
+        pipe.expire(key, seen.ttl)
 
     async def save(
         self,
@@ -376,18 +378,21 @@ class RedisStore(Store):
                 pipe.expire(self.name(key), ttl)
                 await pipe.execute()
 
-    async def set_settings(
-        self, fields: list[tuple[str, str, str]], ttl: int | None = None
+    async def record(
+        self, fields: list[tuple[str, str, str]], ttl: int | None = None, seen: Sequence[Seen] = ()
     ) -> None:
-        """HSET (and EXPIRE) of every field, pipelined: one round trip (a Cluster sends one
-        batch to each node that holds some of the keys, together)."""
-        if not fields:
+        """HSET (and EXPIRE) of every field and `mark_seen`'s commands for every update,
+        pipelined: one round trip (a Cluster sends one batch to each node that holds some of
+        the keys, together)."""
+        if not fields and not seen:
             return
-        async with self._reachable("set_settings"), self._r.pipeline(transaction=False) as pipe:
+        async with self._reachable("record"), self._r.pipeline(transaction=False) as pipe:
             for key, field, value in fields:
                 pipe.hset(self.name(key), field, value)
                 if ttl is not None:
                     pipe.expire(self.name(key), ttl)
+            for mark in seen:
+                self._mark(pipe, mark)
             await pipe.execute()
 
     async def first_time(self, key: str, ttl: int) -> bool:

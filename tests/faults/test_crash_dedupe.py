@@ -247,3 +247,36 @@ async def test_a_copy_whose_first_handler_died_holding_it_is_handled_after_the_c
         await a.bot.runner.stop()
         await a.bot.app.shutdown()
         await client.aclose()
+
+
+async def test_a_step_delivered_again_is_answered_once_by_either_process(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str
+) -> None:
+    """A step of a choice changes no game: it is recorded as handled with the deliveries (no
+    round trip of its own). A copy to the same process is dropped there at once; a copy to
+    another process while the record waits holds back until it is written (the claim), and
+    one after it finds it handled: one answer, one edit."""
+    a = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
+    b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
+    try:
+        users = [tg.user(83, "Eve"), tg.user(84, "Fay")]
+        await open_table(a, tg, users)
+        session = await load(a)
+        user = user_of(session, to_move(session), users)
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        step = next(d for d in hand.callback_data if d.startswith("n"))
+        update = tg.callback_update(user, hand, step)
+        edits = len(tg.calls_to("editMessageText"))
+        await a.feed(update)  # (feed waits for the sends, not for the record)
+        await a.feed(update)
+        assert len(answer_calls(tg, update)) == 1, "the same process drops its copy"
+        await asyncio.gather(b2.feed(update), a.bot.runner.flush())  # b2 waits for the record
+        assert len(answer_calls(tg, update)) == 1, "the other process, once it is recorded"
+        await b2.feed(update)
+        assert len(answer_calls(tg, update)) == 1 and answer_calls(tg, update)[0].ok
+        assert len(tg.calls_to("editMessageText")) == edits + 1
+    finally:
+        for h in (a, b2):
+            await h.stop()
+            await h.bot.tables.store.close()

@@ -8,20 +8,22 @@ from collections.abc import Iterable
 
 import pytest
 from redis.asyncio.connection import Connection
+from telegram import Update
 
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
-from tests.e2e.harness import Harness
-from tests.e2e.helpers import GROUP, open_table
+from tests.e2e.harness import Harness, hand_message
+from tests.e2e.helpers import GROUP, JSON, load, open_table, to_move, user_of
 from tests.faults.test_crash_dedupe import move_update
 
 # A move press: one load (with the dedupe check and the claim) and one compare-and-set (which
 # marks the update handled). The record that its messages went out is a write shared by every
-# change delivered within RECORD_EVERY; the harness's settle makes it at once, so it shows here
-# as one HSET. /status checks dedupe, loads, marks the update handled, and records the fresh
-# table's message id (load, save).
+# change delivered within RECORD_EVERY (not counted here). /status checks dedupe, loads, marks
+# the update handled, and records the fresh table's message id (load, save).
 PRESS_TRIPS = ["EVALSHA", "EVALSHA"]
-RECORD = ["HSET"]
+# A step of a choice: the load (with the dedupe check and the claim), nothing else; that it was
+# handled is recorded with the deliveries.
+STEP_TRIPS = ["EVALSHA"]
 COMMAND_TRIPS = 5
 
 
@@ -62,10 +64,32 @@ async def test_a_press_is_one_load_and_one_save(
         sent.clear()
         await h.command(GROUP, users[0], "/status")
         command = commands(sent)
+        monkeypatch.undo()
+        step = await step_update(h, tg, users)
+        monkeypatch.setattr(Connection, "send_packed_command", counting)
+        sent.clear()
+        await h.bot.app.process_update(Update.de_json(step, h.bot.app.bot))
+        nav = commands(sent)
     finally:
         monkeypatch.undo()
         await h.stop()
         await store.close()
-    print(f"round trips: a move press {len(press)} {press}, /status {len(command)} {command}")
+    print(f"round trips: a move press {press}, a step {nav}, /status {len(command)} {command}")
     assert press == PRESS_TRIPS, press
+    assert nav == STEP_TRIPS, nav
     assert len(command) == COMMAND_TRIPS, command
+
+
+async def step_update(h: Harness, tg: FakeTelegram, users: list[JSON]) -> JSON:
+    """A press of a step of a choice (a button that opens the next choice) by the player to
+    move; other players' moves are made until one has such a button."""
+    for _ in range(50):
+        session = await load(h)
+        user = user_of(session, to_move(session), users)
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        steps = [d for d in hand.callback_data if d.startswith("n")]
+        if steps:
+            return tg.callback_update(user, hand, steps[0])
+        await h.press(user, hand, next(d for d in hand.callback_data if d.startswith("m")))
+    raise AssertionError("no step of a choice in 50 moves")
