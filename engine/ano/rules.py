@@ -384,16 +384,19 @@ def legal_actions(state: State, player: int) -> list[Action]:
         top = discard[-1]
         fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
         out = []
-        ranks = twice = 0  # bits of the ranks seen, and of those seen twice
+        ranks = twice = fitted = 0  # bits of the ranks seen, seen twice, and of fitting cards
         for c in hand:
+            bit = _RANK_BIT[c]
             if fit[c]:
                 out.append(_ONE[c])
-            bit = _RANK_BIT[c]
+                fitted |= bit
             twice |= ranks & bit
             ranks |= bit
         if not out:
             out.append(_DRAW)
-        elif twice:
+        elif twice & fitted or (twice and ranks.bit_count() == 2):
+            # Plays of several cards, or a single card that leaves one rank; otherwise the
+            # cards held twice cannot be played and the rest are single plays, as below.
             out = _grouped_plays(hand, fit, top, suit, False)
         elif len(hand) > 2:
             if hand[-1] == JOKER:  # the joker, last in the hand, fits: it names a suit
@@ -631,7 +634,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
                             False,
                         ),
                     ), events
-        elif kind == DRAW and action == _DRAW:
+        elif kind == DRAW and (action is _DRAW or action == _DRAW):
             for c in hands[player]:
                 if fit[c]:
                     break  # able to play: refused below (or not, with special_last)
