@@ -215,16 +215,16 @@ def _next_outputs(state: int, count: int) -> tuple[int, ...]:
     z = ((z ^ (z >> 30)) & low) * _MIX1 & low
     z = ((z ^ (z >> 27)) & low) * _MIX2 & low
     z ^= z >> 31
-    return layout.unpack(z.to_bytes(16 * count, "little"))[::2]  # [::2]: the low halves
+    return layout.unpack(z.to_bytes(16 * count, "little"))
 
 
 @lru_cache(maxsize=256)
 def _lanes(count: int) -> tuple[int, int, int, struct.Struct]:
     """For `count` lanes: 1 in each, the step k + 1 in lane k, the low 64 bits of each, and the
-    layout of the lanes' 64-bit halves in bytes."""
+    layout of the lanes in bytes (the low 64 bits read, the high ones skipped)."""
     ones = sum(1 << (128 * k) for k in range(count))
     steps = sum((k + 1) * _GOLDEN << (128 * k) for k in range(count))
-    return ones, steps, ones * _MASK, struct.Struct(f"<{2 * count}Q")
+    return ones, steps, ones * _MASK, struct.Struct("<" + "Q8x" * count)
 
 
 def seed_state(seed: int) -> int:
