@@ -355,10 +355,11 @@ _ONE = tuple(plays[0] for plays in _SINGLES)  # a non-joker's only single play
 _RANK_BIT = tuple(1 << RANK[c] for c in range(FACES))
 _DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
 
-# Events are frozen values, so equal ones may be one object: the events of nearly every action
-# are made once and then found in a cache (a hit costs a quarter of building the dataclass).
-_shared = lru_cache(maxsize=1 << 16, typed=True)
-_played, _drew, _reversed = _shared(Played), _shared(Drew), _shared(Reversed)
+# Events are frozen values, so equal ones may be one object: these, whose fields are only seats
+# and counts (few values), are made once and then found in a cache, a quarter of the cost of
+# building the dataclass. (Played, with its cards and cards left, gained nothing by wall clock.)
+_shared = lru_cache(maxsize=None, typed=True)
+_drew, _reversed = _shared(Drew), _shared(Reversed)
 _draw_pending, _chain_ended = _shared(DrawPending), _shared(ChainEnded)
 _ano_owed, _ano_called, _ano_forgotten = _shared(AnoOwed), _shared(AnoCalled), _shared(AnoForgotten)
 
@@ -592,7 +593,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
                     events: list[Event] = []
                     if OWES in ano or ano[player] != CLEAR:
                         ano = _act(ano, player, events)
-                    events.append(_played(player, cards, named, False, len(rest)))
+                    events.append(Played(player, cards, named, False, len(rest)))
                     if rank == ACE:
                         direction = -direction
                         events.append(_reversed(direction))
@@ -772,7 +773,7 @@ def _put_down(
         ano = _act(ano, player, events)
     hands = (*hands[:player], rest, *hands[player + 1 :])
     discard += cards
-    events.append(_played(player, cards, action.suit, jump, len(rest)))
+    events.append(Played(player, cards, action.suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
     if not rest:
         finished += (player,)
