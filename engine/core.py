@@ -208,8 +208,9 @@ class Rng:
 
 def _next_outputs(state: int, count: int) -> tuple[int, ...]:
     """What `count` calls of `Rng(state).next()` return, computed all at once (half the cost of
-    a deal): each 64-bit value sits in a 128-bit lane of one big int, where a product of two
-    64-bit values fits, so masking after each shift and product keeps every lane apart."""
+    one by one for a deck): each 64-bit value sits in a 128-bit lane of one big int, where a
+    product of two 64-bit values fits, so masking after each shift and product keeps every lane
+    apart."""
     ones, steps, low, layout = _lanes(count)
     z = (state * ones + steps) & low  # lane k: the state after k + 1 steps
     z = ((z ^ (z >> 30)) & low) * _MIX1 & low
