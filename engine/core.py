@@ -8,11 +8,13 @@ state lives in the game state, so a game is reproducible from (options, seed, ac
 from __future__ import annotations
 
 import dataclasses
+import struct
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
+from operator import mod
 from typing import Any, Protocol, TypeVar, Union
 
 import orjson
@@ -169,6 +171,10 @@ class Game(Protocol[S, A]):
     def load(self, data: Any) -> S: ...
 
 
+_MASK = 0xFFFFFFFFFFFFFFFF
+_GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
 @dataclass
 class Rng:
     """SplitMix64: a tiny, fast generator whose whole state is one 64-bit int (compact JSON)."""
@@ -176,10 +182,10 @@ class Rng:
     state: int = field(default=0)
 
     def next(self) -> int:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        self.state = (self.state + _GOLDEN) & _MASK
         z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
         return z ^ (z >> 31)
 
     def below(self, n: int) -> int:
@@ -189,15 +195,37 @@ class Rng:
     def shuffled(self, items: Sequence[int]) -> list[int]:
         """A Fisher-Yates shuffle: the same draws as `below(i + 1)` for i from the top down."""
         out = list(items)
-        state = self.state
-        for i in range(len(out) - 1, 0, -1):
-            state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-            j = (z ^ (z >> 31)) % (i + 1)
+        draws = len(out) - 1
+        if draws < 1:
+            return out
+        # below(i + 1) for each i, from the outputs of the next `draws` calls of `next`
+        picks = map(mod, _next_outputs(self.state, draws), range(draws + 1, 1, -1))
+        for i, j in zip(range(draws, 0, -1), picks, strict=True):
             out[i], out[j] = out[j], out[i]
-        self.state = state
+        self.state = (self.state + draws * _GOLDEN) & _MASK
         return out
+
+
+def _next_outputs(state: int, count: int) -> tuple[int, ...]:
+    """What `count` calls of `Rng(state).next()` return, computed all at once (half the cost of
+    one by one for a deck): each 64-bit value sits in a 128-bit lane of one big int, where a
+    product of two 64-bit values fits, so masking after each shift and product keeps every lane
+    apart."""
+    ones, steps, low, layout = _lanes(count)
+    z = (state * ones + steps) & low  # lane k: the state after k + 1 steps
+    z = ((z ^ (z >> 30)) & low) * _MIX1 & low
+    z = ((z ^ (z >> 27)) & low) * _MIX2 & low
+    z ^= z >> 31
+    return layout.unpack(z.to_bytes(16 * count, "little"))
+
+
+@lru_cache(maxsize=256)
+def _lanes(count: int) -> tuple[int, int, int, struct.Struct]:
+    """For `count` lanes: 1 in each, the step k + 1 in lane k, the low 64 bits of each, and the
+    layout of the lanes in bytes (the low 64 bits read, the high ones skipped)."""
+    ones = sum(1 << (128 * k) for k in range(count))
+    steps = sum((k + 1) * _GOLDEN << (128 * k) for k in range(count))
+    return ones, steps, ones * _MASK, struct.Struct("<" + "Q8x" * count)
 
 
 def seed_state(seed: int) -> int:

@@ -6,6 +6,8 @@ Two decks hold two copies of every face: identical copies are the same int.
 
 from __future__ import annotations
 
+from functools import cache
+
 SUITS = 4  # 0 spades, 1 hearts, 2 diamonds, 3 clubs
 RANKS = 13
 JOKER = SUITS * RANKS  # 52
@@ -34,6 +36,7 @@ def face(rank: int, suit: int) -> int:
     return JOKER if rank == 0 else suit * RANKS + rank - 1
 
 
+@cache  # a new game asks for one of four decks
 def deck(decks: int, jokers: bool) -> tuple[int, ...]:
     """Every card of the game, sorted: 52 faces per deck, and 2 jokers per deck if used."""
     one = list(range(JOKER)) + ([JOKER] * JOKERS_PER_DECK if jokers else [])

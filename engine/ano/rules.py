@@ -355,6 +355,14 @@ _ONE = tuple(plays[0] for plays in _SINGLES)  # a non-joker's only single play
 _RANK_BIT = tuple(1 << RANK[c] for c in range(FACES))
 _DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
 
+# Events are frozen values, so equal ones may be one object: these, whose fields are only seats
+# and counts (few values), are made once and then found in a cache, a quarter of the cost of
+# building the dataclass. (Played, with its cards and cards left, gained nothing by wall clock.)
+_shared = lru_cache(maxsize=None, typed=True)
+_drew, _reversed = _shared(Drew), _shared(Reversed)
+_draw_pending, _chain_ended = _shared(DrawPending), _shared(ChainEnded)
+_ano_owed, _ano_called, _ano_forgotten = _shared(AnoOwed), _shared(AnoCalled), _shared(AnoForgotten)
+
 
 def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
     other = next(g for r, g in groups.items() if r != played)
@@ -377,16 +385,19 @@ def legal_actions(state: State, player: int) -> list[Action]:
         top = discard[-1]
         fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
         out = []
-        ranks = twice = 0  # bits of the ranks seen, and of those seen twice
+        ranks = twice = fitted = 0  # bits of the ranks seen, seen twice, and of fitting cards
         for c in hand:
+            bit = _RANK_BIT[c]
             if fit[c]:
                 out.append(_ONE[c])
-            bit = _RANK_BIT[c]
+                fitted |= bit
             twice |= ranks & bit
             ranks |= bit
         if not out:
             out.append(_DRAW)
-        elif twice:
+        elif twice & fitted or (twice and ranks.bit_count() == 2):
+            # Plays of several cards, or a single card that leaves one rank; otherwise the
+            # cards held twice cannot be played and the rest are single plays, as below.
             out = _grouped_plays(hand, fit, top, suit, False)
         elif len(hand) > 2:
             if hand[-1] == JOKER:  # the joker, last in the hand, fits: it names a suit
@@ -507,7 +518,7 @@ class _Table:
         hand = tuple(sorted(self.hands[player] + got))
         self.hands[player] = hand
         self.got = got
-        self.events.append(Drew(player, len(got), reason))
+        self.events.append(_drew(player, len(got), reason))
         if self.ano[player] != CLEAR and not ano_hand(hand, self.state.has(SPECIAL_LAST)):
             self.set_ano(player, CLEAR)
         return len(got)
@@ -520,7 +531,7 @@ class _Table:
             for q, status in enumerate(ano):
                 if q != player and status == OWES:
                     ano[q] = FORGOT_CALL
-                    self.events.append(AnoForgotten(q))
+                    self.events.append(_ano_forgotten(q))
             ano[player] = CLEAR
             self.ano = tuple(ano)
 
@@ -528,10 +539,10 @@ class _Table:
         """`player` now holds a hand that could win at once: they owe "Ano" (or called it)."""
         if ano_hand(self.hands[player], self.state.has(SPECIAL_LAST)):
             if call:
-                self.events.append(AnoCalled(player))
+                self.events.append(_ano_called(player))
             else:
                 self.set_ano(player, OWES)
-                self.events.append(AnoOwed(player))
+                self.events.append(_ano_owed(player))
 
     def done(self, **changes: Any) -> tuple[State, list[Event]]:
         state = self.state._replace(
@@ -547,10 +558,9 @@ class _Table:
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
-    players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending, drawn = state[
-        :12
-    ]
-    ano, finished, _, over = state[12:]
+    # The whole state in one unpacking, here and below: slices of it would be copies.
+    (players, decks, flags, rng, hands, pile, discard, suit,
+     turn, direction, pending, drawn, ano, finished, _, over) = state  # fmt: skip
     if over:
         raise IllegalAction("game_over")
     if not 0 <= player < players:
@@ -586,22 +596,22 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
                     events.append(Played(player, cards, named, False, len(rest)))
                     if rank == ACE:
                         direction = -direction
-                        events.append(Reversed(direction))
+                        events.append(_reversed(direction))
                     elif rank in DRAW_AFTER:
                         pending += UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
-                        events.append(DrawPending(pending))
+                        events.append(_draw_pending(pending))
                     elif pending:
-                        events.append(ChainEnded(player, pending))
+                        events.append(_chain_ended(player, pending))
                         pending = 0
                     turn = (player + direction) % players
                     if turn in finished:
                         turn = _next_seat(players, finished, player, direction)
                     if leaves_ano:
                         if call:
-                            events.append(AnoCalled(player))
+                            events.append(_ano_called(player))
                         else:
                             ano = (*ano[:player], OWES, *ano[player + 1 :])
-                            events.append(AnoOwed(player))
+                            events.append(_ano_owed(player))
                     new = [*hands]
                     new[player] = rest
                     return _new_state(
@@ -625,7 +635,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
                             False,
                         ),
                     ), events
-        elif kind == DRAW and action == _DRAW:
+        elif kind == DRAW and (action is _DRAW or action == _DRAW):
             for c in hands[player]:
                 if fit[c]:
                     break  # able to play: refused below (or not, with special_last)
@@ -642,7 +652,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == CALL:
         if state.ano[player] != OWES:
             raise IllegalAction("nothing_to_call")
-        return state._replace(ano=(*ano[:player], CLEAR, *ano[player + 1 :])), [AnoCalled(player)]
+        return state._replace(ano=(*ano[:player], CLEAR, *ano[player + 1 :])), [_ano_called(player)]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     if kind == DRAW:
@@ -755,9 +765,8 @@ def _fumble(
 def _put_down(
     state: State, player: int, action: Action, rest: tuple[int, ...], jump: bool
 ) -> tuple[State, list[Event]]:
-    players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
-        state[:14]
-    )
+    (players, decks, flags, rng, hands, pile, discard, _,
+     _, direction, pending, _, ano, finished, _, _) = state  # fmt: skip
     cards = action.cards
     events: list[Event] = []
     if OWES in ano or ano[player] != CLEAR:
@@ -772,15 +781,15 @@ def _put_down(
     if rank == ACE:  # "จะเปลี่ยนลำดับการเล่น ... ผู้เล่นคนก่อนหน้าจะกลายเป็นคนถัดไปแทน"
         for _ in range(k):  # "ไพ่ A ใช้รีเวิร์สหรือย้อน": each A reverses once
             direction = -direction
-            events.append(Reversed(direction))
+            events.append(_reversed(direction))
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
         skips = k
     elif rank in DRAW_AFTER:
         each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
-        events.append(DrawPending(pending))
+        events.append(_draw_pending(pending))
     elif pending:
-        events.append(ChainEnded(player, pending))
+        events.append(_chain_ended(player, pending))
         pending = 0
     active = players - len(finished)
     seat = player
@@ -803,10 +812,10 @@ def _put_down(
             over = True
     elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
         if action.call:
-            events.append(AnoCalled(player))
+            events.append(_ano_called(player))
         else:
             ano = (*ano[:player], OWES, *ano[player + 1 :])
-            events.append(AnoOwed(player))
+            events.append(_ano_owed(player))
     new = _new_state(
         State,
         (
@@ -829,7 +838,7 @@ def _act(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, .
     for q, status in enumerate(out):
         if q != player and status == OWES:
             out[q] = FORGOT_CALL
-            events.append(AnoForgotten(q))
+            events.append(_ano_forgotten(q))
     out[player] = CLEAR
     return tuple(out)
 
@@ -837,12 +846,12 @@ def _act(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, .
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
     play_drawn option a fitting drawn card may be played at once instead."""
-    players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending = state[:11]
+    (players, decks, flags, rng, hands, pile, discard, suit,
+     _, direction, pending, _, ano, finished, _, _) = state  # fmt: skip
     owed = pending or 1
     if len(pile) < owed or (flags & PLAY_DRAWN and not pending):
         return _draw_turn_table(state, player)
     # The usual case, as _draw_turn_table does it: the pile holds enough, nothing to offer.
-    ano, finished = state.ano, state.finished
     events: list[Event] = []
     if OWES in ano or ano[player] != CLEAR:
         ano = _act(ano, player, events)  # now ano[player] is CLEAR: `draw` changes nothing
@@ -853,10 +862,10 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
         hand = sorted(hands[player] + pile[-owed:])
     seats = [*hands]
     seats[player] = held = tuple(hand)
-    events.append(Drew(player, owed, CHAIN if pending else TURN))
+    events.append(_drew(player, owed, CHAIN if pending else TURN))
     if RANK[held[0]] == RANK[held[-1]] and ano_hand(held, flags & SPECIAL_LAST != 0):
         ano = (*ano[:player], OWES, *ano[player + 1 :])
-        events.append(AnoOwed(player))
+        events.append(_ano_owed(player))
     turn = (player + direction) % players
     if turn in finished:
         turn = _next_seat(players, finished, player, direction)
