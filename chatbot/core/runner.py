@@ -248,6 +248,8 @@ class Runner:
                 queue.edits[target] = (replace(message, edit=target), batch)
                 if superseded is not None:
                     self._done(superseded[1])
+                    if queue.task is not None:  # it already waits for this target's turn
+                        return None
                 return self._start(queue, message.chat)
             message = replace(message, edit=None)
         if (held := self._held(message)) is not None:
