@@ -16,7 +16,8 @@ presses only. Printed per side: presses/s, p50/p99 per press, Bot API calls and 
 connection greetings left out). Rounds alternate ours and bare (the machine may be shared);
 the figures are medians over the rounds.
 
-Usage: python bench/telegram_presses.py [--presses N] [--games M] [--rounds R] [--redis-url URL]
+Usage: python bench/telegram_presses.py [--presses N] [--games M] [--rounds R] [--bare-at-once]
+[--redis-url URL]
 (without --redis-url a throwaway redis-server is started on a free port).
 """
 
@@ -219,8 +220,9 @@ async def ours(
     return side, recorded
 
 
-async def bare(tg: FakeTelegram, recorded: list[list[Calls]]) -> Side:
-    """A bare PTB handler: each press makes the calls our bot made for its press, in order."""
+async def bare(tg: FakeTelegram, recorded: list[list[Calls]], at_once: bool = False) -> Side:
+    """A bare PTB handler: each press makes the calls our bot made for its press, in order
+    (`at_once`: all together, as our bot sends the answer and each chat's messages)."""
     app = tg.application_builder().request(request()).get_updates_request(request()).build()
     timings: list[float] = []
 
@@ -228,9 +230,13 @@ async def bare(tg: FakeTelegram, recorded: list[list[Calls]]) -> Side:
         query = update.callback_query
         assert query is not None and query.data is not None
         presser, k = map(int, query.data.split(":"))
-        for method, params in recorded[presser][k]:
+        calls = [_replay(context.bot, query.id, m, p) for m, p in recorded[presser][k]]
+        if at_once:
+            await asyncio.gather(*calls, return_exceptions=True)  # (refused as ours may be)
+            return
+        for call in calls:
             with contextlib.suppress(TelegramError):  # refused as ours may be
-                await _replay(context.bot, query.id, method, params)
+                await call
 
     app.add_handler(CallbackQueryHandler(on_press))
     await app.initialize()
@@ -317,9 +323,10 @@ async def main(args: argparse.Namespace) -> None:
                 async with FakeTelegram.running() as tg:
                     side, recorded = await ours(tg, url, args.presses, games)
                     mine.append(side)
-                    theirs.append(await bare(tg, recorded))
+                    theirs.append(await bare(tg, recorded, args.bare_at_once))
             print(_line("our bot (Egonomy presses)", mine))
-            print(_line("bare PTB (the same calls)", theirs))
+            how = "at once" if args.bare_at_once else "in turn"
+            print(_line(f"bare PTB (same calls, {how})", theirs))
             ratio = statistics.median(m.rate / t.rate for m, t in zip(mine, theirs, strict=True))
             print(f"  ours / bare: {ratio:.0%}")
     finally:
@@ -334,6 +341,11 @@ def run(
     parser.add_argument("--presses", type=int, default=2000)
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--bare-at-once",
+        action="store_true",
+        help="the bare handler makes each press's calls all at once, as ours sends them",
+    )
     parser.add_argument("--redis-url", default=None)
     asyncio.run(entry(parser.parse_args(argv)))
 
