@@ -24,11 +24,10 @@ from chatbot.core.tables import (
     Busy,
     Tables,
     game_key,
-    handled,
 )
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
-from chatbot.store.base import Conflict, StoreUnavailable
+from chatbot.store.base import Conflict
 from engine.core import BadState
 
 log = logging.getLogger(__name__)
@@ -48,11 +47,10 @@ class GameService:
     async def handle(self, inc: Incoming) -> Reply:
         if inc.command is None and inc.data is None and inc.event is None:
             return Reply()
-        store = self.tables.store
         # An update is marked handled once it was: one cut short by a crash is handled when
         # Telegram delivers it again. Game presses look in the round trip that loads their
-        # session (`load_press`), a move is marked by the save that applies it, and another
-        # game press by whoever delivers the reply (`Reply.handled`).
+        # session (`load_press`); a move is marked by the save that applies it, any other
+        # update by whoever delivers the reply (`Reply.handled`).
         game = b.game_press(inc.data)
         chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
         if not game and inc.update_id and (await self.tables.claim(chat, inc.update_id)).handled:
@@ -74,16 +72,10 @@ class GameService:
             tr = translator(negotiate(inc.user.language))
             return self._say(inc, tr, tr.gettext("This game could not be read: /stop ends it."))
         saved = game and reply.confirm is not None  # a move: its save marked it
-        if game and not saved and inc.update_id:
-            # A press that changed no game (a step of a choice, a peek, a refusal): recorded
-            # with the deliveries, no round trip of its own; its claim holds off copies
-            # elsewhere meanwhile.
+        if not saved and inc.update_id:
+            # Recorded with the deliveries, no round trip of its own; its claim holds copies
+            # elsewhere off meanwhile.
             reply.handled = (chat, inc.update_id)
-        elif not saved and (seen := handled(chat, inc.update_id)) is not None:
-            try:
-                await store.mark_seen(seen)
-            except StoreUnavailable as exc:  # handled all the same: say what was done
-                log.warning("update %s: could not mark it handled: %r", inc.update_id, exc)
         return reply
 
     @staticmethod
