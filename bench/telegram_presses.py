@@ -43,7 +43,6 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from redis.asyncio.connection import Connection
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, ContextTypes
@@ -58,6 +57,7 @@ from tests.e2e.harness import (
     playable,
     request,
 )
+from tests.redis_packets import Packets
 
 JSON = dict[str, Any]
 Calls = list[tuple[str, JSON]]  # one press's Bot API calls: (method, parameters)
@@ -105,32 +105,6 @@ class Side:
     @property
     def rate(self) -> float:
         return self.presses / self.seconds
-
-
-class RedisCounter:
-    """Counts packets sent to Redis (a round trip each; connection greetings left out)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._original = Connection.send_packed_command
-
-    def __enter__(self) -> RedisCounter:
-        original, counter = self._original, self
-
-        async def counting(
-            conn: Any, command: bytes | str | Iterable[bytes], check_health: bool = True
-        ) -> None:
-            packet = command if isinstance(command, (bytes, str)) else b"".join(command)
-            head = packet.split(b"\r\n")[2] if isinstance(packet, bytes) else b""
-            if head not in (b"HELLO", b"CLIENT"):
-                counter.count += 1
-            await original(conn, command, check_health)
-
-        Connection.send_packed_command = counting  # type: ignore[method-assign,assignment]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        Connection.send_packed_command = self._original  # type: ignore[method-assign]
 
 
 def _request_bytes(calls: Iterable[tuple[str, JSON]]) -> int:
@@ -195,7 +169,7 @@ async def ours(
     per_player = presses // (games * 30) + 2
     opened = [[await new_game(p) for _ in range(per_player)] for p in range(games)]
     first = len(tg.calls)
-    with RedisCounter() as trips:
+    with Packets() as trips:
         started = time.perf_counter()
         await asyncio.gather(*(player(p, tables) for p, tables in enumerate(opened)))
         elapsed = time.perf_counter() - started
@@ -216,7 +190,7 @@ async def ours(
         recorded[presser][k].append((call.method, dict(params)))
     flat = [c for p in recorded for press in p for c in press]
     refused = sum(1 for c in calls if "not modified" in (c.description or ""))
-    side = Side(done, elapsed, timings, len(flat), _request_bytes(flat), trips.count, refused)
+    side = Side(done, elapsed, timings, len(flat), _request_bytes(flat), len(trips.names), refused)
     return side, recorded
 
 

@@ -89,6 +89,8 @@ class MemoryStore(Store):
         while len(ids) > SEEN_KEEP:
             del ids[next(iter(ids))]
         self._handled[seen.key] = (ids, self._clock() + seen.ttl)
+        if seen.held is not None:
+            self._claims.pop((seen.held, seen.update), None)
 
     async def save(
         self,
@@ -106,8 +108,6 @@ class MemoryStore(Store):
         self._check(key, expected)
         if seen is not None:
             await self.mark_seen(seen)
-            if seen.held is not None:
-                self._claims.pop((seen.held, seen.update), None)
         new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1
         expires = None if ttl is None else self._clock() + ttl
         self._docs[key] = (Doc(new, data), expires)

@@ -293,6 +293,9 @@ class RedisStore(Store):
         pipe.zadd(key, {seen.update: time.time()})
         pipe.zremrangebyrank(key, 0, -(SEEN_KEEP + 1))
         pipe.expire(key, seen.ttl)
+        if seen.held is not None:  # its claim released, as the save script does
+            pipe.hdel(self.name(seen.held), seen.update)
+            pipe.zrem(self._expiries(seen.held), seen.update)
 
     async def save(
         self,

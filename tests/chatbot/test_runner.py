@@ -9,11 +9,9 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import replace
 
 import pytest
-from redis.asyncio.connection import Connection
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Incoming, Message, User
@@ -23,6 +21,7 @@ from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.core import restore
 from tests.conftest import make_service
+from tests.redis_packets import Packets
 
 LINE_LIKE = Capabilities(
     edits=False, popups=False, answer_chars=0, label_chars=20, message_buttons=13
@@ -158,7 +157,6 @@ async def test_where_pushes_cost_a_table_update_waits_for_a_newer_one() -> None:
 async def test_deliveries_are_recorded_together_in_one_write(
     redis_prefix: str,
     request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
     cluster: bool,
 ) -> None:
     """Every change delivered within RECORD_EVERY is recorded by one pipelined write (on a
@@ -168,33 +166,21 @@ async def test_deliveries_are_recorded_together_in_one_write(
     service = make_service(store, Settings(table_interval=0))
     runner = Runner(service, RecordingOutbox())
     chats = [f"ln:group{i}" for i in range(6)]
-    writes: list[bytes] = []
-    original = Connection.send_packed_command
-
-    async def counting(
-        self: Connection, command: bytes | str | Iterable[bytes], check_health: bool = True
-    ) -> None:
-        assert not isinstance(command, str)
-        writes.append(command if isinstance(command, bytes) else b"".join(command))
-        await original(self, command, check_health)
-
     try:
         await store.set_setting("warm", "up", "1")  # connections opened before counting
-        monkeypatch.setattr(Connection, "send_packed_command", counting)
-        for change, chat in enumerate(chats * 2, start=1):
-            runner.post([Message(chat, f"change {change}")], confirm=(chat, change))
-        await asyncio.sleep(0.05)  # every message is out, the record waits
-        assert not writes
+        with Packets() as writes:
+            for change, chat in enumerate(chats * 2, start=1):
+                runner.post([Message(chat, f"change {change}")], confirm=(chat, change))
+            await asyncio.sleep(0.05)  # every message is out, the record waits
+        assert not writes.names
         assert await store.get_setting(f"sent:{chats[0]}", "change") is None
-        writes.clear()
-        await runner.flush()
-        names = [w.split(b"\r\n")[2] for w in writes]
-        recorded = len([n for n in names if n not in (b"HELLO", b"CLIENT")])  # new connections
-        monkeypatch.undo()
+        with Packets() as writes:
+            await runner.flush()
+        names = writes.names
+        recorded = len(names)
         for i, chat in enumerate(chats):
             assert await store.get_setting(f"sent:{chat}", "change") == str(len(chats) + i + 1)
         # one pipeline: a single packet, or one per Cluster node holding some of the keys
         assert 1 <= recorded <= (3 if cluster else 1), names
     finally:
-        monkeypatch.undo()
         await store.close()

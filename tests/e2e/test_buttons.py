@@ -67,6 +67,16 @@ async def answered(
     return answer
 
 
+def mover_step(
+    tg: FakeTelegram, session: Session, users: list[JSON]
+) -> tuple[JSON, StoredMessage, str]:
+    """The player to move, their hand message, and a step of a choice on it."""
+    user = user_of(session, to_move(session), users)
+    hand = hand_message(tg, user["id"])
+    assert hand is not None
+    return user, hand, next(d for d in hand.callback_data if d[0] == b.NAV)
+
+
 def unchanged(before: Session, after: Session) -> bool:
     return (after.moves, after.state, after.log) == (before.moves, before.state, before.log)
 
@@ -161,10 +171,7 @@ async def test_a_press_out_of_turn_changes_nothing(h: Harness, tg: FakeTelegram)
 async def test_a_navigation_press_edits_the_same_message(h: Harness, tg: FakeTelegram) -> None:
     users = await two_players(h, tg)
     session = await load(h)
-    user = user_of(session, to_move(session), users)
-    hand = hand_message(tg, user["id"])
-    assert hand is not None
-    nav = next(d for d in hand.callback_data if d[0] == b.NAV)
+    user, hand, nav = mover_step(tg, session, users)
     count, edits, text = len(tg.sent_to(user["id"])), len(hand.history), hand.text
     await h.press(user, hand, nav)
     assert len(tg.sent_to(user["id"])) == count, "no new message"
@@ -270,11 +277,7 @@ async def test_a_button_pressed_twice_edits_its_message_once(h: Harness, tg: Fak
     second would edit the message into what the first made it show ("message is not
     modified"): no call is made, and the second press is still answered."""
     users = await two_players(h, tg)
-    session = await load(h)
-    user = user_of(session, to_move(session), users)
-    hand = hand_message(tg, user["id"])
-    assert hand is not None
-    nav = next(d for d in hand.callback_data if d[0] == b.NAV)
+    user, hand, nav = mover_step(tg, await load(h), users)
     first, second = (tg.callback_update(user, hand, nav) for _ in range(2))
     edits = len(tg.calls_to("editMessageText"))
     await h.feed(first)

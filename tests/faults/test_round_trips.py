@@ -4,10 +4,7 @@ presser's language is read only to refuse, and deliveries are recorded together.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import pytest
-from redis.asyncio.connection import Connection
 from telegram import Update
 
 from chatbot.store.redis import RedisStore
@@ -15,6 +12,7 @@ from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message
 from tests.e2e.helpers import GROUP, JSON, load, open_table, to_move, user_of
 from tests.faults.test_crash_dedupe import move_update
+from tests.redis_packets import Packets
 
 # A move press: one load (with the dedupe check and the claim) and one compare-and-set (which
 # marks the update handled). The record that its messages went out is a write shared by every
@@ -28,51 +26,31 @@ STEP_TRIPS = ["EVALSHA"]
 COMMAND_TRIPS = 4
 
 
-def commands(packets: list[bytes]) -> list[str]:
-    """The command names of packets sent (a new connection's greeting left out)."""
-    names = [p.split(b"\r\n")[2].decode() for p in packets]
-    return [n for n in names if n not in ("HELLO", "CLIENT")]
-
-
 @pytest.mark.parametrize("cluster", [False, True], ids=["single", "cluster"])
 async def test_a_press_is_one_load_and_one_save(
     tg: FakeTelegram,
     redis_prefix: str,
-    monkeypatch: pytest.MonkeyPatch,
     request: pytest.FixtureRequest,
     cluster: bool,
 ) -> None:
     url = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
     store = RedisStore.from_url(url, redis_prefix, cluster=cluster)
     h = await Harness(tg, store).start()
-    sent: list[bytes] = []
-    original = Connection.send_packed_command
-
-    async def counting(
-        self: Connection, command: bytes | str | Iterable[bytes], check_health: bool = True
-    ) -> None:
-        assert not isinstance(command, str)
-        sent.append(command if isinstance(command, bytes) else b"".join(command))
-        await original(self, command, check_health)
-
     try:
         users = [tg.user(61, "Kim"), tg.user(62, "Lou")]
         await open_table(h, tg, users)
         update = await move_update(h, tg, users)
-        monkeypatch.setattr(Connection, "send_packed_command", counting)
-        await h.feed(update)
-        press = commands(sent)
-        sent.clear()
-        await h.command(GROUP, users[0], "/status")
-        command = commands(sent)
-        monkeypatch.undo()
+        with Packets() as sent:
+            await h.feed(update)
+        press = sent.names
+        with Packets() as sent:
+            await h.command(GROUP, users[0], "/status")
+        command = sent.names
         step = await step_update(h, tg, users)
-        monkeypatch.setattr(Connection, "send_packed_command", counting)
-        sent.clear()
-        await h.bot.app.process_update(Update.de_json(step, h.bot.app.bot))
-        nav = commands(sent)
+        with Packets() as sent:
+            await h.bot.app.process_update(Update.de_json(step, h.bot.app.bot))
+        nav = sent.names
     finally:
-        monkeypatch.undo()
         await h.stop()
         await store.close()
     print(f"round trips: a move press {press}, a step {nav}, /status {len(command)} {command}")
