@@ -7,17 +7,19 @@ our handler, on a real Redis and the local fake Bot API server. The bare side: a
 python-telegram-bot handler that, for each press, replays the Bot API calls our bot made for
 that press (same methods, same parameters, same order, through PTB's own methods for them; the
 query answered by its own id) and nothing else: the framework's and the Bot API's share of the
-cost, without the game.
+cost, without the game. The bare side's connection is PTB's own (HTTPXRequest, Nagle's algorithm
+off), or with `--bare-request ours` the one our bot uses (chatbot/telegram/request.py).
 
 Both sides time the same thing: from handing the update to the application until the last Bot
 API call it causes has returned. Games are opened before the clock starts, so presses/s counts
-presses only. Printed per side: presses/s, p50/p99 per press, Bot API calls and request bytes
-(the JSON of the parameters) per press, and Redis round trips per press (packets sent to Redis,
-connection greetings left out). Rounds alternate ours and bare (the machine may be shared);
-the figures are medians over the rounds.
+presses only. Printed per side: presses/s, p50/p99 per press, processor time per press (of
+this whole process: bot or bare handler, HTTP client and the fake server), Bot API calls and
+request bytes (the JSON of the parameters) per press, and Redis round trips per press (packets
+sent to Redis, connection greetings left out). Rounds alternate ours and bare (the machine
+may be shared); the figures are medians over the rounds.
 
 Usage: python bench/telegram_presses.py [--presses N] [--games M] [--rounds R] [--bare-at-once]
-[--redis-url URL]
+[--bare-request ptb|ours] [--redis-url URL]
 (without --redis-url a throwaway redis-server is started on a free port).
 """
 
@@ -46,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, ContextTypes
+from telegram.request import BaseRequest, HTTPXRequest
 
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
@@ -100,6 +103,7 @@ class Side:
     calls: int
     request_bytes: int
     redis_trips: int
+    cpu: float  # processor seconds of this process (bot, fake Bot API server, HTTP client)
     not_modified: int = 0  # edits refused as changing nothing
 
     @property
@@ -170,9 +174,9 @@ async def ours(
     opened = [[await new_game(p) for _ in range(per_player)] for p in range(games)]
     first = len(tg.calls)
     with Packets() as trips:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(player(p, tables) for p, tables in enumerate(opened)))
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     calls = tg.calls[first:]
     await h.stop()
     await store.close()
@@ -190,14 +194,28 @@ async def ours(
         recorded[presser][k].append((call.method, dict(params)))
     flat = [c for p in recorded for press in p for c in press]
     refused = sum(1 for c in calls if "not modified" in (c.description or ""))
-    side = Side(done, elapsed, timings, len(flat), _request_bytes(flat), len(trips.names), refused)
+    side = Side(
+        done, elapsed, timings, len(flat), _request_bytes(flat), len(trips.names), cpu, refused
+    )
     return side, recorded
 
 
-async def bare(tg: FakeTelegram, recorded: list[list[Calls]], at_once: bool = False) -> Side:
+def ptb_request() -> HTTPXRequest:
+    """PTB's own connection, with Nagle's algorithm off as ours has it."""
+    return HTTPXRequest(
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+        httpx_kwargs={"trust_env": False},
+    )
+
+
+async def bare(
+    tg: FakeTelegram, recorded: list[list[Calls]], at_once: bool = False, connection: str = "ptb"
+) -> Side:
     """A bare PTB handler: each press makes the calls our bot made for its press, in order
-    (`at_once`: all together, as our bot sends the answer and each chat's messages)."""
-    app = tg.application_builder().request(request()).get_updates_request(request()).build()
+    (`at_once`: all together, as our bot sends the answer and each chat's messages), on PTB's
+    own connection or (`connection` "ours") on our bot's."""
+    made: Callable[[], BaseRequest] = request if connection == "ours" else ptb_request
+    app = tg.application_builder().request(made()).get_updates_request(made()).build()
     timings: list[float] = []
 
     async def on_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -229,11 +247,11 @@ async def bare(tg: FakeTelegram, recorded: list[list[Calls]], at_once: bool = Fa
 
     count = sum(len(p) for p in recorded)
     flat = [c for p in recorded for press in p for c in press]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(presser(p) for p in range(len(recorded))))
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     await app.shutdown()
-    return Side(count, elapsed, timings, len(flat), _request_bytes(flat), 0)
+    return Side(count, elapsed, timings, len(flat), _request_bytes(flat), 0, cpu)
 
 
 async def _replay(bot: Bot, query: str, method: str, params: JSON) -> None:
@@ -273,8 +291,10 @@ def _line(name: str, sides: list[Side]) -> str:
     sent = sum(s.request_bytes for s in sides) / presses
     trips = sum(s.redis_trips for s in sides) / presses
     refused = sum(s.not_modified for s in sides)
+    cpu = sum(s.cpu for s in sides) / presses * 1000
     return (
         f"  {name:<30} {rate:7.0f} presses/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   "
+        f"{cpu:.2f} ms processor time, "
         f"{calls:.2f} calls, {sent:,.0f} bytes, {trips:.2f} Redis round trips a press"
         + (f"; {refused} edits refused as not modified" if name.startswith("our") else "")
     )
@@ -297,9 +317,10 @@ async def main(args: argparse.Namespace) -> None:
                 async with FakeTelegram.running() as tg:
                     side, recorded = await ours(tg, url, args.presses, games)
                     mine.append(side)
-                    theirs.append(await bare(tg, recorded, args.bare_at_once))
+                    theirs.append(await bare(tg, recorded, args.bare_at_once, args.bare_request))
             print(_line("our bot (Egonomy presses)", mine))
             how = "at once" if args.bare_at_once else "in turn"
+            how += ", our connection" if args.bare_request == "ours" else ", PTB's connection"
             print(_line(f"bare PTB (same calls, {how})", theirs))
             ratio = statistics.median(m.rate / t.rate for m, t in zip(mine, theirs, strict=True))
             print(f"  ours / bare: {ratio:.0%}")
@@ -319,6 +340,12 @@ def run(
         "--bare-at-once",
         action="store_true",
         help="the bare handler makes each press's calls all at once, as ours sends them",
+    )
+    parser.add_argument(
+        "--bare-request",
+        choices=("ptb", "ours"),
+        default="ptb",
+        help="the bare handler's Bot API connection: PTB's HTTPXRequest or our bot's",
     )
     parser.add_argument("--redis-url", default=None)
     asyncio.run(entry(parser.parse_args(argv)))

@@ -7,7 +7,6 @@ import contextvars
 import hmac
 import json
 import logging
-import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -29,7 +28,6 @@ from telegram.ext import (
     ContextTypes,
     TypeHandler,
 )
-from telegram.request import HTTPXRequest
 
 from chatbot import metrics
 from chatbot.core.help import COMMANDS
@@ -43,18 +41,10 @@ from chatbot.settings import Settings, bot_api_root
 from chatbot.store.base import Store
 from chatbot.telegram.convert import incoming, markup, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
+from chatbot.telegram.request import AiohttpRequest
 
 log = logging.getLogger(__name__)
 JSON = dict[str, Any]
-
-
-def nodelay_request(**httpx_kwargs: Any) -> HTTPXRequest:
-    """HTTP to the Bot API with Nagle's algorithm off (no waiting for delayed ACKs)."""
-    return HTTPXRequest(
-        connection_pool_size=64,
-        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-        httpx_kwargs=httpx_kwargs or None,
-    )
 
 
 @dataclass
@@ -100,8 +90,8 @@ class TelegramBot:
         if settings.telegram_base_url:
             base = bot_api_root(settings.telegram_base_url)
             builder = builder.base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
-        builder_options.setdefault("request", nodelay_request())
-        builder_options.setdefault("get_updates_request", nodelay_request())
+        builder_options.setdefault("request", AiohttpRequest())
+        builder_options.setdefault("get_updates_request", AiohttpRequest())
         for name, value in builder_options.items():
             builder = getattr(builder, name)(value)
         self.app: Application[Any, Any, Any, Any, Any, Any] = builder.build()

@@ -9,13 +9,13 @@ from dataclasses import replace
 from typing import Any
 
 from telegram import Update
-from telegram.request import HTTPXRequest
 
 from chatbot.core.registry import Registry
 from chatbot.games import registry
 from chatbot.settings import Settings
 from chatbot.store.base import Store
-from chatbot.telegram.bot import TelegramBot, nodelay_request
+from chatbot.telegram.bot import TelegramBot
+from chatbot.telegram.request import AiohttpRequest
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 
 JSON = dict[str, Any]
@@ -30,9 +30,9 @@ TEST_SETTINGS = Settings(
 )
 
 
-def request() -> HTTPXRequest:
+def request() -> AiohttpRequest:
     """The bot's own Bot API connection, ignoring any proxy set in the environment."""
-    return nodelay_request(trust_env=False)
+    return AiohttpRequest(trust_env=False)
 
 
 class Harness:

@@ -1,0 +1,114 @@
+"""The Bot API connection: python-telegram-bot's request interface on aiohttp's client.
+
+PTB's own HTTPXRequest costs about twice the processor time a call when calls overlap, as
+ours do (a press's answer and each chat's messages go out at once): its pool (httpcore's)
+hands one idle connection to every request that arrives in the same moment, all but one then
+find it taken and go round again, and each round checks every idle connection's socket.
+aiohttp's pool gives each request a connection of its own. One after the other, both cost the
+same (bench/telegram_presses.py). aiohttp is already here for the LINE SDK. Bodies are
+form-encoded, as PTB's own request sends them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from telegram.error import NetworkError, TimedOut
+from telegram.request import BaseRequest, RequestData
+
+if TYPE_CHECKING:
+    from telegram._utils.types import ODVInput
+
+_UNSET = type(BaseRequest.DEFAULT_NONE)  # a timeout the caller left to the default
+
+
+class AiohttpRequest(BaseRequest):
+    """Bot API calls over one aiohttp session: at most `pool_size` connections at once (each
+    with Nagle's algorithm off), proxies from the environment when `trust_env`."""
+
+    def __init__(
+        self,
+        pool_size: int = 64,
+        read_timeout: float | None = 5.0,
+        write_timeout: float | None = 5.0,
+        connect_timeout: float | None = 5.0,
+        pool_timeout: float | None = 1.0,
+        media_write_timeout: float | None = 20.0,
+        trust_env: bool = True,
+    ) -> None:
+        self._pool_size = pool_size
+        self._read_timeout = read_timeout
+        self._write_timeout = write_timeout
+        self._connect_timeout = connect_timeout
+        self._pool_timeout = pool_timeout
+        self._media_write_timeout = media_write_timeout
+        self._trust_env = trust_env
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return self._read_timeout
+
+    async def initialize(self) -> None:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=self._pool_size, limit_per_host=0)
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                trust_env=self._trust_env,
+                headers={"User-Agent": self.USER_AGENT},
+                skip_auto_headers=("Accept-Encoding",),  # answers are small: not compressed
+            )
+
+    async def shutdown(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        """One call: (HTTP status, body). Timeouts raise TimedOut, other failures
+        NetworkError, as PTB expects of a request."""
+        session = self._session
+        if session is None or session.closed:
+            raise RuntimeError("This AiohttpRequest is not initialized!")
+        files = request_data.multipart_data if request_data else None
+        data: Any = None
+        if files:
+            form = aiohttp.FormData()
+            for name, value in request_data.json_parameters.items():  # type: ignore[union-attr]
+                form.add_field(name, value)
+            for name, (filename, content, mime) in files.items():
+                form.add_field(name, content, filename=filename, content_type=mime)
+            data = form
+        elif request_data is not None:
+            data = request_data.json_parameters
+        read = _given(read_timeout, self._read_timeout)
+        write = _given(write_timeout, self._media_write_timeout if files else self._write_timeout)
+        connect = _given(connect_timeout, self._connect_timeout)
+        pool = _given(pool_timeout, self._pool_timeout)
+        # aiohttp has no write timeout of its own: writing counts against the read one.
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=None if connect is None or pool is None else connect + pool,
+            sock_connect=connect,
+            sock_read=None if read is None else read + (write or 0.0),
+        )
+        try:
+            async with session.request(method, url, data=data, timeout=timeout) as response:
+                return response.status, await response.read()
+        except TimeoutError as exc:
+            raise TimedOut from exc
+        except aiohttp.ClientError as exc:
+            raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
+
+
+def _given(value: ODVInput[float], default: float | None) -> float | None:
+    return default if isinstance(value, _UNSET) else value  # type: ignore[return-value]
