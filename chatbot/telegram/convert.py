@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from typing import Any
+
 from telegram import Message as TelegramMessage
+from telegram import Update
 from telegram.constants import ChatType
 
 from chatbot.core.model import Button, Incoming, Keyboard, User, looks
@@ -59,20 +61,21 @@ def incoming(update: Update, bot_username: str) -> Incoming | None:
     )
 
 
-def markup(buttons: Keyboard) -> InlineKeyboardMarkup | None:
+def markup(buttons: Keyboard) -> dict[str, Any] | None:
+    """The Bot API's inline keyboard for `buttons`, as JSON (None: no keyboard)."""
     if not buttons:
         return None
-    return InlineKeyboardMarkup(
-        [
+    return {
+        "inline_keyboard": [
             [
-                InlineKeyboardButton(b.label, url=b.url)
+                {"text": b.label, "url": b.url}
                 if b.url
-                else InlineKeyboardButton(b.label, callback_data=b.data)
+                else {"text": b.label, "callback_data": b.data}
                 for b in row
             ]
             for row in buttons
         ]
-    )
+    }
 
 
 def _shown(message: TelegramMessage) -> int | None:
