@@ -443,14 +443,15 @@ class Runner:
     async def settle(self, chats: Iterable[str] | None = None) -> None:
         """Wait until every new message queued so far (to `chats`, or anywhere), and every
         table edit already due, has been sent (later edits keep waiting for their interval)."""
-        wanted = None if chats is None else set(chats)
+        wanted = None if chats is None else list(chats)
         while True:
             self._sent.clear()  # (before looking: a send that ends after the look sets it)
-            if not any(
-                q.fifo or q.sending or self._due(q)
-                for chat, q in self._queues.items()
-                if wanted is None or chat in wanted
-            ):
+            queues = (
+                self._queues.values()
+                if wanted is None
+                else [q for chat in wanted if (q := self._queues.get(chat)) is not None]
+            )
+            if not any(q.fifo or q.sending or self._due(q) for q in queues):
                 break
             await self._sent.wait()
         while self._confirming:
