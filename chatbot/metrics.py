@@ -49,6 +49,12 @@ ANSWERS = Counter(
     "webhook's HTTP response, which saves the call).",
     ["platform", "how"],
 )
+EDITS_SKIPPED = Counter(
+    "egobot_edits_skipped_total",
+    "Edits not sent because the pressed message already shows them (a button pressed twice), "
+    "by platform.",
+    ["platform"],
+)
 MOVES = Counter("egobot_moves_total", "Game actions applied, by game.", ["game"])
 
 

@@ -227,6 +227,7 @@ class Runner:
             return False
         key, now = (message.chat, message.edit), looks(message.text, message.buttons)
         if shown == now or self._edited.get(key) == (shown, now):
+            metrics.EDITS_SKIPPED.labels(self.platform).inc()
             return True
         self._edited[key] = (shown, now)  # forgotten again if the edit fails
         self._edited.move_to_end(key)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 import orjson
 import pytest
+from prometheus_client import REGISTRY
 
 from chatbot.core import buttons as b
 from chatbot.core.session import Session
@@ -272,6 +273,10 @@ async def test_the_next_player_is_notified_by_a_new_message(h: Harness, tg: Fake
     assert turn is not None and any(d[0] in "mn" for d in turn.callback_data)
 
 
+def edits_skipped() -> float:
+    return REGISTRY.get_sample_value("egobot_edits_skipped_total", {"platform": "telegram"}) or 0.0
+
+
 async def test_a_button_pressed_twice_edits_its_message_once(h: Harness, tg: FakeTelegram) -> None:
     """A double click: both presses carry the message as it was before the first one. The
     second would edit the message into what the first made it show ("message is not
@@ -279,11 +284,12 @@ async def test_a_button_pressed_twice_edits_its_message_once(h: Harness, tg: Fak
     users = await two_players(h, tg)
     user, hand, nav = mover_step(tg, await load(h), users)
     first, second = (tg.callback_update(user, hand, nav) for _ in range(2))
-    edits = len(tg.calls_to("editMessageText"))
+    edits, skipped = len(tg.calls_to("editMessageText")), edits_skipped()
     await h.feed(first)
     shown = hand.text
     await h.feed(second)
     assert len(tg.calls_to("editMessageText")) == edits + 1, "one edit for two presses"
+    assert edits_skipped() == skipped + 1, "counted for the self-hoster's dashboard"
     assert tg.callback_answer(query_id(second)) is not None, "the second press is answered"
     assert hand.text == shown and not real_failures(tg) and not tg.failed_calls()
 
