@@ -94,12 +94,13 @@ class AiohttpRequest(BaseRequest):
         write = _given(write_timeout, self._media_write_timeout if files else self._write_timeout)
         connect = _given(connect_timeout, self._connect_timeout)
         pool = _given(pool_timeout, self._pool_timeout)
-        # aiohttp has no write timeout of its own: writing counts against the read one.
+        # aiohttp has no write timeout of its own: the whole call gets the sum of them all.
+        parts = (pool, connect, write, read)
         timeout = aiohttp.ClientTimeout(
-            total=None,
+            total=None if None in parts else sum(parts),  # type: ignore[arg-type]
             connect=None if connect is None or pool is None else connect + pool,
             sock_connect=connect,
-            sock_read=None if read is None else read + (write or 0.0),
+            sock_read=read,
         )
         try:
             async with session.request(method, url, data=data, timeout=timeout) as response:
