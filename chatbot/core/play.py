@@ -198,10 +198,11 @@ class GameDesk:
         )
         link = self.tables.platform.deep_link
         final = over or moved
-        messages = [views.table(session, bundle, caps, state, final=final, deep_link=link)]
+        legal = change.legal
+        messages = [views.table(session, bundle, caps, state, final, link, legal)]
         messages += announcements
         if moved and not over:  # a fresh table below the results
-            messages.append(fresh(views.table(session, bundle, caps, state, deep_link=link)))
+            messages.append(fresh(views.table(session, bundle, caps, state, False, link, legal)))
         if bundle.private_hands and not over:
             for seat, _ in session.humans():
                 if seat == change.actor and pressed:

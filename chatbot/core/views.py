@@ -116,18 +116,22 @@ def table(
     state: Any = None,
     final: bool = False,
     deep_link: Callable[[str], str | None] = lambda payload: None,
+    legal: Sequence[Sequence[Any]] | None = None,
 ) -> Message:
     """The group's table message, in the chat's language, edited in place after moves. Where
-    unasked private messages cost, "My hand" opens the private chat with the request typed."""
+    unasked private messages cost, "My hand" opens the private chat with the request typed.
+    `legal`: every seat's legal actions in `state`, when the caller has them."""
     tr = translator(session.language)
     game = bundle.game
     state = state_of(session, bundle) if state is None else state
     log = [load_event(game.event_types, e) for e in session.log]
-    text = bundle.presenter.table(game.view(state, None), names(session, tr), log, tr)
+    seen = game.view(state, None)
+    text = bundle.presenter.table(seen, names(session, tr), log, tr)
     keyboard: Keyboard = ()
     if not final:
-        legal = [game.legal_actions(state, p) for p in range(len(session.seats))]
-        options = bundle.presenter.table_options(game.view(state, None), legal, tr)
+        if legal is None:
+            legal = [game.legal_actions(state, p) for p in range(len(session.seats))]
+        options = bundle.presenter.table_options(seen, legal, tr)
         rows = [
             tuple(
                 Button(o.label, b.encode(b.GROUP_MOVE, o.act or "", stamp=session.epoch))

@@ -262,11 +262,12 @@ def choices(
     legal = list(dict.fromkeys(legal))
     path, under = _resolve(path, legal)
     level = _next_level(path)
-    options = [_option(path, g, level, view, tr) for g in _groups(under, level)]
-    rows = _rows(options, level.per_row)
-    if len(under) <= ONE_PRESS and any(o.act is None for o in options):
+    groups = _groups(under, level)
+    if len(under) <= ONE_PRESS and any(len(g) > 1 for g in groups):  # a button a move fits
         moves = sorted(under, key=_move_order)
         rows = _rows([Option(_move_label(a, view, tr), act=encode_action(a)) for a in moves], 1)
+    else:
+        rows = _rows([_option(path, g, level, view, tr) for g in groups], level.per_row)
     if path:
         back = tr.gettext("Back")
         rows += ((Option(f"⬅️ {back}", nav=_back(path, legal)),),)
