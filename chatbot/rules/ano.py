@@ -10,27 +10,27 @@ from chatbot.rules import GlossaryEntry, RuleBook, Section
 
 RULING_NOTES = {
     "setup": N_(
-        "Ruling (this bot): the player who opened the table starts, then join order. A joker "
+        "House ruling (this bot): the player who opened the table starts, then join order. A joker "
         "turned up goes back to the bottom of the pile; an A, J, Q or K turned up has no "
         "effect."
     ),
     "specials": N_(
-        "Ruling (this bot): several As, Js, Qs, Ks or jokers played together each count (two "
+        "House ruling (this bot): several As, Js, Qs, Ks or jokers played together each count (two "
         "Qs: 4 cards; two jokers: 8, the last names the suit). Js count players round the "
         "circle and may come back to you. A named suit holds until the next card."
     ),
     "chains": N_(
-        "Ruling (this bot): the draw falls only on a player unable to play, so a fitting number "
+        "House ruling (this bot): the draw falls only on a player unable to play, so a fitting number "
         "card ends a chain and nobody draws. A and J add nothing: A sends it back, J skips on."
     ),
     "ano": N_(
-        "Ruling (this bot): you may call until the next player plays or draws; from then until "
+        "House ruling (this bot): you may call until the next player plays or draws; from then until "
         "your own next action anyone still playing may press “Caught!”, and the first press "
         "counts. A late call does not protect you. If a draw leaves you cards that could all go "
         "down at once, you owe the call again."
     ),
     "end": N_(
-        "Ruling (this bot): if nobody can play and no card is left to draw for a whole round, "
+        "House ruling (this bot): if nobody can play and no card is left to draw for a whole round, "
         "the game ends and the players left rank by fewest cards."
     ),
 }
@@ -116,7 +116,7 @@ SECTIONS = (
             "fits may be played at once."
         ),
         N_(
-            "Ruling (this bot): with fumble, the whole hand is offered; a wrong play is one "
+            "House ruling (this bot): with fumble, the whole hand is offered; a wrong play is one "
             "card, which stays in your hand, and your turn goes on; a false “Caught!” costs two "
             "as well."
         ),

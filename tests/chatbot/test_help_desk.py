@@ -157,7 +157,11 @@ async def test_rules_asked_by_someone_the_bot_cannot_write_to_open_the_private_c
 def test_the_rulings_a_player_asks_about_stand_in_their_sections(key: str) -> None:
     """RULINGS.md: name each ruling in the rule help where a player would ask (card list,
     flip sides, the stuck-player ending), marked as the bot's house ruling."""
-    for lang, mark in (("en", "House ruling"), ("th", "กฎเพิ่มเติมของบอทนี้"), ("ja", "裁定")):
+    for lang, mark in (
+        ("en", "House ruling"),
+        ("th", "กติกาเสริม (ของบอทนี้)"),
+        ("ja", "ハウスルール"),
+    ):
         assert mark in translator(lang).gettext(EGONOMY_RULES.section(key).ruling)
 
 

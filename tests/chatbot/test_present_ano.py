@@ -86,7 +86,11 @@ def test_every_refusal_points_at_a_rule_section() -> None:
         assert text
 
 
-RULING_MARK = {"en": "Ruling (this bot):", "th": "กติกาของบอต:", "ja": "このボットの裁定："}
+RULING_MARK = {
+    "en": "House ruling (this bot):",
+    "th": "กติกาเสริม (ของบอทนี้):",
+    "ja": "ハウスルール（このボット）：",
+}
 
 
 def test_the_bots_own_rulings_are_in_the_rule_help_marked_in_every_language() -> None:

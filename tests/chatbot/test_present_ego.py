@@ -157,7 +157,7 @@ def test_the_rules_keep_the_rulebook_examples_and_mark_the_rulings(lang: str) ->
     assert "30" in setup and "50" in setup, "three players: 30 tokens in the bank"
     marks = {
         "en": "House ruling (this bot):",
-        "th": "กติกาเสริม (ของบอตนี้):",
+        "th": "กติกาเสริม (ของบอทนี้):",
         "ja": "ハウスルール（このボット）：",
     }
     rulings = [tr.gettext(s.ruling) for s in EGO_RULES.sections if s.ruling]

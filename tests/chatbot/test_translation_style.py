@@ -129,3 +129,34 @@ def test_thai_ano_says_ta_for_a_turn() -> None:
     wrong = [s for m in found if m is not None for s in strings(m) if "เทิร์น" in s]
     assert wrong == []
     assert "ตา" in translator("th").pgettext("playing cards", "Your turn!")
+
+
+RULING_MARKS = {
+    "en": "House ruling (this bot):",
+    "th": "กติกาเสริม (ของบอทนี้):",
+    "ja": "ハウスルール（このボット）：",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(RULING_MARKS))
+def test_every_games_rulings_carry_one_label(lang: str) -> None:
+    """RULINGS.md: a ruling of this bot is marked as the bot's. The three games once marked them
+    three ways in Thai (two in Japanese and English): one label now, whatever the game."""
+    from chatbot.rules.ano import ANO_RULES
+    from chatbot.rules.ego import EGO_RULES
+    from chatbot.rules.egonomy import EGONOMY_RULES
+
+    tr = translator(lang)
+    rulings = [
+        tr.gettext(s.ruling)
+        for book in (EGONOMY_RULES, EGO_RULES, ANO_RULES)
+        for s in book.sections
+        if s.ruling
+    ]
+    assert len(rulings) >= 15
+    assert all(r.startswith(RULING_MARKS[lang]) for r in rulings), [r[:30] for r in rulings]
+
+
+def test_thai_spells_bot_one_way() -> None:
+    """ "Bot" is บอท throughout (บอต had crept into some texts)."""
+    assert not [s for _, s in pairs("th") if "บอต" in s]
