@@ -28,8 +28,9 @@ GROUP = -1005550001111
 CHAT = f"tg:{GROUP}"
 
 
-def bot_process(tg: FakeTelegram, redis_url: str) -> subprocess.Popen[bytes]:
-    """`python -m chatbot telegram` against the fake server and the test's Redis (db 3)."""
+def bot_process(tg: FakeTelegram, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+    """`python -m chatbot telegram` against the fake server and the test's Redis (db 3), its
+    log appended to `log` (printed when the test fails)."""
     env = {
         **os.environ,
         "TELEGRAM_TOKEN": tg.token,
@@ -44,7 +45,7 @@ def bot_process(tg: FakeTelegram, redis_url: str) -> subprocess.Popen[bytes]:
         env=env,
         cwd=REPO,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=log.open("ab"),
     )
 
 
@@ -62,7 +63,7 @@ def to_move(session: Session) -> int:
 
 @pytest.mark.slow
 async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_next(
-    tg: FakeTelegram, redis_url: str
+    tg: FakeTelegram, redis_url: str, tmp_path: Path
 ) -> None:
     store = RedisStore.from_url(redis_url.rsplit("/", 1)[0] + "/3")
     ann, bob = tg.user(91, "Ann"), tg.user(92, "Bob")
@@ -76,7 +77,8 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
     async def said(chat: int, n: int) -> bool:
         return len(tg.sent_to(chat)) >= n
 
-    a = bot_process(tg, redis_url)
+    log = tmp_path / "bots.log"
+    a = bot_process(tg, redis_url, log)
     b2: subprocess.Popen[bytes] | None = None
     try:
         for user in (ann, bob):
@@ -133,7 +135,7 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
         a.wait(10)
         tg.let_through()
 
-        b2 = bot_process(tg, redis_url)
+        b2 = bot_process(tg, redis_url, log)
 
         async def table_current() -> bool:
             return tg.message(GROUP, table_id).text != shown
@@ -147,6 +149,9 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
         if next_user is not None:
             assert hand_message(tg, next_user["id"]) is not None
         print(f"recovered in {recovered_in:.1f} s")
+    except AssertionError:
+        print("the bot processes' log:\n" + log.read_text(errors="replace")[-5000:])
+        raise
     finally:
         tg.release()
         for proc in (a, b2):
