@@ -20,18 +20,19 @@ RULING_NOTES = {
         "circle and may come back to you. A named suit holds until the next card."
     ),
     "chains": N_(
-        "House ruling (this bot): the draw falls only on a player unable to play, so a fitting number "
-        "card ends a chain and nobody draws. A and J add nothing: A sends it back, J skips on."
+        "House ruling (this bot): the draw falls only on a player unable to play, so a fitting "
+        "number card ends a chain and nobody draws. A and J add nothing: A sends it back, J skips "
+        "on."
     ),
     "ano": N_(
-        "House ruling (this bot): you may call until the next player plays or draws; from then until "
-        "your own next action anyone still playing may press “Caught!”, and the first press "
+        "House ruling (this bot): you may call until the next player plays or draws; from then "
+        "until your own next action anyone still playing may press “Caught!”, and the first press "
         "counts. A late call does not protect you. If a draw leaves you cards that could all go "
         "down at once, you owe the call again."
     ),
     "end": N_(
-        "House ruling (this bot): if nobody can play and no card is left to draw for a whole round, "
-        "the game ends and the players left rank by fewest cards."
+        "House ruling (this bot): if nobody can play and no card is left to draw for a whole "
+        "round, the game ends and the players left rank by fewest cards."
     ),
 }
 
