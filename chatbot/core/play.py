@@ -567,11 +567,12 @@ class GameDesk:
         return state, messages, True
 
     def _reminder(self, session: Session, bundle: Bundle, state: Any, seat: int) -> Message:
-        """A person's reminder: their hand anew, or a word in the group for a game without
-        private hands."""
+        """A person's reminder: their hand anew in their private chat, or a word in the group
+        for a game without private hands or where unasked private messages cost (hands are
+        never pushed there: one word in the group instead, which the idle player sees too)."""
         player = session.seats[seat]
         seconds = round(self.tables.settings.takeover_after)
-        if not bundle.private_hands or player.user is None:
+        if not bundle.private_hands or player.user is None or not self.tables.caps.unasked_free:
             tr = translator(session.language)
             text = tr.nt(
                 "⏰ {name}, it is your turn: {n} second left.",

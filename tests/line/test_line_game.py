@@ -6,6 +6,7 @@ token is never used twice, and a whole game's pushes are counted."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 from urllib.parse import unquote
@@ -210,3 +211,59 @@ async def test_a_press_by_a_stranger_is_answered_in_the_group(bot: LineBot, line
     assert link["uri"].startswith("https://line.me/R/oaMessage/")
     assert not line.pushes
     assert not [r for r in line.refused if r[0].startswith("/v2/bot/message")]
+
+
+async def test_an_idle_player_is_reminded_in_the_group_never_by_a_pushed_hand(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """Hands are never pushed on LINE (pushes come from a monthly quota): the reminder of an
+    idle player is one word in the group, the idle player's private chat gets nothing, and a
+    computer player moves for them after the take-over time."""
+    now = [1_700_000_000.0]
+    settings = Settings(
+        line_channel_secret=SECRET,
+        line_channel_access_token=ACCESS_TOKEN,
+        line_api_base_url=line.base_url,
+        bot_delay=0,
+        table_interval=0,
+        remind_after=30.0,
+        takeover_after=20.0,
+        tick=3600,  # no background ticks: the test ticks itself
+    )
+    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry(), lambda: now[0])
+    await lb.start()
+    try:
+        ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
+        group = line.group(ann, bob)
+        for user in (ann, bob):
+            await deliver(lb, line, line.follow(user))
+        await deliver(lb, line, line.text(group, ann, "/newgame"))
+        (join,) = buttons(line.to(group)[-1], b.JOIN)
+        await deliver(lb, line, line.postback(group, bob, join))
+        (start,) = buttons(line.to(group)[-1], b.START)
+        await deliver(lb, line, line.postback(group, ann, start))
+        session, _ = await lb.tables.load(qualify(group))
+        assert session is not None
+        game = lb.tables.bundle(session).game
+        (seat,) = game.to_move(restore(game, session.state))
+        idle, name = (ann, "Ann") if session.seats[seat].user == qualify(ann) else (bob, "Bob")
+        private, pushes = len(line.to(idle)), len(line.pushes)
+
+        now[0] += 31  # past REMIND_AFTER
+        assert await lb.runner.tick() == 1
+        await lb.runner.flush()
+        reminder = line.to(group)[-1]
+        assert reminder.text.startswith(f"⏰ {name}, it is your turn")
+        assert reminder.via == "push" and len(line.pushes) == pushes + 1, "one push, to the group"
+        assert len(line.to(idle)) == private, "no hand pushed to the idle player"
+
+        now[0] += 21  # past TAKEOVER_AFTER
+        await lb.runner.tick()
+        await lb.runner.flush()
+        after, _ = await lb.tables.load(qualify(group))
+        assert after is not None and after.moves == session.moves + 1
+        told = [s for s in line.to(group) if "was away" in json.dumps(s.message)]
+        assert told, "the group is told (in the table's bubble)"
+        assert len(line.to(idle)) == private and not lb.errors
+    finally:
+        await lb.stop()
