@@ -568,11 +568,11 @@ class GameDesk:
 
     def _reminder(self, session: Session, bundle: Bundle, state: Any, seat: int) -> Message:
         """A person's reminder: their hand anew in their private chat, or a word in the group
-        for a game without private hands or where unasked private messages cost (hands are
-        never pushed there: one word in the group instead, which the idle player sees too)."""
+        for a game without private hands. Where unasked messages cost (LINE), the private one
+        is the cheaper: a message pushed to a group counts once for every member."""
         player = session.seats[seat]
         seconds = round(self.tables.settings.takeover_after)
-        if not bundle.private_hands or player.user is None or not self.tables.caps.unasked_free:
+        if not bundle.private_hands or player.user is None:
             tr = translator(session.language)
             text = tr.nt(
                 "⏰ {name}, it is your turn: {n} second left.",

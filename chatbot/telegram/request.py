@@ -23,9 +23,15 @@ if TYPE_CHECKING:
 _UNSET = type(BaseRequest.DEFAULT_NONE)  # a timeout the caller left to the default
 
 
+KEEP_IDLE = 4.0  # seconds an idle connection is kept: under the servers' usual 5 s, since a
+# call is never retried (a POST) and one sent as the server closes the connection is lost
+
+
 class AiohttpRequest(BaseRequest):
     """Bot API calls over one aiohttp session: at most `pool_size` connections at once (each
-    with Nagle's algorithm off), proxies from the environment when `trust_env`."""
+    with Nagle's algorithm off). With `trust_env`, an http:// proxy in HTTP_PROXY/HTTPS_PROXY
+    (NO_PROXY honoured; aiohttp ignores ALL_PROXY and https:// proxy addresses). Waiting for a
+    free connection counts against the connect timeout plus the pool timeout together."""
 
     def __init__(
         self,
@@ -52,7 +58,9 @@ class AiohttpRequest(BaseRequest):
 
     async def initialize(self) -> None:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._pool_size, limit_per_host=0)
+            connector = aiohttp.TCPConnector(
+                limit=self._pool_size, limit_per_host=0, keepalive_timeout=KEEP_IDLE
+            )
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 trust_env=self._trust_env,

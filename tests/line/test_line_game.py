@@ -213,12 +213,12 @@ async def test_a_press_by_a_stranger_is_answered_in_the_group(bot: LineBot, line
     assert not [r for r in line.refused if r[0].startswith("/v2/bot/message")]
 
 
-async def test_an_idle_player_is_reminded_in_the_group_never_by_a_pushed_hand(
+async def test_an_idle_player_is_reminded_by_one_private_push(
     line: FakeLine, redis_url: str, redis_prefix: str
 ) -> None:
-    """Hands are never pushed on LINE (pushes come from a monthly quota): the reminder of an
-    idle player is one word in the group, the idle player's private chat gets nothing, and a
-    computer player moves for them after the take-over time."""
+    """Pushes come from a monthly quota, and LINE counts a push to a group once for every
+    member: an idle player's reminder is their hand pushed to them alone (one message), not a
+    word in the group. After the take-over time a computer player moves for them."""
     now = [1_700_000_000.0]
     settings = Settings(
         line_channel_secret=SECRET,
@@ -246,16 +246,17 @@ async def test_an_idle_player_is_reminded_in_the_group_never_by_a_pushed_hand(
         assert session is not None
         game = lb.tables.bundle(session).game
         (seat,) = game.to_move(restore(game, session.state))
-        idle, name = (ann, "Ann") if session.seats[seat].user == qualify(ann) else (bob, "Bob")
-        private, pushes = len(line.to(idle)), len(line.pushes)
+        idle = ann if session.seats[seat].user == qualify(ann) else bob
+        in_group, pushes = len(line.to(group)), len(line.pushes)
 
         now[0] += 31  # past REMIND_AFTER
         assert await lb.runner.tick() == 1
         await lb.runner.flush()
-        reminder = line.to(group)[-1]
-        assert reminder.text.startswith(f"⏰ {name}, it is your turn")
-        assert reminder.via == "push" and len(line.pushes) == pushes + 1, "one push, to the group"
-        assert len(line.to(idle)) == private, "no hand pushed to the idle player"
+        reminder = line.to(idle)[-1]
+        assert reminder.text.startswith("⏰ It is your turn!") and reminder.via == "push"
+        assert buttons(reminder, b.MOVE) or buttons(reminder, b.NAV), "with the hand's buttons"
+        assert len(line.pushes) == pushes + 1 and len(line.to(group)) == in_group, "one message"
+        private = len(line.to(idle))
 
         now[0] += 21  # past TAKEOVER_AFTER
         await lb.runner.tick()
