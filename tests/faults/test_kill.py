@@ -95,7 +95,15 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
             return s is not None and len(s.seats) == 2
 
         await until(seated, 10, "Bob sits down")
-        lobby = tg.message(GROUP, lobby.message_id)
+        shown = lobby.message_id
+
+        async def lobby_shows_bob() -> bool:  # its Start button carries the lobby's new stamp
+            return "Bob" in tg.message(GROUP, shown).text
+
+        # Pressed before the lobby's edit lands, Start would carry the stamp from before Bob
+        # joined and be refused as outdated (the save comes before the edit).
+        await until(lobby_shows_bob, 10, "the lobby shows Bob")
+        lobby = tg.message(GROUP, shown)
         tg.push_callback(ann, lobby, button(lobby, b.START))
 
         async def playing() -> bool:
