@@ -8,9 +8,8 @@ import pytest
 
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
-from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
-from tests.line.fake_line import ACCESS_TOKEN, SECRET, FakeLine
+from tests.line.fake_line import FakeLine, bot_settings
 
 
 @pytest.fixture
@@ -21,16 +20,8 @@ async def line() -> AsyncIterator[FakeLine]:
 
 @pytest.fixture
 async def bot(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[LineBot]:
-    settings = Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        bot_delay=0,
-        table_interval=0,
-        tick=3600,  # no background ticks: the tests tick themselves
-    )
     store = RedisStore.from_url(redis_url, redis_prefix)
-    lb = LineBot(settings, store, registry())
+    lb = LineBot(bot_settings(line), store, registry())
     await lb.start()
     try:
         yield lb

@@ -33,6 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from chatbot.settings import Settings
 from tests.local_server import LocalServer
 
 JSON = dict[str, Any]
@@ -375,3 +376,16 @@ def _checked(messages: Any) -> list[JSON]:
     if problems:
         raise Refused(400, "The request body has 1 error(s)", problems)
     return messages
+
+
+def bot_settings(line: FakeLine, **overrides: Any) -> Settings:
+    """A LINE bot's settings pointed at `line`, as the tests run it: computers move at once,
+    table updates go at once and nothing ticks in the background (the tests tick), unless
+    `overrides` say otherwise."""
+    options: dict[str, Any] = {"bot_delay": 0, "table_interval": 0, "tick": 3600, **overrides}
+    return Settings(
+        line_channel_secret=SECRET,
+        line_channel_access_token=ACCESS_TOKEN,
+        line_api_base_url=line.base_url,
+        **options,
+    )

@@ -13,10 +13,9 @@ from chatbot.core.model import Button, Message
 from chatbot.core.registry import Registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import message_object, pressed, qualify
-from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from tests.games import pick
-from tests.line.fake_line import ACCESS_TOKEN, SECRET, FakeLine, Sent
+from tests.line.fake_line import FakeLine, Sent, bot_settings
 from tests.line.test_line_game import buttons, deliver
 
 ALREADY = "A new table was already opened from these results."
@@ -25,15 +24,9 @@ ALREADY = "A new table was already opened from these results."
 @pytest.fixture
 async def picks(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[LineBot]:
     """A LINE bot hosting the small Pick game (three turns of simultaneous picks)."""
-    settings = Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        bot_delay=0,
-        table_interval=0,
-        tick=3600,
+    bot = LineBot(
+        bot_settings(line), RedisStore.from_url(redis_url, redis_prefix), Registry([pick.bundle()])
     )
-    bot = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), Registry([pick.bundle()]))
     await bot.start()
     try:
         yield bot

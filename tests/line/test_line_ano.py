@@ -16,11 +16,10 @@ from chatbot.core.session import WAIT_BOT
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
-from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.ano.rules import FORGOT_CALL, OWES, State
 from engine.core import restore
-from tests.line.fake_line import ACCESS_TOKEN, SECRET, FakeLine
+from tests.line.fake_line import FakeLine, bot_settings
 from tests.line.test_line_game import buttons, deliver, typed
 
 CALL = "|a"  # the end of the data of a hand's "Ano!" button
@@ -30,15 +29,8 @@ CALL = "|a"  # the end of the data of a hand's "Ano!" button
 async def ano_bot(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[LineBot]:
     """A LINE bot whose group table updates wait an interval for newer ones (as they do in
     production, for 3 s): a person's move and the computers' answers go out as one push."""
-    settings = Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        bot_delay=0,
-        table_interval=0.3,
-        tick=3600,  # no background ticks: the test ticks itself
-        thinkers=0,  # a computer thinks in a thread: no process pool starting mid-game
-    )
+    # a computer thinks in a thread: no process pool starting mid-game
+    settings = bot_settings(line, table_interval=0.3, thinkers=0)
     lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
     await lb.start()
     try:

@@ -15,10 +15,15 @@ from chatbot.core import buttons as b
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
-from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.core import restore
-from tests.line.fake_line import ACCESS_TOKEN, BASIC_ID, INVALID_TOKEN, SECRET, FakeLine, Sent
+from tests.line.fake_line import (
+    BASIC_ID,
+    INVALID_TOKEN,
+    FakeLine,
+    Sent,
+    bot_settings,
+)
 
 JSON = dict[str, Any]
 
@@ -132,14 +137,7 @@ async def test_a_computer_seat_shares_the_tables_push(
 ) -> None:
     """With a computer at the table, its move replaces the table update of the person's move
     before that went out: one push for both (at most one table push per interval)."""
-    settings = Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        bot_delay=0,
-        table_interval=0.2,
-        tick=3600,  # no background ticks: the test ticks itself
-    )
+    settings = bot_settings(line, table_interval=0.2)
     lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
     await lb.start()
     try:
@@ -220,16 +218,7 @@ async def test_an_idle_player_is_reminded_by_one_private_push(
     member: an idle player's reminder is their hand pushed to them alone (one message), not a
     word in the group. After the take-over time a computer player moves for them."""
     now = [1_700_000_000.0]
-    settings = Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        bot_delay=0,
-        table_interval=0,
-        remind_after=30.0,
-        takeover_after=20.0,
-        tick=3600,  # no background ticks: the test ticks itself
-    )
+    settings = bot_settings(line, remind_after=30.0, takeover_after=20.0)
     lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry(), lambda: now[0])
     await lb.start()
     try:

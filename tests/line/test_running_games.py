@@ -16,24 +16,17 @@ from chatbot.core.registry import Registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
 from chatbot.metrics import RUNNING, RunningGames
-from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from chatbot.web import app
 from tests.games import pick
-from tests.line.fake_line import ACCESS_TOKEN, SECRET, FakeLine
+from tests.line.fake_line import FakeLine, bot_settings
 from tests.line.test_line_game import buttons, deliver
 
 
 def _bot(line: FakeLine, redis_url: str, prefix: str) -> LineBot:
-    settings = Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        bot_delay=0,
-        table_interval=0,
-        tick=3600,
+    return LineBot(
+        bot_settings(line), RedisStore.from_url(redis_url, prefix), Registry([pick.bundle()])
     )
-    return LineBot(settings, RedisStore.from_url(redis_url, prefix), Registry([pick.bundle()]))
 
 
 @pytest.fixture
