@@ -1,7 +1,8 @@
 """Gettext through Babel with no global locale: one `Translator` per locale, passed explicitly.
 
-Catalogues live in `chatbot/locales/<lang>/LC_MESSAGES/<domain>.po` (package data, so every
-installation has them; $EGOBOT_LOCALES overrides the folder): the bot's texts in the domain
+Catalogues live in the top-level `locales/<lang>/LC_MESSAGES/<domain>.po`; a wheel carries them
+as the package data `chatbot/locales/` (pyproject maps the folder), so every installation has
+them; $EGOBOT_LOCALES overrides the folder: the bot's texts in the domain
 `messages`, long content lists (a game's question deck) in domains of their own. The languages
 are whatever folders hold a `messages.po`, so a new language needs no code change. The .po
 files are compiled in memory the first time a locale and domain are asked for (no .mo files on
@@ -38,8 +39,8 @@ def N_(s: str) -> str:
 
 
 def locales_dir() -> Path:
-    """The catalogue folder: $EGOBOT_LOCALES if set, else the `locales/` folder shipped
-    inside the package."""
+    """The catalogue folder: $EGOBOT_LOCALES if set, else the checkout's top-level `locales/`,
+    else the copy an installed wheel carries inside the package."""
     return _locales_dir(os.environ.get(LOCALES_ENV) or None)
 
 
@@ -47,7 +48,9 @@ def locales_dir() -> Path:
 def _locales_dir(override: str | None) -> Path:
     if override:
         return Path(override).resolve()
-    return Path(__file__).resolve().parent / "locales"
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / "locales"
+    return checkout if (checkout / "messages.pot").is_file() else here / "locales"
 
 
 def available_locales(directory: Path | None = None) -> tuple[str, ...]:

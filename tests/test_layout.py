@@ -90,3 +90,15 @@ def test_shared_code_names_no_game_and_no_platform() -> None:
         assert not named, f"{path.name} imports {named}"
         # not even in a comment (a platform may be named where a comment explains a limit)
         assert not games.search(text), f"{path.name} names {games.search(text)}"
+
+
+def test_the_wheel_lists_every_package_and_the_catalogues() -> None:
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {
+        module_name(init) for package in PACKAGES for init in (REPO / package).rglob("__init__.py")
+    }
+    assert set(config["packages"]) == found | {"chatbot.locales"}
+    assert config["package-dir"] == {"chatbot.locales": "locales"}
+    assert (REPO / "locales" / "messages.pot").is_file()

@@ -1,4 +1,4 @@
-"""Every catalogue in chatbot/locales/ loads, is complete and clean, and matches the msgids.
+"""Every catalogue in locales/ loads, is complete and clean, and matches the msgids.
 
 Runs for every language folder and every gettext domain (`messages` from babel.cfg, another
 domain from its babel.<domain>.cfg), so a new language or domain is checked the day it comes.
@@ -21,7 +21,7 @@ from babel.support import Translations
 from chatbot import i18n
 
 REPO = Path(__file__).resolve().parents[2]
-LOCALES = REPO / "chatbot" / "locales"
+LOCALES = REPO / "locales"
 LANGS = sorted(po.parent.parent.name for po in LOCALES.glob("*/LC_MESSAGES/messages.po"))
 CONFIGS = {"messages": "babel.cfg"} | {
     cfg.name.removeprefix("babel.").removesuffix(".cfg"): cfg.name

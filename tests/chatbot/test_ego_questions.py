@@ -15,7 +15,7 @@ from chatbot import i18n
 from chatbot.present.ego.questions import DOMAIN, TEXTS, question
 from engine.ego.cards import CARDS, KINDS
 
-LOCALES = Path(__file__).resolve().parents[2] / "chatbot" / "locales"
+LOCALES = Path(__file__).resolve().parents[2] / "locales"
 LANGS = ("en", "th", "ja")
 MIN_CARDS = 160
 ANSWER_MAX = 24  # characters (code points) on a button, in every language

@@ -18,7 +18,7 @@ from chatbot.rules.egonomy import EGONOMY_RULES, TOPIC_EMOJI, TOPIC_NAMES
 from engine.egonomy.rules import new_game
 
 REPO = Path(__file__).resolve().parents[2]
-LOCALES = REPO / "chatbot" / "locales"
+LOCALES = REPO / "locales"
 SEEDS = REPO.parent / "shared" / "seeds"
 RULEBOOK_FILES = {"th": "000_a908202674a35e77.txt", "ja": "001_cf5e0ab1eba61632.txt"}
 

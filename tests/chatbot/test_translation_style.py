@@ -14,7 +14,7 @@ from chatbot.present.egonomy import PRESENTER
 from engine.egonomy import GAME
 from engine.egonomy.position import position
 
-LOCALES = Path(__file__).resolve().parents[2] / "chatbot" / "locales"
+LOCALES = Path(__file__).resolve().parents[2] / "locales"
 THAI_LETTER = "[\u0e00-\u0e7f]"
 
 
@@ -84,7 +84,7 @@ def test_one_spelling_of_the_first_player_card() -> None:
     assert other == [] and any("first-player card" in m for m in ids)
 
 
-ROOT = LOCALES.parents[1]
+ROOT = LOCALES.parent
 # Texts of the shared core that every game with private hands shows (its Thai names no card).
 HAND_TEXTS = (
     "🃏 My hand",
