@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from chatbot.core import buttons as b
+from chatbot.core import views
 from chatbot.core.model import Button, Incoming, Message, User
 from chatbot.core.registry import Bundle, Registry
 from chatbot.core.service import GameService
@@ -193,7 +194,7 @@ class Console:
             moved = True
             if self.watching:
                 session, _ = await self.service.tables.load(GROUP)
-                table = session.messages.get("table") if session is not None else None
+                table = None if session is None else session.messages.get(views.table_slot(session))
                 if table in self.messages:
                     self._print(table or "")
                 if self.pace:
@@ -213,7 +214,7 @@ class Console:
         seat = session.seat_of(YOU)
         if seat is None or seat >= len(session.legal) or not session.legal[seat]:
             return None  # nothing you may do now
-        table = session.messages.get("table", "")
+        table = session.messages.get(views.table_slot(session), "")
         game = self.service.tables.bundle(session).game
         state = restore(game, session.state)
         mine = {game.encode_action(a) for a in game.legal_actions(state, seat)}
@@ -234,7 +235,7 @@ class Console:
         session, _ = await self.service.tables.load(GROUP)
         if session is None:
             return False
-        table = session.messages.get("table")
+        table = session.messages.get(views.table_slot(session))
         if table in self.messages:
             self._print(table)
         found = self._choices(session)

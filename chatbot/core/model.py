@@ -56,8 +56,8 @@ Keyboard = tuple[tuple[Button, ...], ...]
 class Message:
     """A message to send to `chat`, or to edit in place when `edit` names the message.
 
-    `slot` names a message the game keeps editing ("table", "hand:<game>:<seat>"): the adapter
-    reports the id of a newly sent one back so later edits find it."""
+    `slot` names a message the game keeps editing ("table:<game>", "hand:<game>:<seat>"): the
+    adapter reports the id of a newly sent one back so later edits find it."""
 
     chat: str
     text: str
@@ -68,6 +68,7 @@ class Message:
     coalesce: bool = False  # a group table update: may be merged with later ones
     only_edit: bool = False  # an edit of the slot's last message, skipped when there is none
     reply_token: str | None = None  # set by the runner on messages that answer an event
+    minor: bool = False  # a table update that only marks a hidden choice: may wait for room
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,25 @@ class Capabilities:
 
 
 _TAG = re.compile(r"<[^>]*>")
+
+
+def units(text: str) -> int:
+    """The length of `text` in UTF-16 code units, as Telegram counts it."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` UTF-16 units, with "…" where it was cut (never inside
+    a surrogate pair)."""
+    if units(text) <= limit:
+        return text
+    out, used = [], 1  # the ellipsis
+    for char in text:
+        used += 2 if ord(char) > 0xFFFF else 1
+        if used > limit:
+            break
+        out.append(char)
+    return "".join(out).rstrip() + "…"
 
 
 def looks(text: str, buttons: Keyboard) -> int:

@@ -199,8 +199,16 @@ class GameDesk:
         link = self.tables.platform.deep_link
         final = over or moved
         legal = change.legal
-        messages = [views.table(session, bundle, caps, state, final, link, legal)]
-        messages += announcements
+        table = views.table(session, bundle, caps, state, final, link, legal)
+        if change.signals and change.signals <= {Signal.SECRET}:
+            table = replace(table, minor=True)  # only marks a hidden choice: may wait
+        if moved and not over and caps.edits and announcements:
+            # The finished turn's own table shows how it ended, its buttons gone in the same
+            # edit; the next turn is one new message below it.
+            told = "\n\n".join(m.text for m in announcements)
+            messages = [replace(table, text=told, buttons=())]
+        else:
+            messages = [table, *announcements]
         if moved and not over:  # a fresh table below the results
             messages.append(fresh(views.table(session, bundle, caps, state, False, link, legal)))
         if bundle.private_hands and not over:
@@ -343,7 +351,7 @@ class GameDesk:
             return Reply(Answer(), [views.hand(session, bundle, seat, caps, state)])
         tr = translator(session.seats[seat].language)
         text = bundle.presenter.peek(bundle.game.view(state, seat), tr)
-        return Reply(Answer(text[: caps.answer_chars], alert=True))
+        return Reply(Answer(text, alert=True))
 
     async def show_hand(self, inc: Incoming, chat: str) -> Reply:
         """The sender's hand in the game of `chat`, as the answer to their own message (from
@@ -385,7 +393,7 @@ class GameDesk:
                 text += "\n" + tr.t("Meanwhile: {news}", news=news)
             caps = self.tables.caps
             hand = views.hand(session, bundle, seat, caps, state, edit=inc.message)
-            return Reply(Answer(text[: caps.answer_chars]), [hand])
+            return Reply(Answer(text), [hand])
         return session, version, seat, state
 
     async def _presser_answer(self, inc: Incoming, msgid: str) -> Reply:
@@ -412,7 +420,7 @@ class GameDesk:
         caps = self.tables.caps
         bundle = self.tables.bundle(session)
         why, section = bundle.presenter.explain(refused.code, refused.params, tr)
-        answer = Answer(why[: caps.answer_chars], alert=True)
+        answer = Answer(why, alert=True)
         if refused.code in NOT_A_RULE:
             return Reply(answer)
         rule = Button(tr.gettext("📖 Full rule"), b.encode(b.RULE, session.game, section))

@@ -8,6 +8,15 @@
   at most once per `table_interval`; on a platform without edits, the group messages of one
   event are merged into one new message; where unasked messages cost, a new table message
   that answers no event waits `table_interval` for a newer one to replace it.
+- Order within a chat's budget (a platform with one gives a `Budget`): what is sent is chosen
+  when the chat may get its next message, never committed early to a wait. First a table
+  whose buttons are gone (a finished turn: presses on it could only be refused), then new game
+  messages in order, then table edits due by their interval, then a table update that only
+  marks a hidden choice (`Message.minor`, sent only while a quarter of the chat's budget is
+  free: the next real update carries it), and last replies to commands that changed nothing,
+  while the budget has that room (or they waited `CHATTER_PATIENCE`). A member gets at most
+  `CHATTER_BURST` replies in `CHATTER_WINDOW` seconds: a newer reply replaces their unsent
+  one to the same command, and the very reply they got moments ago is not sent again.
 - The ticker runs due timers (computer moves, reminders, take-overs).
 
 Adapters give an `Outbox` (send or edit one message) and their capabilities.
@@ -29,7 +38,7 @@ from typing import Protocol
 
 from chatbot import metrics
 from chatbot.core.buttons import game_chat
-from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, looks
+from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, clip, looks
 from chatbot.core.service import GameService
 from chatbot.core.tables import HAND_SLOT, chat_of
 from chatbot.i18n import negotiate, translator
@@ -43,6 +52,11 @@ RETRY_LATER = 60  # seconds before a timer that failed is tried again
 # (far below OWED_GRACE: only a process that dies within this time after delivering has its last
 # changes sent again; until then another process bares the hand's previous message).
 RECORD_EVERY = 1.0
+CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without budget to spare
+CHATTER_WINDOW = 10.0  # a member gets CHATTER_BURST replies in this many seconds at most
+CHATTER_BURST = 3  # (and the very reply they got within it is not sent again)
+MINOR_ROOM = 0.25  # share of a chat's budget left free before a `minor` update goes
+MINOR_RECHECK = 1.0  # seconds between looks at the budget for a waiting `minor` update
 
 
 class Outbox(Protocol):
@@ -58,6 +72,28 @@ class Outbox(Protocol):
         ...
 
 
+class Budget(Protocol):
+    """A platform's per-chat message budget (Telegram's 20 a minute in a group)."""
+
+    def ready(self, chat: str) -> float:
+        """Seconds until a message to `chat` would go without waiting."""
+        ...
+
+    def room(self, chat: str) -> float:
+        """The share (0–1) of `chat`'s budget free now."""
+        ...
+
+
+class Unlimited:
+    """No per-chat budget: every message may go at once."""
+
+    def ready(self, chat: str) -> float:
+        return 0.0
+
+    def room(self, chat: str) -> float:
+        return 1.0
+
+
 @dataclass
 class _Batch:
     """The messages of one saved change: when the last is sent, the change is recorded as
@@ -71,17 +107,25 @@ class _Batch:
 Item = tuple[Message, _Batch | None]
 
 
+Chatter = tuple[str, str, int]  # (member, command, index in its reply)
+
+
 @dataclass
 class _Queue:
-    """One chat's undelivered messages: new messages in order, and table edits by target."""
+    """One chat's undelivered messages: new messages in order, table edits by target, and
+    replies to commands that changed nothing, by who asked what."""
 
     fifo: deque[Item] = field(default_factory=deque)
     edits: dict[str, Item] = field(default_factory=dict)
     edited: dict[str, float] = field(default_factory=dict)  # target -> when last edited
     held: dict[str, float] = field(default_factory=dict)  # held table -> when first queued
+    chatter: dict[Chatter, tuple[Message, float]] = field(default_factory=dict)  # -> since
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     sending: bool = False
+
+    def waiting(self) -> bool:
+        return bool(self.fifo or self.edits or self.chatter)
 
 
 class Runner:
@@ -92,9 +136,11 @@ class Runner:
         service: GameService,
         outbox: Outbox,
         monotonic: Callable[[], float] = time.monotonic,
+        budget: Budget | None = None,
     ) -> None:
         self.service = service
         self.outbox = outbox
+        self.budget = budget or Unlimited()
         self.settings = service.tables.settings
         self.monotonic = monotonic
         self.errors: list[BaseException] = []
@@ -111,6 +157,10 @@ class Runner:
         self._handled: OrderedDict[str, None] = OrderedDict()  # updates handled here, newest
         self._recorder: asyncio.Task[None] | None = None  # waits RECORD_EVERY, then records
         self._sent = asyncio.Event()  # set whenever a queued message has been sent
+        self._flushing = False  # stopping: every update goes, minor ones included
+        # (chat, member, command, index) -> (`looks` of the reply they got, when)
+        self._replies: OrderedDict[tuple[str, str], tuple[float, ...]] = OrderedDict()  # times
+        self._answered: OrderedDict[tuple[str, str, str, int], tuple[int, float]] = OrderedDict()
 
     @property
     def platform(self) -> str:
@@ -165,6 +215,8 @@ class Runner:
             said = self._said(inc, answer)
             messages += [said] if said is not None else []
             answer = Answer(url=answer.url)
+        elif answer is not None and answer.text:
+            answer = replace(answer, text=clip(answer.text, self.caps.answer_chars))
         self.post(messages, inc, reply.confirm)
         return answer
 
@@ -216,8 +268,31 @@ class Runner:
         batch = _Batch(*confirm, len(messages)) if confirm else None
         if batch is not None and not messages:
             self._done(batch)
-        for message in messages:
-            self._enqueue(message, batch)
+        chatty = inc is not None and inc.command is not None and not inc.private and not confirm
+        for i, message in enumerate(messages):
+            if chatty and inc is not None and message.chat == inc.chat:
+                self._chatter(message, (inc.user.id, inc.command or "", i))
+            else:
+                self._enqueue(message, batch)
+
+    def _chatter(self, message: Message, key: Chatter) -> None:
+        """A reply to a command that changed nothing: it replaces the member's unsent reply
+        to the same command, and is dropped when they got the very same one moments ago."""
+        queue = self._queue(message.chat)
+        now, shows = self.monotonic(), looks(message.text, message.buttons)
+        got = self._answered.get((message.chat, *key))
+        if got is not None and got[0] == shows and now - got[1] < CHATTER_WINDOW:
+            metrics.EDITS_SKIPPED.labels(self.platform).inc()
+            return
+        waiting = queue.chatter.get(key)
+        queue.chatter[key] = (message, waiting[1] if waiting else now)
+        self._start(queue, message.chat)
+
+    def _queue(self, chat: str) -> _Queue:
+        queue = self._queues.get(chat)
+        if queue is None:
+            queue = self._queues[chat] = _Queue()
+        return queue
 
     def _unchanged(self, message: Message, inc: Incoming, shown: int) -> bool:
         """Whether `message` edits the pressed message into what it shows already (a button
@@ -236,9 +311,12 @@ class Runner:
         return False
 
     def _enqueue(self, message: Message, batch: _Batch | None) -> None:
-        queue = self._queues.get(message.chat)
-        if queue is None:
-            queue = self._queues[message.chat] = _Queue()
+        queue = self._queue(message.chat)
+        if message.coalesce and message.slot:  # a reply re-posting this table shows it too
+            for key, (waiting, since) in list(queue.chatter.items()):
+                if waiting.slot == message.slot and waiting.game == message.game:
+                    shown = replace(waiting, text=message.text, buttons=message.buttons)
+                    queue.chatter[key] = (shown, since)
         if self._supersede(queue, message, batch):
             return self._start(queue, message.chat)
         if message.coalesce and message.slot and message.game:
@@ -246,10 +324,13 @@ class Runner:
             target = self._slots.get(key) or message.edit
             if target and self.caps.edits:
                 superseded = queue.edits.get(target)
-                queue.edits[target] = (replace(message, edit=target), batch)
+                minor = message.minor and (superseded is None or superseded[0].minor)
+                queue.edits[target] = (replace(message, edit=target, minor=minor), batch)
                 if superseded is not None:
                     self._done(superseded[1])
-                    if queue.task is not None:  # it already waits for this target's turn
+                    was = superseded[0]
+                    same = was.minor == minor and bool(was.buttons) == bool(message.buttons)
+                    if queue.task is not None and same:  # it waits for this target's turn
                         return None
                 return self._start(queue, message.chat)
             message = replace(message, edit=None)
@@ -275,7 +356,13 @@ class Runner:
         waiting, older = queue.fifo[i]
         if message.coalesce and (waiting.coalesce or self.caps.edits):
             token = message.reply_token or waiting.reply_token
-            newer = replace(waiting, text=message.text, buttons=message.buttons, reply_token=token)
+            newer = replace(
+                waiting,
+                text=message.text,
+                buttons=message.buttons,
+                reply_token=token,
+                minor=message.minor and waiting.minor,
+            )
             queue.fifo[i] = (newer, batch)
             self._done(older)
             return True
@@ -340,53 +427,88 @@ class Runner:
             queue.task = asyncio.create_task(self._drain(chat, queue))
 
     async def _drain(self, chat: str, queue: _Queue) -> None:
-        """Deliver one chat's queue: new messages first, in order; each table edit when its
-        interval allows."""
+        """Deliver one chat's queue, each message chosen when the chat's budget lets one go
+        (the order is in the module's docstring)."""
         interval = self.settings.table_interval
         try:
-            while queue.fifo or queue.edits:
+            while queue.waiting():
                 queue.wake.clear()
-                if queue.fifo:
-                    message, batch = queue.fifo[0]
-                    held = self._held(message)
-                    if held is not None:
-                        now = self.monotonic()
-                        wait = queue.held.setdefault(held, now) + interval - now
-                        if wait > 0:
-                            with contextlib.suppress(TimeoutError):
-                                await asyncio.wait_for(queue.wake.wait(), wait)
-                            continue
-                        del queue.held[held]
-                    queue.sending = True
-                    queue.fifo.popleft()
-                    await self._send(message)
-                    self._done(batch)
-                    queue.sending = False
-                    self._sent.set()
-                    continue
-                target, at = min(
-                    ((t, queue.edited.get(t, -math.inf) + interval) for t in queue.edits),
-                    key=lambda pair: pair[1],
-                )
-                wait = at - self.monotonic()
-                if wait > 0:
+                wait = self.budget.ready(chat)
+                picked = self._pick(chat, queue) if wait <= 0 else wait
+                if isinstance(picked, float):  # nothing may go yet: wait, or for news
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(queue.wake.wait(), wait)
+                        await asyncio.wait_for(queue.wake.wait(), picked)
                     continue
-                message, batch = queue.edits.pop(target)
-                queue.edited[target] = self.monotonic()
+                message, batch = picked
                 queue.sending = True
-                await self._send(message)
+                sent = await self._send(message)
+                if sent is not None and message.coalesce and message.edit is None:
+                    queue.edited[sent] = self.monotonic()  # a new table: edited from now on
                 self._done(batch)
                 queue.sending = False
                 self._sent.set()
         finally:
             queue.task, queue.sending = None, False
             self._sent.set()
-            if queue.fifo or queue.edits:  # posted while the last send was finishing
+            if queue.waiting():  # posted while the last send was finishing
                 self._start(queue, chat)
             elif self._queues.get(chat) is queue and not _recent(queue, self.monotonic(), interval):
                 del self._queues[chat]
+
+    def _pick(self, chat: str, queue: _Queue) -> Item | float:
+        """The message to send now, or how long until one may go."""
+        now, interval = self.monotonic(), self.settings.table_interval
+        for target, (message, _) in queue.edits.items():  # a finished table first
+            if not message.buttons:
+                queue.edited[target] = now
+                return queue.edits.pop(target)
+        if queue.fifo:
+            message, _ = queue.fifo[0]
+            held = self._held(message)
+            if held is None:
+                return queue.fifo.popleft()
+            wait = queue.held.setdefault(held, now) + interval - now
+            if wait > 0:
+                return wait
+            del queue.held[held]
+            return queue.fifo.popleft()
+        soonest, due = math.inf, None
+        roomy = self._flushing or self.budget.room(chat) >= MINOR_ROOM
+        for target, (message, _) in queue.edits.items():
+            at = queue.edited.get(target, -math.inf) + interval
+            if message.minor and not roomy:
+                soonest = min(soonest, now + MINOR_RECHECK)
+            elif at > now:
+                soonest = min(soonest, at)
+            elif due is None or (queue.edits[due][0].minor and not message.minor):
+                due = target
+        if due is not None:
+            queue.edited[due] = now
+            return queue.edits.pop(due)
+        for key, (_, since) in sorted(queue.chatter.items(), key=lambda kv: kv[1][1]):
+            got = self._replies.get((chat, key[0]), ())
+            free = got[0] + CHATTER_WINDOW if len(got) == CHATTER_BURST else now
+            if not roomy:
+                free = max(free, since + CHATTER_PATIENCE)
+                soonest = min(soonest, now + MINOR_RECHECK)
+            if self._flushing or free <= now:
+                return self._answer_chatter(queue, key, now)
+            soonest = min(soonest, free)
+        return max(0.0, soonest - now)
+
+    def _answer_chatter(self, queue: _Queue, key: Chatter, now: float) -> Item:
+        """Send a command's reply; remember what the member got, and when."""
+        message, _ = queue.chatter.pop(key)
+        answered = (message.chat, *key)
+        self._answered[answered] = (looks(message.text, message.buttons), now)
+        self._answered.move_to_end(answered)
+        member = (message.chat, key[0])
+        self._replies[member] = (*self._replies.get(member, ())[-(CHATTER_BURST - 1) :], now)
+        self._replies.move_to_end(member)
+        for kept in (self._answered, self._replies):
+            while len(kept) > SLOTS_KEPT:
+                kept.popitem(last=False)
+        return message, None
 
     def _held(self, message: Message) -> str | None:
         """Where a message that answers no event costs: the key under which a new table
@@ -395,9 +517,11 @@ class Runner:
             return None
         return f"{message.game}/{message.slot}" if message.slot and message.game else None
 
-    async def _send(self, message: Message) -> None:
+    async def _send(self, message: Message) -> str | None:
+        """Send one message; the id of the message that shows it (None: none)."""
         if message.only_edit:
-            return await self._bare(message)
+            await self._bare(message)
+            return None
         sent: str | None = None
         try:
             sent = await self.outbox.send(message)
@@ -407,14 +531,15 @@ class Runner:
         if message.edit and sent != message.edit:  # not edited: a press edits it again
             self._edited.pop((message.chat, message.edit), None)
         if sent is None or sent == message.edit or not (message.slot and message.game):
-            return
+            return sent
         self._slots[(message.game, message.slot)] = sent
         self._slots.move_to_end((message.game, message.slot))
         while len(self._slots) > SLOTS_KEPT:
             self._slots.popitem(last=False)
         if message.slot.startswith(HAND_SLOT):  # recorded with the deliveries
             self._hands[(message.game, message.slot)] = sent
-            return self._record_soon()
+            self._record_soon()
+            return sent
         try:
             await self.service.tables.remember(message.game, message.slot, sent)
         except StoreUnavailable as exc:  # the next update then sends the slot anew
@@ -422,6 +547,7 @@ class Runner:
         except Exception as exc:  # the next update then sends the slot anew
             log.exception("could not record the message id of %s", message.slot)
             self.errors.append(exc)
+        return sent
 
     async def _bare(self, message: Message) -> None:
         """Edit the slot's last message (known here, or recorded by any process) in place, once;
@@ -441,6 +567,11 @@ class Runner:
         self._slots[key] = ""
         self._slots.move_to_end(key)
 
+    def wake(self) -> None:
+        """Look at every chat's queue again (its budget or the clock moved on)."""
+        for queue in self._queues.values():
+            queue.wake.set()
+
     async def settle(self, chats: Iterable[str] | None = None) -> None:
         """Wait until every new message queued so far (to `chats`, or anywhere), and every
         table edit already due, has been sent (later edits keep waiting for their interval)."""
@@ -452,7 +583,7 @@ class Runner:
                 if wanted is None
                 else [q for chat in wanted if (q := self._queues.get(chat)) is not None]
             )
-            if not any(q.fifo or q.sending or self._due(q) for q in queues):
+            if not any(q.fifo or q.chatter or q.sending or self._due(q) for q in queues):
                 break
             await self._sent.wait()
         while self._confirming:
@@ -460,7 +591,10 @@ class Runner:
 
     def _due(self, queue: _Queue) -> bool:
         now, interval = self.monotonic(), self.settings.table_interval
-        return any(queue.edited.get(t, -math.inf) + interval <= now for t in queue.edits)
+        return any(
+            queue.edited.get(t, -math.inf) + interval <= now and not m.minor
+            for t, (m, _) in queue.edits.items()
+        )
 
     async def flush(self) -> None:
         """Wait until every queued message has been delivered, table edits included."""
@@ -487,6 +621,7 @@ class Runner:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
             self._ticker = None
+        self._flushing = True  # minor updates go too, whatever the budget's room
         for queue in self._queues.values():  # owed table updates go now, not after an interval
             queue.edited.clear()
             queue.held = dict.fromkeys(queue.held, -math.inf)

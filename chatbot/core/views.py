@@ -16,7 +16,13 @@ from chatbot.i18n import Translator, translator
 from chatbot.present.base import Option, Options
 from engine.core import load_event, restore
 
-TABLE_SLOT, LOBBY_SLOT = "table", "lobby"
+LOBBY_SLOT = "lobby"
+
+
+def table_slot(session: Session) -> str:
+    """The slot of the group's table message of this game: each game has its own, so a new
+    game's table never edits the last game's message."""
+    return f"table:{session.seed}"
 
 
 def hand_slot(session: Session, seat: int) -> str:
@@ -150,8 +156,8 @@ def table(
         session.chat,
         text,
         keyboard,
-        edit=session.messages.get(TABLE_SLOT) if caps.edits else None,
-        slot=TABLE_SLOT,
+        edit=session.messages.get(table_slot(session)) if caps.edits else None,
+        slot=table_slot(session),
         game=session.chat,
         coalesce=True,
     )

@@ -45,6 +45,10 @@ from chatbot.telegram.request import AiohttpRequest
 
 log = logging.getLogger(__name__)
 JSON = dict[str, Any]
+MEMBER_TTL = 30.0  # seconds a member's status in a group is taken as known
+MEMBERS_KEPT = 10_000  # statuses remembered (all forgotten when full)
+ADMINS = frozenset({ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR})
+MEMBERS = ADMINS | {ChatMemberStatus.MEMBER}
 
 
 @dataclass
@@ -78,10 +82,11 @@ class TelegramBot:
         if not settings.telegram_token:
             raise ValueError("TELEGRAM_TOKEN is not set")
         self.settings = settings
+        self.limiter = FloodLimiter(settings.overall_rate, settings.group_rate, max_retries=3)
         builder = (
             ApplicationBuilder()
             .token(settings.telegram_token)
-            .rate_limiter(FloodLimiter(settings.overall_rate, settings.group_rate, max_retries=3))
+            .rate_limiter(self.limiter)
             .concurrent_updates(256)
             .post_init(self._started)
             .post_stop(self._stopping)
@@ -98,7 +103,8 @@ class TelegramBot:
         platform = Platform(self.capabilities, self.deep_link, self.is_admin, self.is_member)
         self.tables = Tables(store, settings, games, platform, clock=clock)
         self.service = GameService(self.tables)
-        self.runner = Runner(self.service, self)
+        self.runner = Runner(self.service, self, budget=self)
+        self._members: dict[tuple[str, str], tuple[str, float]] = {}  # -> (status, when)
         self.app.add_handler(TypeHandler(Update, self.on_update))
         self.app.add_error_handler(self._on_error)
 
@@ -111,27 +117,49 @@ class TelegramBot:
     def deep_link(self, payload: str) -> str | None:
         return f"https://t.me/{self.app.bot.username}?start={payload}"
 
-    async def is_admin(self, chat: str, user: str) -> bool:
+    def ready(self, chat: str) -> float:
+        """Seconds until a message to `chat` goes without waiting for its flood budget."""
+        return self.limiter.ready(telegram_id(chat))
+
+    def room(self, chat: str) -> float:
+        """The share of `chat`'s flood budget free now."""
+        return self.limiter.room(telegram_id(chat)) / max(1.0, self.settings.group_rate)
+
+    async def _status(self, chat: str, user: str, enough: frozenset[str]) -> str:
+        """`user`'s status in `chat` ("left" when the group does not know them). A status in
+        `enough` learnt within MEMBER_TTL seconds is taken as it is; any other is asked again
+        (a member just made admin may stop the game at once). A check never waits behind the
+        group's messages: the flood limiter counts only messages."""
+        key, now = (chat, user), time.monotonic()
+        known = self._members.get(key)
+        if known is not None and now - known[1] < MEMBER_TTL and known[0] in enough:
+            return known[0]
         try:
             member = await self.app.bot.get_chat_member(telegram_id(chat), telegram_id(user))
+        except BadRequest:  # not a member the group knows
+            status = ChatMemberStatus.LEFT
+        else:
+            status = member.status
+            if getattr(member, "is_member", False):  # restricted, but in the group
+                status = ChatMemberStatus.MEMBER
+        if len(self._members) >= MEMBERS_KEPT:
+            self._members.clear()
+        self._members[key] = (status, now)
+        return status
+
+    async def is_admin(self, chat: str, user: str) -> bool:
+        try:
+            return await self._status(chat, user, ADMINS) in ADMINS
         except TelegramError:
             return False
-        return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
     async def is_member(self, chat: str, user: str) -> bool:
         """Whether `user` is in the group now (when Telegram cannot say, they may join)."""
         try:
-            member = await self.app.bot.get_chat_member(telegram_id(chat), telegram_id(user))
-        except BadRequest:  # not a member the group knows
-            return False
+            return await self._status(chat, user, MEMBERS) in MEMBERS
         except TelegramError as exc:
             log.warning("membership of %s in %s unknown: %s", user, chat, exc)
             return True
-        return member.status in (
-            ChatMemberStatus.OWNER,
-            ChatMemberStatus.ADMINISTRATOR,
-            ChatMemberStatus.MEMBER,
-        ) or bool(getattr(member, "is_member", False))
 
     # --- life cycle ------------------------------------------------------------------------
 

@@ -1,9 +1,12 @@
 """Telegram's flood limits, kept cheaply: a window per group, a leaky bucket over all chats.
 
 Telegram allows a bot about 30 requests a second over all chats and about 20 messages (edits
-count) a minute in one group. Requests queue for their turn instead of failing; a 429 answer
-pauses only the chat that got it (not every chat, as a single global pause would) and the
-request is retried after the time Telegram asked for.
+count) a minute in one group. Only messages (sends and edits) take a place in a group's window:
+`getChatMember`, `getChat` and the like never wait behind a group's messages. Requests queue for
+their turn instead of failing; a 429 answer pauses only the chat that got it (not every chat, as
+a single global pause would) and the request is retried after the time Telegram asked for.
+`ready` and `room` let the sender choose what to send when a place frees up, instead of
+committing a message early to a long wait.
 """
 
 from __future__ import annotations
@@ -42,6 +45,14 @@ class Bucket:
         return max(0.0, (self.level - self.capacity) / self.drain)
 
 
+# The endpoints that post or change a message: only these count against a group's window.
+MESSAGE_METHODS = frozenset(
+    {
+        "sendMessage", "editMessageText", "editMessageReplyMarkup", "editMessageCaption",
+        "editMessageMedia", "sendPhoto", "sendDocument", "sendSticker", "sendAnimation",
+        "copyMessage", "forwardMessage", "sendMediaGroup", "sendPoll", "sendDice",
+    }
+)  # fmt: skip
 GROUP_PERIOD = 61.0  # Telegram counts a group's messages per minute; a second of slack for
 # requests that reach it later than planned (network, event loop)
 
@@ -55,6 +66,17 @@ class Window:
         self.period = period
         self.clock = clock
         self.slots: deque[float] = deque(maxlen=self.limit)  # the latest reserved moments
+
+    def ready(self) -> float:
+        """Seconds until a request would not wait (nothing is reserved)."""
+        if len(self.slots) < self.limit:
+            return 0.0
+        return max(0.0, self.slots[0] + self.period - self.clock())
+
+    def room(self) -> int:
+        """Requests that could go now without waiting."""
+        since = self.clock() - self.period
+        return self.limit - sum(1 for at in self.slots if at > since)
 
     def reserve(self, earliest: float = 0.0) -> float:
         """Take a place for one request that cannot go before `earliest` seconds from now;
@@ -91,14 +113,32 @@ class FloodLimiter(BaseRateLimiter[int]):
     async def shutdown(self) -> None:
         """Nothing to release."""
 
-    def _wait(self, chat: int | str) -> float:
+    def _window(self, chat: int | str) -> Window | None:
+        """The chat's message window (groups, supergroups and channels; None for a person)."""
+        if not (isinstance(chat, str) or chat < 0):
+            return None
+        window = self.groups.get(chat)
+        if window is None:
+            window = self.groups[chat] = Window(self.group_rate, GROUP_PERIOD, self.clock)
+        return window
+
+    def _wait(self, chat: int | str, endpoint: str) -> float:
         wait = max(self.overall.reserve(), self.paused.get(chat, 0.0) - self.clock())
-        if isinstance(chat, str) or chat < 0:  # groups, supergroups and channels
-            bucket = self.groups.get(chat)
-            if bucket is None:
-                bucket = self.groups[chat] = Window(self.group_rate, GROUP_PERIOD, self.clock)
-            wait = bucket.reserve(wait)
+        if endpoint in MESSAGE_METHODS and (window := self._window(chat)) is not None:
+            wait = window.reserve(wait)
         return wait
+
+    def ready(self, chat: int | str) -> float:
+        """Seconds until a message to `chat` would go without waiting for its window (or a
+        pause after a 429); nothing is reserved."""
+        paused = self.paused.get(chat, 0.0) - self.clock()
+        window = self._window(chat)
+        return max(0.0, paused, window.ready() if window is not None else 0.0)
+
+    def room(self, chat: int | str) -> int:
+        """Messages `chat` could get now without waiting (a person: the group limit)."""
+        window = self._window(chat)
+        return window.room() if window is not None else int(self.group_rate)
 
     async def process_request(
         self,
@@ -113,7 +153,7 @@ class FloodLimiter(BaseRateLimiter[int]):
         retries = self.max_retries if rate_limit_args is None else rate_limit_args
         for attempt in range(retries + 1):
             if chat is not None:
-                wait = self._wait(chat)
+                wait = self._wait(chat, endpoint)
                 if wait > 0:
                     await asyncio.sleep(wait)
             try:

@@ -33,10 +33,40 @@ def test_a_leaky_bucket_lets_a_burst_through_then_spaces_the_rest() -> None:
 def test_private_chats_only_count_against_the_overall_limit() -> None:
     clock = Clock()
     limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
-    assert [limiter._wait(-100) for _ in range(20)] == [0.0] * 20
-    assert limiter._wait(-100) > 0, "the 21st message in one group waits"
-    assert limiter._wait(12345) == 0.0, "a private chat does not"
-    assert limiter._wait(-200) == 0.0, "nor another group"
+    send = "sendMessage"
+    assert [limiter._wait(-100, send) for _ in range(20)] == [0.0] * 20
+    assert limiter._wait(-100, send) > 0, "the 21st message in one group waits"
+    assert limiter._wait(12345, send) == 0.0, "a private chat does not"
+    assert limiter._wait(-200, send) == 0.0, "nor another group"
+
+
+def test_only_messages_wait_for_a_groups_window() -> None:
+    """A group's 20 a minute counts messages (sends and edits): a membership check asked
+    when the window is full goes at once, and takes no place in it."""
+    clock = Clock()
+    limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
+    for _ in range(10):
+        limiter._wait(-100, "sendMessage")
+        limiter._wait(-100, "editMessageText")
+    assert limiter.room(-100) == 0 and limiter.ready(-100) > 0
+    assert limiter._wait(-100, "getChatMember") == 0.0
+    assert limiter._wait(-100, "getChat") == 0.0
+    assert limiter.room(-100) == 0, "the checks took no place"
+    assert limiter._wait(-100, "editMessageText") > 0, "an edit is a message: it waits"
+
+
+def test_ready_and_room_say_when_a_group_may_get_its_next_message() -> None:
+    clock = Clock()
+    limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
+    assert limiter.ready(-100) == 0.0 and limiter.room(-100) == 20
+    for _ in range(20):
+        limiter._wait(-100, "sendMessage")
+        clock.now += 1.0
+    assert limiter.room(-100) == 0
+    assert limiter.ready(-100) == pytest.approx(61.0 - 20.0), "when the first leaves the window"
+    clock.now += 41.0
+    assert limiter.ready(-100) == 0.0 and limiter.room(-100) == 1
+    assert limiter.room(555) == 20 and limiter.ready(555) == 0.0, "a person: no window"
 
 
 async def test_a_429_pauses_only_its_chat_and_the_request_is_retried() -> None:

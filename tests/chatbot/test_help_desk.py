@@ -235,9 +235,7 @@ async def test_the_menu_keeps_within_telegrams_eight_buttons_a_row(
     service: GameService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A new language needs no code change: with a dozen catalogues the menu still fits."""
-    po = (REPO / "locales" / "ja" / "LC_MESSAGES" / "messages.po").read_text(
-        encoding="utf-8"
-    )
+    po = (REPO / "locales" / "ja" / "LC_MESSAGES" / "messages.po").read_text(encoding="utf-8")
     codes = ["de", "es", "fr", "id", "it", "ja", "ko", "pt", "ru", "th", "vi", "zh"]
     for code in codes:
         folder = tmp_path / code / "LC_MESSAGES"

@@ -20,7 +20,7 @@ from engine.ano.rules import CLEAR, JOKERS, NO_SUIT, State
 from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import Harness
-from tests.e2e.helpers import CHAT, GROUP, JSON, SEED, button, load
+from tests.e2e.helpers import CHAT, GROUP, JSON, SEED, button, load, table_id
 
 SUITS = {"♠": 0, "♥": 1, "♦": 2, "♣": 3}
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
@@ -143,7 +143,7 @@ def hand_of(tg: FakeTelegram, user: JSON) -> StoredMessage:
 
 
 def table_of(tg: FakeTelegram, session: Session) -> StoredMessage:
-    return tg.message(GROUP, int(session.messages["table"]))
+    return tg.message(GROUP, int(table_id(session)))
 
 
 async def table_now(h: Harness, tg: FakeTelegram) -> StoredMessage:

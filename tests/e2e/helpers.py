@@ -9,6 +9,7 @@ from typing import Any
 from telegram import Update
 
 from chatbot.core import buttons as b
+from chatbot.core import views
 from chatbot.core.session import Session
 from chatbot.games import registry
 from engine.core import restore
@@ -166,3 +167,8 @@ def waiting(session: Session) -> str | None:
     kinds = {kind for kind, _ in session.timers.values()}
     assert len(kinds) <= 1, session.timers
     return next(iter(kinds), None)
+
+
+def table_id(session: Session) -> str:
+    """The platform id of the group's table message of the session's game."""
+    return session.messages[views.table_slot(session)]

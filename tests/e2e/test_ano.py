@@ -11,7 +11,7 @@ from engine.ano.rules import FORGOT_CALL, State
 from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message, pick, playable
-from tests.e2e.helpers import CHAT, GROUP, button
+from tests.e2e.helpers import CHAT, GROUP, button, table_id
 
 MAX_ROUNDS = 3000
 
@@ -44,7 +44,7 @@ async def test_a_whole_game_of_ano_with_two_people_and_two_computers(
     await h.press(ann, lobby, button(lobby, b.START))
     session, _ = await h.bot.tables.load(CHAT)
     assert session is not None and session.game == "ano" and session.phase == "playing"
-    table = tg.message(GROUP, int(session.messages["table"]))
+    table = tg.message(GROUP, int(table_id(session)))
     assert "Top card:" in table.text and "Ann: 5 cards" in table.text
     rng = random.Random(5)
     presses = 0
@@ -56,7 +56,7 @@ async def test_a_whole_game_of_ano_with_two_people_and_two_computers(
             continue
         session, _ = await h.bot.tables.load(CHAT)
         assert session is not None
-        table = tg.message(GROUP, int(session.messages["table"]))
+        table = tg.message(GROUP, int(table_id(session)))
         caught = [d for d in table.callback_data if "|c" in d] if FORGOT_CALL in state.ano else []
         for user in (ann, bob) if caught else ():  # a forgetter's or a winner's press is refused
             await h.press(user, table, caught[0], check=False)

@@ -14,7 +14,7 @@ from chatbot.core import buttons as b
 from chatbot.store.memory import MemoryStore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import Harness, hand_message, playable
-from tests.e2e.helpers import CHAT, GROUP, button, load, open_table, play_out
+from tests.e2e.helpers import CHAT, GROUP, button, load, open_table, play_out, table_id
 
 OTHER_GROUP = -1009876543210
 
@@ -116,7 +116,7 @@ async def test_a_forged_rule_button_on_the_table_leaves_the_table_alone(
     ann, bob = tg.user(61, "Ann"), tg.user(66, "Bob")
     await open_table(h, tg, [ann, bob])
     session = await load(h)
-    table = tg.message(GROUP, int(session.messages["table"]))
+    table = tg.message(GROUP, int(table_id(session)))
     before = (table.text, table.callback_data)
     for forged in (b.encode(b.RULE, "egonomy", b.OVERVIEW), b.encode(b.LANGUAGE, "c", "th")):
         await h.press(bob, table, forged, check=False)

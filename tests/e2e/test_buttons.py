@@ -31,6 +31,7 @@ from tests.e2e.helpers import (
     ready_to_move,
     real_failures,
     sent_callback_data,
+    table_id,
     to_move,
     user_of,
 )
@@ -138,7 +139,7 @@ async def test_a_press_by_a_non_player_gets_a_clear_private_answer(
     users = await two_players(h, tg)
     carl = tg.users[43].to_dict()
     session = await load(h)
-    table = tg.message(GROUP, int(session.messages["table"]))
+    table = tg.message(GROUP, int(table_id(session)))
     peek = next(d for d in table.callback_data if d[0] == b.PEEK)
     answer = await answered(h, tg, carl, table, peek)
     assert answer["text"] == "You are not playing in this game."
@@ -202,12 +203,12 @@ async def test_status_reposts_the_table_and_later_moves_edit_the_new_one(
 ) -> None:
     users = await two_players(h, tg)
     session = await load(h)
-    old_table = tg.message(GROUP, int(session.messages["table"]))
+    old_table = tg.message(GROUP, int(table_id(session)))
     await h.command(GROUP, users[1], "/status")
     reposted = tg.last_message(GROUP)
     assert reposted is not None and reposted.message_id != old_table.message_id
     assert reposted.text == old_table.text and reposted.callback_data == old_table.callback_data
-    assert (await load(h)).messages["table"] == str(reposted.message_id)
+    assert table_id(await load(h)) == str(reposted.message_id)
     edits = len(old_table.history)
     user = user_of(session, to_move(session), users)
     hand = await ready_to_move(h, tg, user, random.Random(4))
@@ -227,7 +228,7 @@ async def test_markup_in_names_breaks_nothing_and_status_shows_the_result(
     lobby = await open_table(h, tg, users, computers=1)
     assert "<b>x</b>" in lobby.text and "*_[" in lobby.text
     session = await load(h)
-    table = tg.message(GROUP, int(session.messages["table"]))
+    table = tg.message(GROUP, int(table_id(session)))
     assert "<b>x</b>" in table.text and "&lt;b&gt;x&lt;/b&gt;" in (table.html or "")
     await play_out(h, tg, users, seed=9)
     final = tg.last_message(GROUP)

@@ -36,6 +36,7 @@ from tests.e2e.helpers import (
     ready_to_move,
     real_failures,
     state_of,
+    table_id,
     to_move,
     user_of,
 )
@@ -120,7 +121,7 @@ async def test_one_button_pressed_20_times_at_once_is_applied_once(
     message = await ready_to_move(a, tg, user, rng)
     prior = await load(a)
     data = next(d for d in message.callback_data if d.startswith(b.MOVE))
-    table = tg.message(GROUP, int(prior.messages["table"]))
+    table = tg.message(GROUP, int(table_id(prior)))
     table_edits = len(table.history)
     group_messages = len(tg.sent_to(GROUP))
 

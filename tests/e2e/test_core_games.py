@@ -22,7 +22,7 @@ from chatbot.store.redis import RedisStore
 from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness
-from tests.e2e.helpers import CHAT, GROUP, JSON, button, real_failures
+from tests.e2e.helpers import CHAT, GROUP, JSON, button, real_failures, table_id
 from tests.e2e.test_timers import Clock
 from tests.games import pick, slap
 
@@ -87,7 +87,7 @@ def state_of(session: Session) -> Any:
 
 
 def table_message(tg: FakeTelegram, session: Session) -> StoredMessage:
-    return tg.message(GROUP, int(session.messages["table"]))
+    return tg.message(GROUP, int(table_id(session)))
 
 
 def pick_button(table: StoredMessage, n: int) -> str:

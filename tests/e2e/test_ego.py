@@ -21,7 +21,7 @@ from engine.core import restore, stored
 from engine.ego.rules import State
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness
-from tests.e2e.helpers import CHAT, GROUP, JSON, button, real_failures
+from tests.e2e.helpers import CHAT, GROUP, JSON, button, real_failures, table_id
 from tests.e2e.test_timers import Clock
 
 GAMES = registry()
@@ -66,7 +66,7 @@ def state_of(session: Session) -> State:
 
 
 def table_message(tg: FakeTelegram, session: Session) -> StoredMessage:
-    return tg.message(GROUP, int(session.messages["table"]))
+    return tg.message(GROUP, int(table_id(session)))
 
 
 def code_button(table: StoredMessage, code: str) -> str:

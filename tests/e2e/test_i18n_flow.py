@@ -35,6 +35,7 @@ from tests.e2e.helpers import (
     query_id,
     ready_to_move,
     state_of,
+    table_id,
     to_move,
     user_of,
 )
@@ -114,7 +115,7 @@ def hand_of(tg: FakeTelegram, session: Session, user: JSON) -> StoredMessage:
 
 
 def table_of(tg: FakeTelegram, session: Session) -> StoredMessage:
-    return tg.message(GROUP, int(session.messages["table"]))
+    return tg.message(GROUP, int(table_id(session)))
 
 
 WAITING = (

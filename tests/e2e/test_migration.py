@@ -13,6 +13,7 @@ from chatbot.core import buttons as b
 from chatbot.store.memory import MemoryStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message, pick, playable
+from tests.e2e.helpers import table_id
 
 OLD, NEW = -4001, -1004001004001
 
@@ -62,7 +63,7 @@ async def test_a_refused_send_moves_the_game_and_old_buttons_keep_working(
     assert after is not None
     session, _ = await h.bot.service.tables.load(f"tg:{NEW}")
     assert session is not None and session.chat == f"tg:{NEW}" and session.moves > before.moves
-    table = tg.message(NEW, int(session.messages["table"]))
+    table = tg.message(NEW, int(table_id(session)))
     assert "Egonomy" in table.text, "the table goes on in the supergroup"
 
 

@@ -23,6 +23,7 @@ from tests.e2e.helpers import (
     open_table,
     play_out,
     real_failures,
+    table_id,
     to_move,
     user_of,
     waiting,
@@ -66,7 +67,7 @@ async def test_process_b_finishes_the_game_process_a_began(
         await a.stop()
         await a.bot.service.tables.store.close()
     assert before.moves >= dealt.moves + 8, "A played moves"
-    table_id = int(before.messages["table"])
+    table_no = int(table_id(before))
     restart = len(tg.calls)
 
     b = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
@@ -77,7 +78,7 @@ async def test_process_b_finishes_the_game_process_a_began(
         assert presses > 5, "B's players finished the game by pressing buttons"
         after = tg.calls[restart:]
         edits = [c for c in after if c.method == "editMessageText" and c.params["chat_id"] == GROUP]
-        assert edits and edits[0].params["message_id"] == table_id, "B edits A's table message"
+        assert edits and edits[0].params["message_id"] == table_no, "B edits A's table message"
         sends = [c for c in after if c.method == "sendMessage" and c.params["chat_id"] == GROUP]
         assert all(c.ok for c in sends)
         first_send = tg.calls.index(sends[0]) if sends else len(tg.calls)
@@ -121,8 +122,8 @@ async def test_a_computer_move_scheduled_by_a_is_played_by_b(
         await a.bot.service.tables.store.close()
     assert waiting(scheduled) == WAIT_BOT and scheduled.deadline == clock.now + 5.0
     assert scheduled.seats[to_move(scheduled)].bot, "the computer is to move"
-    table_id = int(scheduled.messages["table"])
-    edits_before = len(tg.message(GROUP, table_id).history)
+    table_no = int(table_id(scheduled))
+    edits_before = len(tg.message(GROUP, table_no).history)
 
     b = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), settings, clock).start()
     try:
@@ -132,7 +133,7 @@ async def test_a_computer_move_scheduled_by_a_is_played_by_b(
         assert await b.tick() > 0, "B played the computer's move"
         after = await load(b)
         assert after.moves > scheduled.moves
-        assert len(tg.message(GROUP, table_id).history) > edits_before, "the table was edited"
+        assert len(tg.message(GROUP, table_no).history) > edits_before, "the table was edited"
         assert not real_failures(tg), real_failures(tg)
     finally:
         await b.stop()

@@ -27,6 +27,7 @@ from tests.e2e.helpers import (
     load,
     open_table,
     real_failures,
+    table_id,
     to_move,
     user_of,
     waiting,
@@ -99,7 +100,7 @@ async def test_an_idle_player_is_reminded_then_a_computer_moves_for_them(
     notices = [m.text for m in tg.sent_to(GROUP)[group:]]
     name = idle["first_name"]
     assert f"{name} was away: a computer player moved for them." in notices
-    table = tg.message(GROUP, int(taken.messages["table"]))
+    table = tg.message(GROUP, int(table_id(taken)))
     assert table.history, "the table shows the move"
     assert not real_failures(tg), real_failures(tg)
 
@@ -174,7 +175,7 @@ async def test_computer_players_move_on_their_own(
         await your_turn(h, tg, ann)
         end = await load(h)
         assert end.moves - start.moves > presses, "the computers moved too"
-        table = tg.message(GROUP, int(end.messages["table"]))
+        table = tg.message(GROUP, int(table_id(end)))
         assert "🤖" in table.text and len(table.history) >= 3
         assert not h.bot.errors and not real_failures(tg), real_failures(tg)
     finally:

@@ -17,7 +17,16 @@ from chatbot.core.tables import OWED_GRACE
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message
-from tests.e2e.helpers import GROUP, JSON, answer_calls, load, open_table, to_move, user_of
+from tests.e2e.helpers import (
+    GROUP,
+    JSON,
+    answer_calls,
+    load,
+    open_table,
+    table_id,
+    to_move,
+    user_of,
+)
 from tests.e2e.test_timers import Clock
 
 
@@ -94,7 +103,7 @@ async def test_a_move_saved_while_its_save_timed_out_is_announced(
         users = [tg.user(97, "Max"), tg.user(98, "Ned")]
         await open_table(h, tg, users)
         before = await load(h)
-        table = int(before.messages["table"])
+        table = int(table_id(before))
         shown = tg.message(GROUP, table).text
         update = await move_update(h, tg, users)
         evalsha = client.evalsha
@@ -140,7 +149,7 @@ async def test_a_move_whose_reply_was_lost_and_retried_is_announced(
         users = [tg.user(99, "Oz"), tg.user(100, "Pia")]
         await open_table(h, tg, users)
         before = await load(h)
-        table = int(before.messages["table"])
+        table = int(table_id(before))
         shown = tg.message(GROUP, table).text
         update = await move_update(h, tg, users)
         send = client._send_command_parse_response

@@ -21,7 +21,7 @@ from chatbot.store.redis import RedisStore
 from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import hand_message, pick, playable
-from tests.e2e.helpers import GAMES, button
+from tests.e2e.helpers import GAMES, button, table_id
 
 REPO = Path(__file__).resolve().parents[2]
 GROUP = -1005550001111
@@ -113,7 +113,7 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
         await until(playing, 10, "the game starts")
         before = await load()
         assert before is not None
-        table_id = int(before.messages["table"])
+        table_no = int(table_id(before))
         user = users[before.seats[to_move(before)].user or ""]
 
         async def has_hand() -> bool:
@@ -138,7 +138,7 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
                 return len(h.history) > e or await moved()
 
             await until(answered, 10, "the press is handled")
-        shown = tg.message(GROUP, table_id).text
+        shown = tg.message(GROUP, table_no).text
         a.send_signal(signal.SIGKILL)
         a.wait(10)
         tg.let_through()
@@ -146,7 +146,7 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
         b2 = bot_process(tg, redis_url, log)
 
         async def table_current() -> bool:
-            return tg.message(GROUP, table_id).text != shown
+            return tg.message(GROUP, table_no).text != shown
 
         began = time.monotonic()
         await until(table_current, 40, "the new process shows the saved move")

@@ -15,7 +15,7 @@ from chatbot.games import registry
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
-from tests.e2e.helpers import CHAT, GROUP, JSON, load, open_table, to_move, user_of
+from tests.e2e.helpers import CHAT, GROUP, JSON, load, open_table, table_id, to_move, user_of
 from tests.e2e.test_timers import Clock
 
 
@@ -60,8 +60,8 @@ async def test_a_move_saved_by_a_process_that_died_is_announced_by_another(
     a, b2 = pair
     users = [tg.user(81, "Ann"), tg.user(82, "Bob")]
     await open_table(a, tg, users)
-    table_id = int((await load(a)).messages["table"])
-    before = tg.message(GROUP, table_id).text
+    table_no = int(table_id(await load(a)))
+    before = tg.message(GROUP, table_no).text
     tg.hold(GROUP)  # A's sends to the group hang: A dies with the table edit in hand
     session = await load(a)
     user = user_of(session, to_move(session), users)
@@ -72,11 +72,11 @@ async def test_a_move_saved_by_a_process_that_died_is_announced_by_another(
         update = tg.callback_update(user, hand, pick(hand, rng), check=False)
         await a.bot.app.process_update(Update.de_json(update, a.bot.app.bot))
     moved = await load(a)
-    assert tg.message(GROUP, table_id).text == before, "the group has not seen the move"
+    assert tg.message(GROUP, table_no).text == before, "the group has not seen the move"
     tg.let_through()  # A stays hung: only B can deliver now
     clock.now += OWED_GRACE + 1
     assert await b2.tick() >= 1, "B found the change owed and delivered it"
-    assert tg.message(GROUP, table_id).text != before, "the table shows the move now"
+    assert tg.message(GROUP, table_no).text != before, "the table shows the move now"
     next_user = user_of(moved, to_move(moved), users)
     assert hand_message(tg, next_user["id"]) is not None
     clock.now += OWED_GRACE + 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from chatbot.core.model import units
 from chatbot.i18n import N_, Translator
 from chatbot.present.ano.text import SUIT_SYMBOLS, by_suit, card_text, cards_text, choices
 from chatbot.present.base import Option, Options
@@ -112,10 +113,6 @@ def _pile_line(view: View, tr: Translator) -> str:
     return tr.t("Draw pile: {pile} · discard pile: {discard}", pile=view.pile, discard=view.discard)
 
 
-def _units(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
 class AnoPresenter:
     """Ano's texts and choices for the chat core."""
 
@@ -190,7 +187,7 @@ class AnoPresenter:
         cards = [card_text(c) for c in by_suit(view.hand)]
         head = tr.pgettext("playing cards", "Your hand") + f" ({len(cards)}): "
         text = head + " ".join(cards)
-        while _units(text) > PEEK_LIMIT and cards:
+        while units(text) > PEEK_LIMIT and cards:
             cards.pop()
             text = f"{head}{' '.join(cards)} …"
         return text

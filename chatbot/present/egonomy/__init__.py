@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from chatbot.core.model import units
 from chatbot.i18n import Translator
 from chatbot.present.base import Options
 from chatbot.present.egonomy.choices import choices
@@ -92,11 +93,6 @@ def _to_act_line(view: View, tr: Translator) -> str:
     return f"<b>{yours}</b>"
 
 
-def _units(text: str) -> int:
-    """A text's length in UTF-16 code units (an emoji outside the BMP counts 2)."""
-    return len(text.encode("utf-16-le")) // 2
-
-
 class EgonomyPresenter:
     """Egonomy's texts and choices for the chat core."""
 
@@ -173,7 +169,7 @@ class EgonomyPresenter:
 
         shown = list(cards)
         text = line(shown, "")
-        while _units(text) > PEEK_LIMIT and shown:
+        while units(text) > PEEK_LIMIT and shown:
             shown.pop()
             text = line(shown, " …")
         return text

@@ -1,0 +1,184 @@
+"""A group's messages within its budget (Telegram's 20 a minute): what keeps the game moving
+goes first, a spamming member gets one answer, a hidden pick's mark waits for room, and each
+game's table is its own message.
+
+The real runner and the real flood limiter share one hand-driven clock; a recording outbox
+stands in for the platform's API (the core's port)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from chatbot.core.model import Button, Capabilities, Incoming, Message, User, clip, units
+from chatbot.core.runner import CHATTER_BURST, CHATTER_PATIENCE, CHATTER_WINDOW, Runner
+from chatbot.core.tables import Platform
+from chatbot.settings import Settings
+from chatbot.telegram.limits import GROUP_PERIOD, FloodLimiter
+from tests.conftest import make_service
+
+GROUP = "tg:-100"
+KEYS = ((Button("1", "M1|1"),),)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Outbox:
+    """Records what was sent or edited, in order; every message gets an id."""
+
+    capabilities = Capabilities()
+    platform = "test"
+
+    def __init__(self, limiter: FloodLimiter) -> None:
+        self.limiter = limiter
+        self.sent: list[Message] = []
+
+    async def send(self, message: Message) -> str | None:
+        assert self.limiter._wait(-100, "sendMessage") == 0.0, "never sent into a wait"
+        self.sent.append(message)
+        return message.edit or str(len(self.sent))
+
+
+class Budget:
+    """The Telegram adapter's budget: the flood limiter's window of the group."""
+
+    def __init__(self, limiter: FloodLimiter) -> None:
+        self.limiter = limiter
+
+    def ready(self, chat: str) -> float:
+        return self.limiter.ready(-100)
+
+    def room(self, chat: str) -> float:
+        return self.limiter.room(-100) / 20
+
+
+def started(interval: float = 3.0) -> tuple[Runner, Outbox, Clock]:
+    clock = Clock()
+    limiter = FloodLimiter(overall_rate=1e9, group_rate=20, clock=clock)
+    outbox = Outbox(limiter)
+    service = make_service(settings=Settings(table_interval=interval), platform=Platform())
+    runner = Runner(service, outbox, monotonic=clock, budget=Budget(limiter))
+    return runner, outbox, clock
+
+
+async def settled(runner: Runner) -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.01)
+
+
+async def fill(runner: Runner, outbox: Outbox, n: int) -> None:
+    """Spend `n` of the group's 20 a minute on game messages."""
+    for i in range(n):
+        runner.post([Message(GROUP, f"news {i}")], confirm=(GROUP, i + 1))
+    await settled(runner)
+    assert len(outbox.sent) == n
+
+
+async def test_the_game_goes_before_command_replies_and_a_spammer_gets_one() -> None:
+    """A member's 40 /status wait behind the game's table, and are answered once."""
+    runner, outbox, clock = started()
+    await fill(runner, outbox, 20)  # the minute's budget is spent
+    spammer = User("tg:9", "Spam", "en")
+    for i in range(40):
+        await runner.handle(Incoming(GROUP, False, spammer, command="status", update_id=f"u{i}"))
+    table = Message(GROUP, "move 7", KEYS, edit="5", slot="table:1", game=GROUP, coalesce=True)
+    runner.post([table], confirm=(GROUP, 30))
+    runner.post([Message(GROUP, "round over")], confirm=(GROUP, 31))
+    await settled(runner)
+    assert len(outbox.sent) == 20, "nothing goes into a wait"
+    clock.now += GROUP_PERIOD  # the window frees
+    runner.wake()
+    await settled(runner)
+    texts = [m.text for m in outbox.sent[20:]]
+    assert texts[:2] == ["round over", "move 7"], "the game's messages first"
+    assert len(texts) == 3 and "No game is running" in texts[2], "one reply for 40 commands"
+    for i in range(5):  # asked again within moments: the same answer is not sent again
+        await runner.handle(Incoming(GROUP, False, spammer, command="status", update_id=f"v{i}"))
+    await settled(runner)
+    assert len(outbox.sent) == 23
+
+
+async def test_a_member_gets_a_few_replies_then_one_for_the_rest_of_a_burst() -> None:
+    runner, outbox, clock = started(interval=0.0)
+    member = User("tg:8", "Ann", "en")
+    for i, command in enumerate(["status", "help", "rules", "language", "status", "help"]):
+        await runner.handle(Incoming(GROUP, False, member, command=command, update_id=f"c{i}"))
+    await settled(runner)
+    assert len(outbox.sent) == CHATTER_BURST, "a few at once, the rest wait"
+    clock.now += CHATTER_WINDOW
+    runner.wake()
+    await settled(runner)
+    texts = [m.text for m in outbox.sent]
+    assert len(texts) == 4, "then /language; /status and /help again: they have their answer"
+    assert len(set(texts)) == 4
+
+
+async def test_without_budget_to_spare_a_reply_waits_its_patience() -> None:
+    runner, outbox, clock = started(interval=0.0)
+    await fill(runner, outbox, 16)  # 4 of 20 left: under a quarter
+    await runner.handle(Incoming(GROUP, False, User("tg:8", "Ann"), command="status"))
+    await settled(runner)
+    assert len(outbox.sent) == 16, "the last places are kept for the game"
+    clock.now += CHATTER_PATIENCE
+    await asyncio.sleep(1.2)  # the runner looks again within a second
+    await settled(runner)
+    assert len(outbox.sent) == 17 and "No game is running" in outbox.sent[-1].text
+
+
+async def test_a_hidden_picks_mark_waits_for_room_and_rides_on_the_next_update() -> None:
+    runner, outbox, clock = started(interval=0.0)
+    await fill(runner, outbox, 17)  # 3 of 20 left: under a quarter
+    mark = Message(GROUP, "Ann ✅", KEYS, edit="5", slot="table:1", game=GROUP, coalesce=True)
+    runner.post([replace(mark, minor=True)])
+    await settled(runner)
+    assert len(outbox.sent) == 17, "a mark alone does not spend the last places"
+    reveal = Message(GROUP, "Reveal!", (), edit="5", slot="table:1", game=GROUP, coalesce=True)
+    runner.post([reveal], confirm=(GROUP, 50))
+    await settled(runner)
+    assert [m.text for m in outbox.sent[17:]] == ["Reveal!"], "one edit carries both"
+    runner.post([replace(mark, minor=True, text="Bob ✅")])
+    await settled(runner)
+    assert len(outbox.sent) == 18
+    clock.now += GROUP_PERIOD  # the budget is free again
+    await asyncio.sleep(1.2)  # the runner looks at the budget again within a second
+    await settled(runner)
+    assert outbox.sent[-1].text == "Bob ✅"
+
+
+async def test_a_finished_table_loses_its_buttons_before_anything_else_goes() -> None:
+    runner, outbox, clock = started()
+    await fill(runner, outbox, 20)
+    final = Message(GROUP, "Reveal!", (), edit="3", slot="table:1", game=GROUP, coalesce=True)
+    fresh = Message(GROUP, "Turn 2", KEYS, slot="table:1", game=GROUP)
+    runner.post([final, fresh], confirm=(GROUP, 60))
+    clock.now += GROUP_PERIOD
+    runner.wake()
+    await settled(runner)
+    assert [m.text for m in outbox.sent[20:]] == ["Reveal!", "Turn 2"]
+
+
+async def test_a_new_games_table_never_edits_the_last_games_message() -> None:
+    runner, outbox, _ = started(interval=0.0)
+    old = Message(GROUP, "game 1", KEYS, slot="table:11", game=GROUP)
+    runner.post([old], confirm=(GROUP, 1))
+    await settled(runner)
+    update = Message(GROUP, "game 2, move 1", KEYS, slot="table:22", game=GROUP, coalesce=True)
+    runner.post([update], confirm=(GROUP, 2))
+    await settled(runner)
+    assert outbox.sent[-1].edit is None, "sent anew, not an edit of game 1's table"
+
+
+def test_pop_ups_are_cut_by_utf16_units() -> None:
+    """Telegram counts a pop-up's 200 in UTF-16 units: an emoji outside the BMP is two."""
+    text = "🃏" * 150
+    assert units(text) == 300
+    cut = clip(text, 200)
+    assert units(cut) <= 200 and cut.endswith("…") and cut.startswith("🃏")
+    assert clip("สวัสดี", 200) == "สวัสดี"
