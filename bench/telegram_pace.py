@@ -202,8 +202,8 @@ class Table:
         if table is None:
             return None
         offered = [d for d in table.callback_data if d.startswith(b.GROUP_MOVE)]
-        wanted = [d for d in offered if d.rsplit("|", 1)[-1] in codes and "b" in d]
-        wanted = wanted or [d for d in offered if d.rsplit("|", 1)[-1] in codes]
+        playing = [d for d in offered if d.rsplit("|", 1)[-1] in codes and not d.endswith("|x")]
+        wanted = [d for d in playing if "b" in d.rsplit("|", 1)[-1]] or playing  # bets, answers
         if not wanted:
             return None
         text = await self.press(user, table, rng.choice(wanted))
@@ -266,7 +266,9 @@ class Table:
             start = calls[0].at if calls else 0.0
             for c in self._group_calls():
                 text = str(c.params.get("text", ""))[:50].replace("\n", " ")
-                print(f"{self.figures.name[:12]} {c.at - start:7.2f} {c.method[:8]} {c.error_code} {text}")
+                print(
+                    f"{self.figures.name[:12]} {c.at - start:7.2f} {c.method[:8]} {c.error_code} {text}"
+                )
 
     def chatter(self) -> list[Any]:
         """The group's new messages without buttons: replies to commands."""

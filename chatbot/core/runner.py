@@ -14,9 +14,10 @@
   messages in order, then table edits due by their interval, then a table update that only
   marks a hidden choice (`Message.minor`, sent only while a quarter of the chat's budget is
   free: the next real update carries it), and last replies to commands that changed nothing,
-  while the budget has that room (or they waited `CHATTER_PATIENCE`). A member gets at most
-  `CHATTER_BURST` replies in `CHATTER_WINDOW` seconds: a newer reply replaces their unsent
-  one to the same command, and the very reply they got moments ago is not sent again.
+  while the budget has that room (or they waited `CHATTER_PATIENCE`). A member repeating a
+  command gets one reply a burst (asks less than `CHATTER_WINDOW` seconds apart): the first
+  at once, the latest when the burst is over if it says something new; the very reply they
+  got moments ago is never sent again.
 - The ticker runs due timers (computer moves, reminders, take-overs).
 
 Adapters give an `Outbox` (send or edit one message) and their capabilities.
@@ -53,8 +54,7 @@ RETRY_LATER = 60  # seconds before a timer that failed is tried again
 # changes sent again; until then another process bares the hand's previous message).
 RECORD_EVERY = 1.0
 CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without budget to spare
-CHATTER_WINDOW = 10.0  # a member gets CHATTER_BURST replies in this many seconds at most
-CHATTER_BURST = 3  # (and the very reply they got within it is not sent again)
+CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
 MINOR_ROOM = 0.25  # share of a chat's budget left free before a `minor` update goes
 MINOR_RECHECK = 1.0  # seconds between looks at the budget for a waiting `minor` update
 
@@ -111,6 +111,25 @@ Chatter = tuple[str, str, int]  # (member, command, index in its reply)
 
 
 @dataclass
+class _Asking:
+    """A member asking the same thing again and again: one burst, one reply."""
+
+    since: float  # when the burst began
+    posted: float  # when they asked last
+    replied: float = -math.inf  # when they got the last reply
+    shows: int | None = None  # `looks` of that reply
+
+    def got(self, message: Message, now: float) -> bool:
+        """Whether they got this very reply moments ago."""
+        same = self.shows == looks(message.text, message.buttons)
+        return same and now - self.replied < CHATTER_WINDOW
+
+    def free(self) -> float:
+        """When the next reply may go: at once for the burst's first, else when it is over."""
+        return -math.inf if self.replied < self.since else self.posted + CHATTER_WINDOW
+
+
+@dataclass
 class _Queue:
     """One chat's undelivered messages: new messages in order, table edits by target, and
     replies to commands that changed nothing, by who asked what."""
@@ -158,9 +177,8 @@ class Runner:
         self._recorder: asyncio.Task[None] | None = None  # waits RECORD_EVERY, then records
         self._sent = asyncio.Event()  # set whenever a queued message has been sent
         self._flushing = False  # stopping: every update goes, minor ones included
-        # (chat, member, command, index) -> (`looks` of the reply they got, when)
-        self._replies: OrderedDict[tuple[str, str], tuple[float, ...]] = OrderedDict()  # times
-        self._answered: OrderedDict[tuple[str, str, str, int], tuple[int, float]] = OrderedDict()
+        # (chat, member, command, index in the reply) -> that member's burst of asking
+        self._asking: OrderedDict[tuple[str, str, str, int], _Asking] = OrderedDict()
 
     @property
     def platform(self) -> str:
@@ -279,10 +297,19 @@ class Runner:
         """A reply to a command that changed nothing: it replaces the member's unsent reply
         to the same command, and is dropped when they got the very same one moments ago."""
         queue = self._queue(message.chat)
-        now, shows = self.monotonic(), looks(message.text, message.buttons)
-        got = self._answered.get((message.chat, *key))
-        if got is not None and got[0] == shows and now - got[1] < CHATTER_WINDOW:
-            metrics.EDITS_SKIPPED.labels(self.platform).inc()
+        now, asked = self.monotonic(), (message.chat, *key)
+        asking = self._asking.get(asked)
+        if asking is None:
+            asking = _Asking(since=now, posted=now)
+        elif now - asking.posted >= CHATTER_WINDOW:
+            asking.since = now  # a new burst
+        asking.posted = now
+        self._asking[asked] = asking
+        self._asking.move_to_end(asked)
+        while len(self._asking) > SLOTS_KEPT:
+            self._asking.popitem(last=False)
+        if asking.got(message, now):
+            queue.chatter.pop(key, None)
             return
         waiting = queue.chatter.get(key)
         queue.chatter[key] = (message, waiting[1] if waiting else now)
@@ -313,10 +340,10 @@ class Runner:
     def _enqueue(self, message: Message, batch: _Batch | None) -> None:
         queue = self._queue(message.chat)
         if message.coalesce and message.slot:  # a reply re-posting this table shows it too
-            for key, (waiting, since) in list(queue.chatter.items()):
+            for asked, (waiting, since) in list(queue.chatter.items()):
                 if waiting.slot == message.slot and waiting.game == message.game:
                     shown = replace(waiting, text=message.text, buttons=message.buttons)
-                    queue.chatter[key] = (shown, since)
+                    queue.chatter[asked] = (shown, since)
         if self._supersede(queue, message, batch):
             return self._start(queue, message.chat)
         if message.coalesce and message.slot and message.game:
@@ -486,8 +513,8 @@ class Runner:
             queue.edited[due] = now
             return queue.edits.pop(due)
         for key, (_, since) in sorted(queue.chatter.items(), key=lambda kv: kv[1][1]):
-            got = self._replies.get((chat, key[0]), ())
-            free = got[0] + CHATTER_WINDOW if len(got) == CHATTER_BURST else now
+            asking = self._asking.get((chat, *key))
+            free = now if asking is None else asking.free()
             if not roomy:
                 free = max(free, since + CHATTER_PATIENCE)
                 soonest = min(soonest, now + MINOR_RECHECK)
@@ -496,18 +523,14 @@ class Runner:
             soonest = min(soonest, free)
         return max(0.0, soonest - now)
 
-    def _answer_chatter(self, queue: _Queue, key: Chatter, now: float) -> Item:
-        """Send a command's reply; remember what the member got, and when."""
+    def _answer_chatter(self, queue: _Queue, key: Chatter, now: float) -> Item | float:
+        """Send a command's reply (0.0: it said nothing new: look again)."""
         message, _ = queue.chatter.pop(key)
-        answered = (message.chat, *key)
-        self._answered[answered] = (looks(message.text, message.buttons), now)
-        self._answered.move_to_end(answered)
-        member = (message.chat, key[0])
-        self._replies[member] = (*self._replies.get(member, ())[-(CHATTER_BURST - 1) :], now)
-        self._replies.move_to_end(member)
-        for kept in (self._answered, self._replies):
-            while len(kept) > SLOTS_KEPT:
-                kept.popitem(last=False)
+        asking = self._asking.get((message.chat, *key))
+        if asking is not None:
+            if asking.got(message, now):
+                return 0.0
+            asking.replied, asking.shows = now, looks(message.text, message.buttons)
         return message, None
 
     def _held(self, message: Message) -> str | None:

@@ -133,12 +133,17 @@ async def test_three_people_pick_at_the_same_moment(
         "You picked 3 🤫, stake 1",
     ]
     reveal = next(m for m in tg.sent_to(GROUP) if "Reveal!" in m.text)
+    assert reveal.message_id == table.message_id, "the turn's own table shows its reveal"
     assert "Bob guessed 2, bet 2: right! +2" in reveal.text
     assert "Cid guessed 3, bet 1: wrong, −1" in reveal.text
     assert "🏦 Bank: 28" in reveal.text
     table_now = table_message(tg, await load(a))
     assert table_now.message_id > reveal.message_id, "the next question comes below the reveal"
     assert not tg.message(GROUP, table.message_id).callback_data, "the old table has no buttons"
+    later = [m for m in tg.sent_to(GROUP) if m.message_id > table.message_id]
+    assert later == [table_now], "one new message a turn: the next question"
+    asked = table_now.text.split("❓", 1)[1].split("\n", 1)[0]
+    assert [m.message_id for m in tg.sent_to(GROUP) if asked in m.text] == [table_now.message_id]
     assert not real_failures(tg), real_failures(tg)
 
 

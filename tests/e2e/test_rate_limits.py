@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import pytest
+from telegram import Update
 
 from chatbot.core import views
 from chatbot.core.model import Capabilities
@@ -178,3 +179,38 @@ async def test_a_pending_table_edit_is_sent_when_the_bot_stops(
     session = await load(h)
     await h.stop()
     assert shows(table_of(tg, session), session), "the latest state reached the group"
+
+
+async def test_a_membership_check_never_waits_behind_the_groups_messages(
+    tg: FakeTelegram, store: RedisStore
+) -> None:
+    """Telegram's 20 a minute counts a group's messages: with the minute spent, a non-host's
+    /stop is checked (getChatMember) at once, and the game's presses are answered at once."""
+    limited = replace(TEST_SETTINGS, group_rate=20.0, overall_rate=30.0)
+    h = await started(tg, store, limited)
+    try:
+        users = await two_players(h, tg)
+        carl = tg.user(63, "Carl")
+        tg.set_admins(GROUP, [])
+        h.bot.runner.post([views.say(f"tg:{GROUP}", f"news {i}") for i in range(20)])
+        await h.bot.runner.settle()
+        assert h.bot.limiter.room(GROUP) == 0, "the group's minute is spent"
+        before = len(tg.calls_to("getChatMember"))
+        began = time.time()
+        update = tg.message_update(GROUP, carl, "/stop")
+        await h.bot.app.process_update(Update.de_json(update, h.bot.app.bot))
+        (check,) = tg.calls_to("getChatMember")[before:]
+        assert check.at - began < 1.0, "asked at once"
+        session = await load(h)
+        user = user_of(session, to_move(session), users)
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        update = tg.callback_update(user, hand, pick(hand, random.Random(1)))
+        began = time.monotonic()
+        await h.bot.app.process_update(Update.de_json(update, h.bot.app.bot))
+        assert time.monotonic() - began < 1.0, "the press is answered at once"
+        assert tg.callback_answer(update["callback_query"]["id"]) is not None
+    finally:
+        h.bot.limiter.groups.clear()  # as if the minute had passed: what waits goes now
+        h.bot.runner.wake()
+        await h.stop()
