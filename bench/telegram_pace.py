@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -33,17 +32,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from telegram import Update  # noqa: E402
+from telegram import Update
 
-from chatbot.core import buttons as b  # noqa: E402
-from chatbot.core.session import Session  # noqa: E402
-from chatbot.games import registry  # noqa: E402
-from chatbot.settings import Settings  # noqa: E402
-from chatbot.store.redis import RedisStore  # noqa: E402
-from chatbot.telegram.bot import TelegramBot  # noqa: E402
-from engine.core import restore  # noqa: E402
-from tests.e2e.fake_telegram import FakeTelegram, StoredMessage  # noqa: E402
-from tests.e2e.harness import hand_message, pick, request  # noqa: E402
+from chatbot.core import buttons as b
+from chatbot.core.session import Session
+from chatbot.games import registry
+from chatbot.settings import Settings
+from chatbot.store.redis import RedisStore
+from chatbot.telegram.bot import TelegramBot
+from engine.core import restore
+from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
+from tests.e2e.harness import hand_message, pick, request
 
 JSON = dict[str, Any]
 GAMES = registry()
