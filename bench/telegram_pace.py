@@ -265,9 +265,8 @@ class Table:
             start = calls[0].at if calls else 0.0
             for c in self._group_calls():
                 text = str(c.params.get("text", ""))[:50].replace("\n", " ")
-                print(
-                    f"{self.figures.name[:12]} {c.at - start:7.2f} {c.method[:8]} {c.error_code} {text}"
-                )
+                at = c.at - start
+                print(f"{self.figures.name[:12]} {at:7.2f} {c.method[:8]} {c.error_code} {text}")
 
     def chatter(self) -> list[Any]:
         """The group's new messages without buttons: replies to commands."""
