@@ -203,3 +203,15 @@ def test_pop_ups_are_cut_by_utf16_units() -> None:
     cut = clip(text, 200)
     assert units(cut) <= 200 and cut.endswith("…") and cut.startswith("🃏")
     assert clip("สวัสดี", 200) == "สวัสดี"
+
+
+async def test_the_runner_cuts_every_pop_up_to_the_platforms_limit() -> None:
+    """Whatever the desk answers, the pop-up fits (here a platform of 20 units a pop-up)."""
+    service = make_service(platform=Platform(Capabilities(answer_chars=20)))
+    outbox = Outbox(FloodLimiter())
+    outbox.capabilities = Capabilities(answer_chars=20)
+    runner = Runner(service, outbox)
+    press = Incoming(GROUP, False, User("tg:7", "Ann", "en"), data="M5|1", update_id="p1")
+    answer = await runner.handle(press)
+    assert answer is not None and answer.text.endswith("…")
+    assert units(answer.text) <= 20 and answer.text.startswith("No game")

@@ -1504,7 +1504,7 @@ class FakeTelegram:
         if query is None or query.answered:
             raise bad(QUERY_INVALID)
         text = params.get("text") or ""
-        if len(text) > 200:
+        if utf16_len(text) > 200:  # Telegram counts UTF-16 code units
             raise bad("MESSAGE_TOO_LONG")
         url = params.get("url")
         if url and not re.match(rf"(https://)?t\.me/{self.bot_username}\?start=", url):
