@@ -201,8 +201,8 @@ class Table:
         if table is None:
             return None
         offered = [d for d in table.callback_data if d.startswith(b.GROUP_MOVE)]
-        playing = [d for d in offered if d.rsplit("|", 1)[-1] in codes and not d.endswith("|x")]
-        wanted = [d for d in playing if "b" in d.rsplit("|", 1)[-1]] or playing  # bets, answers
+        whole = [d for d in offered if (c := d.rsplit("|", 1)[-1]) in codes and c[:1].isdigit()]
+        wanted = [d for d in whole if "b" in d] or whole  # an answer with a bet, or an answer
         if not wanted:
             return None
         text = await self.press(user, table, rng.choice(wanted))

@@ -41,7 +41,7 @@ from chatbot import metrics
 from chatbot.core.buttons import game_chat
 from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, clip, looks
 from chatbot.core.service import GameService
-from chatbot.core.tables import HAND_SLOT, chat_of
+from chatbot.core.tables import HAND_SLOT
 from chatbot.i18n import negotiate, translator
 from chatbot.store.base import StoreUnavailable
 
@@ -665,8 +665,10 @@ class Runner:
         posted = 0
         for key in keys:
             try:
-                async with self.lock(chat_of(key)):
-                    reply = await self.service.timeout(key)
+                # Not under the chat's lock: a computer's thinking never holds up the chat's
+                # presses; the timer's save is a compare-and-set, and a press saved first
+                # makes it look again at the next tick.
+                reply = await self.service.timeout(key)
                 self.post(reply.messages, confirm=reply.confirm)
                 posted += len(reply.messages)
             except StoreUnavailable as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dtm
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -59,19 +60,34 @@ GROUP_PERIOD = 61.0  # Telegram counts a group's messages per minute; a second o
 
 class Window:
     """At most `limit` requests in any `period` seconds: each request gets the first moment
-    when the request `limit` places before it is a full period old."""
+    when the request `limit` places before it is a full period old. Requests are also spread
+    out (a token bucket of `burst` refilled at (limit - burst) a period, which alone never
+    exceeds `limit` in any period): a busy group gets a message every few seconds instead of
+    its whole minute in the first seconds and then a long silence."""
 
-    def __init__(self, limit: float, period: float, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, limit: float, period: float, clock: Callable[[], float], burst: int = 3
+    ) -> None:
         self.limit = max(1, int(limit))
         self.period = period
         self.clock = clock
         self.slots: deque[float] = deque(maxlen=self.limit)  # the latest reserved moments
+        self.burst = max(1, min(burst, self.limit))  # `limit`: no spreading
+        self.spacing = period / (self.limit - self.burst) if self.burst < self.limit else 0.0
+        self.free_at = -math.inf  # the spreading: when a burst of `burst` would be whole again
+
+    def _spread(self, now: float) -> float:
+        """The first moment the spreading lets a request go (a microsecond's rounding is now)."""
+        at = self.free_at - (self.burst - 1) * self.spacing
+        return at if at > now + 1e-6 else now
 
     def ready(self) -> float:
         """Seconds until a request would not wait (nothing is reserved)."""
-        if len(self.slots) < self.limit:
-            return 0.0
-        return max(0.0, self.slots[0] + self.period - self.clock())
+        now = self.clock()
+        at = self._spread(now)
+        if len(self.slots) == self.limit:
+            at = max(at, self.slots[0] + self.period)
+        return max(0.0, at - now)
 
     def room(self) -> int:
         """Requests that could go now without waiting."""
@@ -82,10 +98,11 @@ class Window:
         """Take a place for one request that cannot go before `earliest` seconds from now;
         the seconds it must wait for its turn."""
         now = self.clock()
-        at = now + earliest
+        at = max(now + earliest, self._spread(now))
         if len(self.slots) == self.limit:
-            at = max(now, self.slots[0] + self.period)
+            at = max(at, self.slots[0] + self.period)
         self.slots.append(at)
+        self.free_at = max(self.free_at, at) + self.spacing
         return at - now
 
 
@@ -98,8 +115,10 @@ class FloodLimiter(BaseRateLimiter[int]):
         group_rate: float = 20.0,
         max_retries: int = 3,
         clock: Callable[[], float] = time.monotonic,
+        burst: int = 3,
     ) -> None:
         self.overall_rate = overall_rate
+        self.burst = burst  # a group's messages at once before they are spread out
         self.group_rate = group_rate
         self.max_retries = max_retries
         self.clock = clock
@@ -119,7 +138,8 @@ class FloodLimiter(BaseRateLimiter[int]):
             return None
         window = self.groups.get(chat)
         if window is None:
-            window = self.groups[chat] = Window(self.group_rate, GROUP_PERIOD, self.clock)
+            window = Window(self.group_rate, GROUP_PERIOD, self.clock, self.burst)
+            self.groups[chat] = window
         return window
 
     def _wait(self, chat: int | str, endpoint: str) -> float:

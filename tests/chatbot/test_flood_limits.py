@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dtm
+import itertools
 from typing import Any
 
 import pytest
 from telegram.error import RetryAfter
 
-from chatbot.telegram.limits import Bucket, FloodLimiter, Window
+from chatbot.telegram.limits import GROUP_PERIOD, Bucket, FloodLimiter, Window
 
 
 class Clock:
@@ -34,9 +35,9 @@ def test_private_chats_only_count_against_the_overall_limit() -> None:
     clock = Clock()
     limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
     send = "sendMessage"
-    assert [limiter._wait(-100, send) for _ in range(20)] == [0.0] * 20
-    assert limiter._wait(-100, send) > 0, "the 21st message in one group waits"
-    assert limiter._wait(12345, send) == 0.0, "a private chat does not"
+    assert [limiter._wait(-100, send) for _ in range(3)] == [0.0] * 3
+    assert limiter._wait(-100, send) > 0, "the 4th message of a burst in one group waits"
+    assert [limiter._wait(12345, send) for _ in range(20)] == [0.0] * 20, "a person does not"
     assert limiter._wait(-200, send) == 0.0, "nor another group"
 
 
@@ -47,7 +48,9 @@ def test_only_messages_wait_for_a_groups_window() -> None:
     limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
     for _ in range(10):
         limiter._wait(-100, "sendMessage")
+        clock.now += 3.0
         limiter._wait(-100, "editMessageText")
+        clock.now += 3.0
     assert limiter.room(-100) == 0 and limiter.ready(-100) > 0
     assert limiter._wait(-100, "getChatMember") == 0.0
     assert limiter._wait(-100, "getChat") == 0.0
@@ -59,13 +62,13 @@ def test_ready_and_room_say_when_a_group_may_get_its_next_message() -> None:
     clock = Clock()
     limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
     assert limiter.ready(-100) == 0.0 and limiter.room(-100) == 20
-    for _ in range(20):
-        limiter._wait(-100, "sendMessage")
-        clock.now += 1.0
-    assert limiter.room(-100) == 0
-    assert limiter.ready(-100) == pytest.approx(61.0 - 20.0), "when the first leaves the window"
-    clock.now += 41.0
-    assert limiter.ready(-100) == 0.0 and limiter.room(-100) == 1
+    for _ in range(3):  # a burst
+        assert limiter._wait(-100, "sendMessage") == 0.0
+    assert limiter.room(-100) == 17
+    spacing = limiter.ready(-100)
+    assert spacing == pytest.approx(GROUP_PERIOD / 17), "then one every 61/17 s"
+    clock.now += spacing
+    assert limiter.ready(-100) == 0.0
     assert limiter.room(555) == 20 and limiter.ready(555) == 0.0, "a person: no window"
 
 
@@ -96,8 +99,8 @@ async def test_a_429_after_the_last_retry_is_raised() -> None:
 
 
 def test_a_group_window_never_allows_more_than_its_limit_in_any_minute() -> None:
-    """A burst takes the whole minute's budget: the 21st message waits until the first is a
-    minute old, so no 60-second window ever holds more than 20 (a bucket would allow 40)."""
+    """No 60-second window ever holds more than 20 (a bucket would allow 40), and a busy
+    minute is spread out: 3 at once, then one every 60/17 s, never a long silence."""
     clock = Clock()
     window = Window(20, 60.0, clock)
     sent = []
@@ -106,4 +109,13 @@ def test_a_group_window_never_allows_more_than_its_limit_in_any_minute() -> None
         clock.now += 0.5
     for i, at in enumerate(sent):
         assert sum(1 for t in sent[i:] if t - at < 60.0) <= 20
-    assert sent[20] == sent[0] + 60.0
+    assert sent[2] == sent[0] + 1.0, "a burst of 3 goes as it comes"
+    gaps = [b - a for a, b in itertools.pairwise(sent[3:])]
+    assert max(gaps) <= 60.0 / 17 + 1e-9, "then one every 3.5 s: no long silence"
+
+
+def test_with_the_window_full_a_message_waits_for_the_first_to_age_out() -> None:
+    clock = Clock()
+    window = Window(20, 60.0, clock, burst=20)  # no spreading: the window alone
+    waits = [window.reserve() for _ in range(21)]
+    assert waits[:20] == [0.0] * 20 and waits[20] == pytest.approx(60.0)
