@@ -90,6 +90,7 @@ class Reply:
     messages: list[Message] = field(default_factory=list)
     confirm: tuple[str, int] | None = None  # (chat, change) to record once all are delivered
     handled: tuple[str, str] | None = None  # (chat, update): to record as handled, soon
+    chatter: bool = False  # it only tells (a status, the help): may wait in a busy group
 
 
 @dataclass(frozen=True)

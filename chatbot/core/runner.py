@@ -13,7 +13,7 @@
   whose buttons are gone (a finished turn: presses on it could only be refused), then new game
   messages in order, then table edits due by their interval, then a table update that only
   marks a hidden choice (`Message.minor`, sent only while a quarter of the chat's budget is
-  free: the next real update carries it), and last replies to commands that changed nothing,
+  free: the next real update carries it), and last replies to commands that only tell,
   while the budget has that room (or they waited `CHATTER_PATIENCE`). A member repeating a
   command gets one reply a burst (asks less than `CHATTER_WINDOW` seconds apart): the first
   at once, the latest when the burst is over if it says something new; the very reply they
@@ -220,7 +220,7 @@ class Runner:
                 self.errors.append(exc)
                 text = tr.gettext("Something went wrong on my side: please try again in a moment.")
             if inc.data is None:
-                self.post([Message(inc.chat, text)], inc)
+                self.post([Message(inc.chat, text)], inc, chatter=True)
                 return None
             return Answer(text)
         finally:
@@ -235,7 +235,7 @@ class Runner:
             answer = Answer(url=answer.url)
         elif answer is not None and answer.text:
             answer = replace(answer, text=clip(answer.text, self.caps.answer_chars))
-        self.post(messages, inc, reply.confirm)
+        self.post(messages, inc, reply.confirm, reply.chatter)
         return answer
 
     def _remember(self, update: str | None, handled: tuple[str, str] | None) -> None:
@@ -271,9 +271,11 @@ class Runner:
         messages: list[Message],
         inc: Incoming | None = None,
         confirm: tuple[str, int] | None = None,
+        chatter: bool = False,
     ) -> None:
         """Queue messages for delivery, per chat, in order (never waits); `confirm` (chat,
-        change) is recorded as delivered once all of them went out."""
+        change) is recorded as delivered once all of them went out; `chatter`: the answer to
+        a group command that only tells (it goes when the game's messages have gone)."""
         if inc is not None and inc.reply_token:
             messages = [
                 replace(m, reply_token=inc.reply_token) if m.chat == inc.chat else m
@@ -286,7 +288,7 @@ class Runner:
         batch = _Batch(*confirm, len(messages)) if confirm else None
         if batch is not None and not messages:
             self._done(batch)
-        chatty = inc is not None and inc.command is not None and not inc.private and not confirm
+        chatty = chatter and inc is not None and inc.command is not None and not inc.private
         for i, message in enumerate(messages):
             if chatty and inc is not None and message.chat == inc.chat:
                 self._chatter(message, (inc.user.id, inc.command or "", i))

@@ -35,6 +35,9 @@ DUE_BATCH = 50  # due games taken at one tick
 AGAIN_TTL = 2 * 24 * 3600  # seconds a results message's "Play again" is remembered as used
 
 
+TELLING = frozenset({"status", "help", "rules", "rule", "language"})  # commands that only tell
+
+
 class GameService:
     """Dispatches events to the desks; owns the commands that span them (/stop, /status)."""
 
@@ -86,6 +89,11 @@ class GameService:
         return Reply(Answer(text))
 
     async def _command(self, inc: Incoming) -> Reply:
+        reply = await self._dispatch(inc)
+        reply.chatter = inc.command in TELLING or (inc.command == "start" and not inc.private)
+        return reply
+
+    async def _dispatch(self, inc: Incoming) -> Reply:
         name = inc.command
         if name == "start":
             return await self._start_command(inc)
