@@ -17,7 +17,7 @@ from engine.ego.cards import CARDS, KINDS
 
 LOCALES = Path(__file__).resolve().parents[2] / "locales"
 LANGS = ("en", "th", "ja")
-MIN_CARDS = 160
+MIN_CARDS = 220  # the boxed game has 220 question cards (RULINGS.md, EGO, "Components")
 ANSWER_MAX = 24  # characters (code points) on a button, in every language
 QUESTION_MAX = 80
 
