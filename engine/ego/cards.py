@@ -3,7 +3,9 @@
 The rulebook's own 220 cards are not in the seed; the project writes its own deck. The texts
 (a question about the answering player and three answers) live in the gettext domain
 `ego_questions` (chatbot/present/ego/questions.py); a card is stored by its id, so a game
-shows the right card in any language. New cards take the next id; an id is never reused.
+shows the right card in any language. New cards take the next id; an id is never reused for
+another topic (a card rewritten to stop repeating another keeps its id: q076, q105, q109, q115,
+q126; a game stored with one of them shows the rewritten card).
 """
 
 from __future__ import annotations

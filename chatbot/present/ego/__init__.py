@@ -31,12 +31,10 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
     ),
     "not_a_guesser": (N_("You cannot guess this turn."), "guessing"),
     "skipped": (N_("You were skipped this turn: you did not pick in time."), "guessing"),
-    "stake_too_high": (N_("You cannot bet {stake}: you have {n} token."), "guessing"),
+    "stake_too_high": ("You cannot bet {stake}: you have {n} tokens.", "guessing"),  # a plural
     "bad_action": (N_("That is not a move in this game."), "turn"),
 }
 UNKNOWN_REFUSAL = (N_("That is not allowed now."), "turn")
-# Refusals that count something: their plural form, for the count in `params["tokens"]`.
-PLURALS = {"stake_too_high": N_("You cannot bet {stake}: you have {n} tokens.")}
 
 
 def texts(card: str, tr: Translator) -> tuple[str, tuple[str, str, str]]:
@@ -374,11 +372,19 @@ class EgoPresenter:
         lines += ["", winner_line(winners, tr) if any(event.tokens) else nobody_won(tr)]
         return "\n".join(lines)
 
+    @staticmethod
+    def _too_high(params: dict[str, Any], tr: Translator) -> str:
+        return tr.nt(
+            "You cannot bet {stake}: you have {n} token.",
+            "You cannot bet {stake}: you have {n} tokens.",
+            int(params.get("tokens", 0)),
+            stake=params.get("stake", 0),
+        )
+
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         msgid, section = EXPLANATIONS.get(code, UNKNOWN_REFUSAL)
-        if code in PLURALS:
-            n = int(params.get("tokens", 0))
-            return tr.ngettext(msgid, PLURALS[code], n).format(n=n, **params), section
+        if code == "stake_too_high":  # "you have 1 token": the count's plural form
+            return self._too_high(params, tr), section
         return tr.gettext(msgid).format(**params), section
 
 
