@@ -287,6 +287,8 @@ def test_japanese_sets_no_space_between_a_name_and_japanese() -> None:
     """ "{player} の手番です。" read as a gap: a placeholder touches the Japanese around it."""
     spaced = re.compile(r"\} " + JAPANESE + "|" + JAPANESE + r" \{")
     assert [s for _, s in pairs("ja") if spaced.search(s)] == []
+    games = re.compile(r"\b(Egonomy|EGO|Ano) [\u3040-\u309f]")  # a game's name and a particle
+    assert [s for _, s in pairs("ja") if games.search(s)] == []
 
 
 def test_japanese_punctuation_is_full_width_where_presenters_join_texts() -> None:
