@@ -7,6 +7,7 @@ from chatbot.i18n import N_
 from chatbot.present.ano import PRESENTER as ANO_PRESENTER
 from chatbot.present.ego import PRESENTER as EGO_PRESENTER
 from chatbot.present.egonomy import PRESENTER as EGONOMY_PRESENTER
+from chatbot.present.egonomy import TURN_CONTEXT as EGONOMY_CONTEXT
 from chatbot.rules.ano import ANO_RULES
 from chatbot.rules.ego import EGO_RULES
 from chatbot.rules.egonomy import EGONOMY_RULES
@@ -59,7 +60,14 @@ def registry() -> Registry:
     """Every hosted game's bundle, the default first."""
     return Registry(
         [
-            Bundle(EGONOMY, EGONOMY_PRESENTER, EGONOMY_RULES, SearchPlayer(), THINKERS),
+            Bundle(
+                EGONOMY,
+                EGONOMY_PRESENTER,
+                EGONOMY_RULES,
+                SearchPlayer(),
+                THINKERS,
+                context=EGONOMY_CONTEXT,
+            ),
             Bundle(EGO, EGO_PRESENTER, EGO_RULES, ReaderPlayer(), GUESTS, private_hands=False),
             Bundle(ANO, ANO_PRESENTER, ANO_RULES, SensiblePlayer(), NICKNAMES),
         ]

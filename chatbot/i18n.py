@@ -38,6 +38,22 @@ def N_(s: str) -> str:
     return s
 
 
+def P_(context: str, msgid: str) -> tuple[str, str]:
+    """Mark a text with its context for extraction; returns both."""
+    return context, msgid
+
+
+def NP_(context: str, singular: str, plural: str) -> tuple[str, str, str]:
+    """Mark a plural message with its context for extraction; returns the three parts."""
+    return context, singular, plural
+
+
+MINUS = "\u2212"  # the one minus sign of every text ("−2", as in "wrong, −2")
+# Lists where Babel's patterns glue the conjunction to a name ("BและC", "🤖 Aและ🃏 B"):
+# (two items, between the others, before the last).
+LIST_PATTERNS = {"th": ("{0} และ {1}", "{0} {1}", "{0} และ {1}")}
+
+
 def locales_dir() -> Path:
     """The catalogue folder: $EGOBOT_LOCALES if set, else the checkout's top-level `locales/`,
     else the copy an installed wheel carries inside the package."""
@@ -103,6 +119,24 @@ class Translator:
         """The translation of `msgid` in a context (for words that differ by use)."""
         return self.catalogue.pgettext(context, msgid)
 
+    def contextual(self, context: str | None, msgid: str) -> str:
+        """The translation of `msgid` in a context; without a translation in that context
+        (or with no context), the context-free translation."""
+        if context is not None:
+            found = self.catalogue.pgettext(context, msgid)
+            if found != msgid:
+                return found
+        return self.gettext(msgid)
+
+    def npgettext(self, context: str | None, singular: str, plural: str, n: int) -> str:
+        """The plural form of a message in a context; without a translation in that context
+        (or with no context), the context-free translation."""
+        if context is not None:
+            found = self.catalogue.npgettext(context, singular, plural, n)
+            if found not in (singular, plural):
+                return found
+        return self.ngettext(singular, plural, n)
+
     def t(self, msgid: str, **kw: object) -> str:
         """Translate, then fill the `{name}` fields."""
         return self.gettext(msgid).format(**kw)
@@ -112,12 +146,36 @@ class Translator:
         return self.ngettext(singular, plural, n).format(n=n, **kw)
 
     def number(self, n: int | float | Decimal) -> str:
-        """A number written the locale's way ("1,234" / "1 234")."""
-        return format_decimal(n, locale=_babel_locale(self.locale))
+        """A number written the locale's way ("1,234" / "1 234"), negative with "−"."""
+        text = format_decimal(n, locale=_babel_locale(self.locale))
+        return MINUS + text[1:] if text.startswith("-") else text
 
     def list(self, items: Iterable[str]) -> str:
-        """Items joined the locale's way ("A, B and C" / "A、B、C")."""
-        return format_list(list(items), locale=_babel_locale(self.locale))
+        """Items joined the locale's way ("A, B and C" / "A、B、C" / "A B และ C")."""
+        shown = list(items)
+        patterns = LIST_PATTERNS.get(self.locale)
+        if patterns is None or len(shown) < 2:
+            return format_list(shown, locale=_babel_locale(self.locale))
+        two, middle, end = patterns
+        if len(shown) == 2:
+            return two.format(*shown)
+        text = shown[0]
+        for item in shown[1:-1]:
+            text = middle.format(text, item)
+        return end.format(text, shown[-1])
+
+    def sentences(self, *parts: str) -> str:
+        """Sentences run together the locale's way: a space in English and Thai, none after
+        a Japanese full stop."""
+        parts = tuple(p for p in parts if p)
+        if not parts:
+            return ""
+        # TRANSLATORS: how two sentences follow each other; Japanese writes no space after 。
+        pattern = self.pgettext("sentences", "{first} {second}")
+        text = parts[0]
+        for part in parts[1:]:
+            text = pattern.format(first=text, second=part)
+        return text
 
 
 def translator(locale: str, directory: Path | None = None, domain: str = DOMAIN) -> Translator:

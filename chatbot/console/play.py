@@ -91,7 +91,7 @@ class Console:
         aliases = re.split(r"[,、]", self.tr.gettext(HELP_ALIASES))
         self.help_words = HELP_WORDS | {a.strip().casefold() for a in aliases if a.strip()}
         # TRANSLATORS: the name of the person playing in the terminal, among computer players.
-        self.me = User(YOU, self.tr.gettext("Human"), lang)
+        self.me = User(YOU, self.tr.gettext("You"), lang)
         self.messages: dict[str, Message] = {}  # message id -> latest content
         self.printed: dict[str, str] = {}  # message id -> the text last printed for it
         self.hand_id: str | None = None

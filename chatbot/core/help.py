@@ -145,7 +145,8 @@ class HelpDesk:
         for bundle, entry in entries:
             label = tr.gettext(entry.term)
             if titled:
-                label = f"{bundle.presenter.title(tr)}: {label}"
+                # TRANSLATORS: a rule term on a button, after the name of its game.
+                label = tr.t("{game}: {term}", game=bundle.presenter.title(tr), term=label)
             rows.append((Button(label, b.encode(b.RULE, bundle.name, entry.section)),))
         return tuple(rows)
 

@@ -582,20 +582,21 @@ class GameDesk:
         seconds = round(self.tables.settings.takeover_after)
         if not bundle.private_hands or player.user is None:
             tr = translator(session.language)
-            text = tr.nt(
+            text = tr.npgettext(
+                bundle.context,
                 "⏰ {name}, it is your turn: {n} second left.",
                 "⏰ {name}, it is your turn: {n} seconds left.",
                 seconds,
-                name=views.seat_name(player, tr),
-            )
+            ).format(n=seconds, name=views.seat_name(player, tr))
             return say(session.chat, text)
         tr = translator(player.language)
-        text = tr.nt(
+        text = tr.npgettext(
+            bundle.context,
             "⏰ It is your turn! If you do not move in {n} second, "
             "a computer player will move for you.",
             "⏰ It is your turn! If you do not move in {n} seconds, "
             "a computer player will move for you.",
             seconds,
-        )
+        ).format(n=seconds)
         hand = views.hand(session, bundle, seat, self.tables.caps, state)
         return replace(hand, text=f"{text}\n\n{hand.text}")

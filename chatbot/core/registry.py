@@ -19,7 +19,9 @@ from engine.core import Game, Player
 @dataclass(frozen=True)
 class Bundle:
     """One hosted game. `computer_names` are msgids (translated when shown); `private_hands`
-    says whether players need the bot's private chat (their hand lives there)."""
+    says whether players need the bot's private chat (their hand lives there); `context` is
+    the msgctxt under which the game words the shared texts that name a turn (a language may
+    call one game's turn otherwise), None for the shared wording."""
 
     game: Game[Any, Any]
     presenter: Presenter
@@ -27,6 +29,7 @@ class Bundle:
     computer: Player[Any]
     computer_names: tuple[str, ...]
     private_hands: bool = True
+    context: str | None = None
 
     @property
     def name(self) -> str:

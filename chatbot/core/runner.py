@@ -261,7 +261,9 @@ class Runner:
         if answer.secret:
             return Message(inc.user.id, answer.text, link) if self.caps.unasked_free else None
         if self.caps.answers_in_chat:
-            return Message(inc.chat, f"{html.escape(inc.user.name)}: {answer.text}", link)
+            # TRANSLATORS: an answer in the group to the player named first.
+            text = tr.t("{name}: {text}", name=html.escape(inc.user.name), text=answer.text)
+            return Message(inc.chat, text, link)
         return Message(inc.user.id, answer.text, link)
 
     # --- messages out ------------------------------------------------------------------------

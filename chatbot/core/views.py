@@ -55,7 +55,10 @@ def option_text(bundle: Bundle, name: str, value: bool | int, tr: Translator) ->
     label = bundle.presenter.option_label(name, tr)
     if bundle.game.spec.option(name).yes_no:
         return ("✅ " if value else "⬜ ") + label
-    return f"{label}: {bundle.presenter.option_value(name, value, tr)}"
+    # TRANSLATORS: a lobby option and its value, e.g. "Decks: 2".
+    return tr.t(
+        "{label}: {value}", label=label, value=bundle.presenter.option_value(name, value, tr)
+    )
 
 
 def options_line(session: Session, bundle: Bundle, tr: Translator) -> str:
@@ -132,12 +135,13 @@ def table(
     state = state_of(session, bundle) if state is None else state
     log = [load_event(game.event_types, e) for e in session.log]
     seen = game.view(state, None)
-    text = bundle.presenter.table(seen, names(session, tr), log, tr)
+    shown = names(session, tr)
+    text = bundle.presenter.table(seen, shown, log, tr)
     keyboard: Keyboard = ()
     if not final:
         if legal is None:
             legal = [game.legal_actions(state, p) for p in range(len(session.seats))]
-        options = bundle.presenter.table_options(seen, legal, tr)
+        options = bundle.presenter.table_options(seen, legal, shown, tr)
         rows = [
             tuple(
                 Button(o.label, b.encode(b.GROUP_MOVE, o.act or "", stamp=session.epoch))
@@ -184,6 +188,8 @@ def hand(
     text, options = bundle.presenter.hand(
         game.view(state, seat), legal, path, names(session, tr), tr
     )
+    if not legal and not options and not game.is_over(state):
+        text += "\n" + waiting(bundle, caps, tr)
     keyboard = choice_buttons(session, seat, options, path, int(page or 0), caps, tr)
     if session.title:  # a player may sit in several groups' games at once
         text += "\n\n" + tr.t("📍 {group}", group=html.escape(session.title))
@@ -193,6 +199,18 @@ def hand(
         slot = hand_slot(session, seat)
         return Message(player.user, text, keyboard, slot=slot, game=session.chat)
     return Message(player.user, text, keyboard, edit=edit)
+
+
+def waiting(bundle: Bundle, caps: Capabilities, tr: Translator) -> str:
+    """How a waiting player's choices will reach them: by themselves where an unasked message
+    is free, else with the answer to their own press of the table's "My hand"."""
+    if caps.unasked_free:
+        return tr.contextual(bundle.context, "Your choices come here when it is your turn.")
+    return tr.contextual(
+        bundle.context,
+        "When it is your turn, press 🃏 My hand on the table in the group: "
+        "your choices come with the answer.",
+    )
 
 
 def bare_hand(

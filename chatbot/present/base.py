@@ -52,9 +52,12 @@ class Presenter(Protocol):
         turn, and the last narrated events (`log`, oldest first)."""
         ...
 
-    def table_options(self, view: Any, legal: Sequence[Sequence[Any]], tr: Translator) -> Options:
+    def table_options(
+        self, view: Any, legal: Sequence[Sequence[Any]], names: Sequence[str], tr: Translator
+    ) -> Options:
         """Buttons under the group's table for actions any eligible player may press there
-        (`legal` holds every seat's legal actions); () when the game has none."""
+        (`legal` holds every seat's legal actions; a button names a player by `names`); ()
+        when the game has none."""
         ...
 
     def hand(

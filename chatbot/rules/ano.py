@@ -39,7 +39,8 @@ RULING_NOTES = {
 SECTIONS = (
     Section(
         "components",
-        N_("Components"),
+        # the Thai rulebook's headings: อุปกรณ์, วิธีการเล่น
+        N_("Equipment"),
         N_(
             "One 52-card deck, with or without jokers (two decks together are more fun). "
             "From 2 players, best with 3–5, no more than 10."
@@ -47,7 +48,7 @@ SECTIONS = (
     ),
     Section(
         "setup",
-        N_("Setup"),
+        N_("How to play"),
         N_(
             "Shuffle and deal five cards to each player, one at a time; the rest is the draw "
             "pile. Turn its top card face up in the middle."

@@ -1,9 +1,11 @@
-"""EGO's question deck as data: 161 cards, each with a stable id and a kind.
+"""EGO's question deck as data: 220 cards, each with a stable id and a kind.
 
 The rulebook's own 220 cards are not in the seed; the project writes its own deck. The texts
 (a question about the answering player and three answers) live in the gettext domain
 `ego_questions` (chatbot/present/ego/questions.py); a card is stored by its id, so a game
-shows the right card in any language. New cards take the next id; an id is never reused.
+shows the right card in any language. New cards take the next id; an id is never reused for
+another topic (a card rewritten to stop repeating another keeps its id: q076, q105, q109, q115,
+q126; a game stored with one of them shows the rewritten card).
 """
 
 from __future__ import annotations
@@ -196,4 +198,63 @@ CARDS: tuple[Card, ...] = (
     Card("q159", "leisure"),
     Card("q160", "whatif"),
     Card("q161", "social"),
+    Card("q162", "food"),
+    Card("q163", "food"),
+    Card("q164", "food"),
+    Card("q165", "food"),
+    Card("q166", "food"),
+    Card("q167", "habits"),
+    Card("q168", "habits"),
+    Card("q169", "habits"),
+    Card("q170", "habits"),
+    Card("q171", "habits"),
+    Card("q172", "leisure"),
+    Card("q173", "leisure"),
+    Card("q174", "leisure"),
+    Card("q175", "leisure"),
+    Card("q176", "leisure"),
+    Card("q177", "home"),
+    Card("q178", "home"),
+    Card("q179", "home"),
+    Card("q180", "home"),
+    Card("q181", "home"),
+    Card("q182", "social"),
+    Card("q183", "social"),
+    Card("q184", "social"),
+    Card("q185", "social"),
+    Card("q186", "social"),
+    Card("q187", "opinions"),
+    Card("q188", "opinions"),
+    Card("q189", "opinions"),
+    Card("q190", "opinions"),
+    Card("q191", "opinions"),
+    Card("q192", "travel"),
+    Card("q193", "travel"),
+    Card("q194", "travel"),
+    Card("q195", "travel"),
+    Card("q196", "travel"),
+    Card("q197", "tech"),
+    Card("q198", "tech"),
+    Card("q199", "tech"),
+    Card("q200", "tech"),
+    Card("q201", "tech"),
+    Card("q202", "style"),
+    Card("q203", "style"),
+    Card("q204", "style"),
+    Card("q205", "style"),
+    Card("q206", "style"),
+    Card("q207", "money"),
+    Card("q208", "money"),
+    Card("q209", "money"),
+    Card("q210", "money"),
+    Card("q211", "money"),
+    Card("q212", "media"),
+    Card("q213", "media"),
+    Card("q214", "media"),
+    Card("q215", "media"),
+    Card("q216", "media"),
+    Card("q217", "whatif"),
+    Card("q218", "whatif"),
+    Card("q219", "whatif"),
+    Card("q220", "whatif"),
 )

@@ -111,7 +111,7 @@ def test_catalogue_loads_for_real(domain: str, lang: str) -> None:
         if m.pluralizable:
             singular, plural_id = forms(m.id)[:2]
             for n in range(30):
-                got = tr.ngettext(singular, plural_id, n)
+                got = tr.npgettext(m.context, singular, plural_id, n)
                 assert got == forms(m.string)[plural(n)], (m.id, n)
         elif m.context:
             assert tr.pgettext(m.context, str(m.id)) == m.string

@@ -145,7 +145,7 @@ def test_the_options_in_force_are_shown_at_the_top() -> None:
             tr.t(
                 "🎲 {game} begins! Players: {players}",
                 game="Egonomy",
-                players="Human, 🤖 Socrates, and 🤖 Hypatia",
+                players="You, 🤖 Socrates, and 🤖 Hypatia",
             )
         )
         + "\n✅ Flip-table mode · ⬜ Strict topics"

@@ -71,11 +71,12 @@ def test_ano_button_after_the_play_and_caught_on_the_table_for_a_forgetter() -> 
     _, buttons = hand(owes, 0)
     assert [GAME.decode_action(o.act or "") for o in buttons] == [Action(CALL)]
     legal = [GAME.legal_actions(owes, p) for p in range(3)]
-    assert PRESENTER.table_options(GAME.view(owes, None), legal, EN) == ()
+    assert PRESENTER.table_options(GAME.view(owes, None), legal, NAMES, EN) == ()
     forgot = owes._replace(ano=(FORGOT_CALL, 0, 0))
     legal = [GAME.legal_actions(forgot, p) for p in range(3)]
-    (row,) = PRESENTER.table_options(GAME.view(forgot, None), legal, EN)
+    (row,) = PRESENTER.table_options(GAME.view(forgot, None), legal, NAMES, EN)
     assert [GAME.decode_action(o.act or "") for o in row] == [Action(CATCH, target=0)]
+    assert [o.label for o in row] == ["🫵 Caught Ann!"], "the player by name, not a seat number"
 
 
 def test_every_refusal_points_at_a_rule_section() -> None:

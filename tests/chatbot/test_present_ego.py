@@ -65,10 +65,10 @@ def test_the_table_offers_exactly_the_legal_picks() -> None:
     tr = translator("en")
     for state, _ in random_games(6, seed=2):
         if state.over:
-            assert PRESENTER.table_options(GAME.view(state, None), [], tr) == ()
+            assert PRESENTER.table_options(GAME.view(state, None), [], NAMES, tr) == ()
             continue
         legal = [GAME.legal_actions(state, p) for p in range(state.players)]
-        options = PRESENTER.table_options(GAME.view(state, None), legal, tr)
+        options = PRESENTER.table_options(GAME.view(state, None), legal, NAMES, tr)
         acts = [o.act for row in options for o in row]
         assert all(a is not None for a in acts) and len(acts) == len(set(acts))
         offered = {GAME.decode_action(a) for a in acts if a is not None}
@@ -81,7 +81,7 @@ def test_the_refusal_button_follows_the_option(from_bank: bool) -> None:
     tr = translator("en")
     state, _ = GAME.new_game(3, {"refusal_from_bank": from_bank}, 1)
     legal = [GAME.legal_actions(state, p) for p in range(3)]
-    options = PRESENTER.table_options(GAME.view(state, None), legal, tr)
+    options = PRESENTER.table_options(GAME.view(state, None), legal, NAMES, tr)
     (refuse,) = [o for row in options for o in row if o.act == GAME.encode_action(REFUSE)]
     wanted = "2 tokens leave the bank" if from_bank else "costs you 2 tokens"
     assert wanted in refuse.label

@@ -446,7 +446,7 @@ def test_round_and_game_ends_are_announced_not_narrated(tr: Translator) -> None:
     [
         ("en", "The game ends after round 2: Ann reached 4 trophies."),
         ("th", "เกมจบหลังรอบที่ 2 เพราะ Ann ได้ถ้วยรางวัลครบ 4 ถ้วยแล้ว"),
-        ("ja", "Ann がトロフィーを4個集めたので、ラウンド2でゲーム終了です。"),
+        ("ja", "Annがトロフィーを4個集めたので、ラウンド2でゲーム終了です。"),
     ],
 )
 def test_an_early_end_says_who_reached_the_trophy_target(lang: str, said: str) -> None:
@@ -469,7 +469,9 @@ def test_a_round_end_shows_ego_the_tie_breaking_hand_sum_and_trophies(tr: Transl
     assert "Round 1 of 3 is over." in text and "Bob emptied their hand." in text
     assert "1. Bob · ego ✦ 3 (5 collected − 2 in hand) · hand sum 4 · 🏆 +2 → 2" in text
     assert "2. Ann · ego ✦ 3 (4 collected − 1 in hand) · hand sum 9 · 🏆 +1 → 1" in text
-    assert "3. &lt;b&gt;Cy · ego ✦ -1 (0 collected − 1 in hand) · 🏆 +0 → 0" in text
+    assert (
+        "3. &lt;b&gt;Cy · ego ✦ −1 (0 collected − 1 in hand) · 🏆 +0 → 0" in text
+    )  # one minus sign: U+2212
     stuck = PRESENTER.announce(RoundEnded(2, None, scores, (1, 2, 0)), NAMES, tr) or ""
     assert "could not act" in stuck
 

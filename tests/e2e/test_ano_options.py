@@ -168,6 +168,8 @@ async def test_points(tg: FakeTelegram, harness: Harness) -> None:
         "1. Ann",
         "2. Cid · 27 points left",
         "3. Bob · 52 points left",
+        "",
+        "🏆 Ann wins!",
     ], "fewer points rank better, not fewer cards"
     session, _ = await h.bot.tables.load(f"tg:{GROUP}")
     assert session is None, "the game ended with the first empty hand"

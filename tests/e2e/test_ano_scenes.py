@@ -138,7 +138,7 @@ async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuf
     assert "Ann forgot to call Ano!" in log_of(table.text)
     assert "📣 Ano!" not in hand_of(tg, ann).button_texts, "too late to call"
     caught = next(d for d in table.callback_data if d.endswith("|c0"))
-    assert "🫵 Caught! (seat 1)" in table.button_texts
+    assert "🫵 Caught Ann!" in table.button_texts, "the button names the player"
     await h.press(cid, table, caught)
     state = await state_now(h)
     assert len(state.hands[0]) == 6 and state.ano[0] == 0

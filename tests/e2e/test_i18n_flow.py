@@ -22,6 +22,7 @@ from chatbot.core.help import COMMANDS, INTRO
 from chatbot.core.session import Session
 from chatbot.games import registry
 from chatbot.i18n import Translator, translator
+from chatbot.present.egonomy import TURN_CONTEXT
 from chatbot.rules.egonomy import EGONOMY_RULES
 from chatbot.store.redis import RedisStore
 from engine.egonomy.rules import BABBLE, CUT_OFF, Action, encode_action
@@ -118,16 +119,13 @@ def table_of(tg: FakeTelegram, session: Session) -> StoredMessage:
     return tg.message(GROUP, int(table_id(session)))
 
 
-WAITING = (
-    "⏳ Not your turn yet: the table in the group shows the game. "
-    "Your choices come here when it is your turn."
-)
+WAITING = "⏳ Not your turn yet: the table in the group shows the game."
 
 
 def hand_speaks(text: str, tr: Translator) -> bool:
     """A hand message in `tr`'s language: the player's hand, then the tables (their turn) or
     the waiting line (not their turn)."""
-    rest = table_line(tr) in text or tr.gettext(WAITING) in text
+    rest = table_line(tr) in text or tr.pgettext(TURN_CONTEXT, WAITING) in text
     return text.startswith(tr.gettext("Your hand")) and rest
 
 
@@ -173,7 +171,7 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
         lobby = await open_table(h, tg, [ann, kenji], computers=1)
         lobby = tg.message(GROUP, lobby.message_id)
         assert lobby.history[0].startswith("🎲 Egonomy: ")
-        assert "เปิดโต๊ะใหม่แล้ว" in lobby.history[0], "the lobby speaks Thai"
+        assert "ตั้งวงใหม่แล้ว" in lobby.history[0], "the lobby speaks Thai"
         assert lobby.text.startswith("🎲 Egonomy เริ่มแล้ว!") and "🤖 โสกราตีส" in lobby.text
         session = await load(h)
         assert session.language == "th"
@@ -208,7 +206,7 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
         await h2.command(GROUP, ann, "/stop")
         await h2.command(GROUP, ann, "/newgame")
         lobby = last(tg, GROUP)
-        assert lobby is not None and "เปิดโต๊ะใหม่แล้ว" in lobby.text
+        assert lobby is not None and "ตั้งวงใหม่แล้ว" in lobby.text
         assert TH.gettext("🙋 Join") in lobby.button_texts
     finally:
         await h2.stop()

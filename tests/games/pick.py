@@ -132,7 +132,9 @@ class PickPresenter(PlainPresenter):
         )
         return f"Pick, turn {view.turn}: {marks}"
 
-    def table_options(self, view: State, legal: Sequence[Sequence[int]], tr: Translator) -> Options:
+    def table_options(
+        self, view: State, legal: Sequence[Sequence[int]], names: Sequence[str], tr: Translator
+    ) -> Options:
         if not any(legal):
             return ()
         return (tuple(Option(str(n), act=f"p{n}") for n in (1, 2, 3)),)

@@ -132,7 +132,9 @@ class SlapPresenter(PlainPresenter):
     def table(self, view: State, names: Sequence[str], log: Sequence[Any], tr: Translator) -> str:
         return f"Slap: top {view.top}, scores {list(view.scores)}, {names[view.turn]} flips"
 
-    def table_options(self, view: State, legal: Sequence[Sequence[str]], tr: Translator) -> Options:
+    def table_options(
+        self, view: State, legal: Sequence[Sequence[str]], names: Sequence[str], tr: Translator
+    ) -> Options:
         return ((Option("Slap!", act=SLAP),),) if any(SLAP in x for x in legal) else ()
 
     def hand(

@@ -50,5 +50,5 @@ def test_a_plain_install_shows_thai_for_lang_th(tmp_path: Path) -> None:
         text=True,
         timeout=120,
     )
-    assert "มนุษย์" in run.stdout, run.stdout + run.stderr  # "Human" in Thai
-    assert "Human" not in run.stdout
+    assert "ผู้เล่น: คุณ " in run.stdout, run.stdout + run.stderr  # the player is "you" in Thai
+    assert "You" not in run.stdout

@@ -113,6 +113,11 @@ def _pile_line(view: View, tr: Translator) -> str:
     return tr.t("Draw pile: {pile} · discard pile: {discard}", pile=view.pile, discard=view.discard)
 
 
+def _counted(label: str, n: int, items: str, tr: Translator) -> str:
+    """A heading with its count, then the items: "Your hand (4): …"."""
+    return tr.t("{label} ({n}): {items}", label=label, n=n, items=items)
+
+
 class AnoPresenter:
     """Ano's texts and choices for the chat core."""
 
@@ -143,7 +148,7 @@ class AnoPresenter:
         return "\n".join(lines)
 
     def table_options(
-        self, view: View, legal: Sequence[Sequence[Action]], tr: Translator
+        self, view: View, legal: Sequence[Sequence[Action]], names: Sequence[str], tr: Translator
     ) -> Options:
         """A "Caught!" button per player who forgot to call Ano, for every other player."""
         targets = sorted({a.target for seat in legal for a in seat if a.kind == CATCH})
@@ -152,7 +157,7 @@ class AnoPresenter:
             return ()
         buttons = tuple(
             Option(
-                "🫵 " + tr.t("Caught! (seat {seat})", seat=t + 1),
+                "🫵 " + tr.t("Caught {player}!", player=names[t]),
                 act=encode_action(Action(CATCH, target=t)),
             )
             for t in targets
@@ -165,7 +170,7 @@ class AnoPresenter:
         cards = cards_text(by_suit(view.hand)) or tr.gettext("(empty)")
         # the context: Thai says ไพ่ for playing cards where other games say การ์ด
         head = tr.pgettext("playing cards", "Your hand")
-        lines = [f"<b>{head}</b> ({len(view.hand)}): {cards}", _top_line(view, tr)]
+        lines = [_counted(f"<b>{head}</b>", len(view.hand), cards, tr), _top_line(view, tr)]
         if view.drawn >= 0:
             lines.append(tr.t("You drew {card}: play it or keep it.", card=card_text(view.drawn)))
         if not legal:
@@ -185,11 +190,11 @@ class AnoPresenter:
 
     def peek(self, view: View, tr: Translator) -> str:
         cards = [card_text(c) for c in by_suit(view.hand)]
-        head = tr.pgettext("playing cards", "Your hand") + f" ({len(cards)}): "
-        text = head + " ".join(cards)
+        head, n = tr.pgettext("playing cards", "Your hand"), len(cards)
+        text = _counted(head, n, " ".join(cards), tr)
         while units(text) > PEEK_LIMIT and cards:
             cards.pop()
-            text = f"{head}{' '.join(cards)} …"
+            text = _counted(head, n, " ".join(cards) + " …", tr)
         return text
 
     def confirm(self, view: View, action: Action, tr: Translator) -> str:
@@ -207,6 +212,13 @@ class AnoPresenter:
             if score:
                 line += " · " + tr.nt("{n} point left", "{n} points left", score)
             lines.append(line)
+        winners = [
+            names[p] for p, place in zip(event.ranking, event.places, strict=True) if place == 1
+        ]
+        if len(winners) == 1:
+            lines += ["", tr.t("🏆 {players} wins!", players=winners[0])]
+        elif winners:
+            lines += ["", tr.t("🏆 {players} share the win!", players=tr.list(winners))]
         return "\n".join(lines)
 
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:

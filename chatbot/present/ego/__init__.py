@@ -31,7 +31,7 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
     ),
     "not_a_guesser": (N_("You cannot guess this turn."), "guessing"),
     "skipped": (N_("You were skipped this turn: you did not pick in time."), "guessing"),
-    "stake_too_high": (N_("You cannot bet {stake}: you have {tokens} tokens."), "guessing"),
+    "stake_too_high": ("You cannot bet {stake}: you have {n} tokens.", "guessing"),  # a plural
     "bad_action": (N_("That is not a move in this game."), "turn"),
 }
 UNKNOWN_REFUSAL = (N_("That is not allowed now."), "turn")
@@ -53,21 +53,45 @@ def tokens_text(n: int, tr: Translator) -> str:
     return tr.nt("{n} token", "{n} tokens", n)
 
 
+def coins(name: str, n: int, tr: Translator) -> str:
+    """ "Ann: 🪙 7", punctuated the language's way."""
+    # TRANSLATORS: a player's name and their bet tokens.
+    return tr.t("{name}: 🪙 {n}", name=name, n=tr.number(n))
+
+
 def standings(tokens: Sequence[int], names: Sequence[str], tr: Translator) -> list[str]:
     """Players by tokens, most first; equal tokens share a place."""
     order = sorted(range(len(tokens)), key=lambda p: -tokens[p])
     lines = []
     for p in order:
         place = 1 + sum(t > tokens[p] for t in tokens)
-        lines.append(f"{MEDALS.get(place, f'{place}.')} {names[p]}: 🪙 {tokens[p]}")
+        lines.append(f"{MEDALS.get(place, f'{place}.')} {coins(names[p], tokens[p], tr)}")
     return lines
 
 
 def refuse_label(from_bank: bool, tr: Translator) -> str:
     """The refusal button, whose cost follows the lobby option."""
     if from_bank:
-        return tr.t("🙅 Refuse ({n} tokens leave the bank)", n=REFUSAL_COST)
-    return tr.t("🙅 Refuse (costs you {n} tokens)", n=REFUSAL_COST)
+        return tr.nt(
+            "🙅 Refuse ({n} token leaves the bank)",
+            "🙅 Refuse ({n} tokens leave the bank)",
+            REFUSAL_COST,
+        )
+    return tr.nt(
+        "🙅 Refuse (costs you {n} token)", "🙅 Refuse (costs you {n} tokens)", REFUSAL_COST
+    )
+
+
+def winner_line(winners: Sequence[str], tr: Translator) -> str:
+    """ "🏆 Ann wins!", or the players who share the win."""
+    if len(winners) == 1:
+        return tr.t("🏆 {players} wins!", players=winners[0])
+    return tr.t("🏆 {players} share the win!", players=tr.list(winners))
+
+
+def nobody_won(tr: Translator) -> str:
+    """Everyone broke: nobody is celebrated for holding no token."""
+    return tr.gettext("Nobody wins.")
 
 
 class EgoPresenter:
@@ -101,7 +125,7 @@ class EgoPresenter:
                 mark = " ⏳"
             else:
                 mark = " " + tr.gettext("(no tokens: waits)")
-        return f"{name}: 🪙 {view.tokens[p]}{mark}"
+        return coins(name, view.tokens[p], tr) + mark
 
     def table(self, view: View, names: Sequence[str], log: Sequence[Any], tr: Translator) -> str:
         """Players with their tokens and who has locked in, the bank, the question and its
@@ -135,7 +159,7 @@ class EgoPresenter:
         return "\n".join(lines)
 
     def table_options(
-        self, view: View, legal: Sequence[Sequence[Action]], tr: Translator
+        self, view: View, legal: Sequence[Sequence[Action]], names: Sequence[str], tr: Translator
     ) -> Options:
         """The picks, for whoever may make them: 1/2/3 (the answer, or a guess), a bet,
         both in one press, and the refusal."""
@@ -176,7 +200,7 @@ class EgoPresenter:
         me = view.me if view.me is not None else 0
         text = tr.t("You have 🪙 {n}.", n=view.tokens[me])
         if view.my_answer:
-            text += " " + tr.t("Your pick: {answer} 🤫", answer=DIGITS[view.my_answer])
+            text = tr.sentences(text, tr.t("Your pick: {answer} 🤫", answer=DIGITS[view.my_answer]))
         return text
 
     def confirm(self, view: View, action: Action, tr: Translator) -> str:
@@ -221,7 +245,10 @@ class EgoPresenter:
                     player=names[player],
                 )
                 if withdrawn:
-                    text += " " + tr.nt("{n} guess withdrawn.", "{n} guesses withdrawn.", withdrawn)
+                    withdrawn_text = tr.nt(
+                        "{n} guess withdrawn.", "{n} guesses withdrawn.", withdrawn
+                    )
+                    text = tr.sentences(text, withdrawn_text)
                 return text
             case Refused():
                 return self._refused(event, names, tr)
@@ -261,7 +288,8 @@ class EgoPresenter:
         else:
             text = tr.t("{player} refused to answer (no tokens to pay).", player=player)
         if event.withdrawn:
-            text += " " + tr.nt("{n} guess withdrawn.", "{n} guesses withdrawn.", event.withdrawn)
+            withdrawn = tr.nt("{n} guess withdrawn.", "{n} guesses withdrawn.", event.withdrawn)
+            text = tr.sentences(text, withdrawn)
         return text
 
     def announce(self, event: Any, names: Sequence[str], tr: Translator) -> str | None:
@@ -336,22 +364,27 @@ class EgoPresenter:
         lines = [f"🏁 <b>{over}</b> {reasons.get(event.reason, '')}", ""]
         for player, place in zip(event.ranking, event.places, strict=True):
             medal = MEDALS.get(place, f"{place}.")
-            lines.append(f"{medal} {names[player]}: {tokens_text(event.tokens[player], tr)}")
+            held = tokens_text(event.tokens[player], tr)
+            lines.append(f"{medal} " + tr.t("{name}: {tokens}", name=names[player], tokens=held))
         winners = [
             names[p] for p, place in zip(event.ranking, event.places, strict=True) if place == 1
         ]
-        lines += (
-            ["", tr.t("🏆 {players} wins!", players=tr.list(winners))]
-            if len(winners) == 1
-            else [
-                "",
-                tr.t("🏆 {players} share the win!", players=tr.list(winners)),
-            ]
-        )
+        lines += ["", winner_line(winners, tr) if any(event.tokens) else nobody_won(tr)]
         return "\n".join(lines)
+
+    @staticmethod
+    def _too_high(params: dict[str, Any], tr: Translator) -> str:
+        return tr.nt(
+            "You cannot bet {stake}: you have {n} token.",
+            "You cannot bet {stake}: you have {n} tokens.",
+            int(params.get("tokens", 0)),
+            stake=params.get("stake", 0),
+        )
 
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         msgid, section = EXPLANATIONS.get(code, UNKNOWN_REFUSAL)
+        if code == "stake_too_high":  # "you have 1 token": the count's plural form
+            return self._too_high(params, tr), section
         return tr.gettext(msgid).format(**params), section
 
 

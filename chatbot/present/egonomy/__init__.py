@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatbot.core.model import units
-from chatbot.i18n import Translator
+from chatbot.i18n import NP_, P_, Translator
 from chatbot.present.base import Options
 from chatbot.present.egonomy.choices import choices
 from chatbot.present.egonomy.narration import (
@@ -27,6 +27,29 @@ PEEK_LIMIT = 200  # a pop-up's length, counted in UTF-16 units as platforms do
 TURN_MARK = "▶️"
 FIRST_MARK = "🎴"  # the first-player card
 
+# The shared reminders in Egonomy's own words (Thai: เทิร์น, where the card games say ตา).
+TURN_CONTEXT = "Egonomy's turn"  # the marks below spell it out: extraction reads literals
+REMINDERS = (
+    NP_(
+        "Egonomy's turn",
+        "⏰ {name}, it is your turn: {n} second left.",
+        "⏰ {name}, it is your turn: {n} seconds left.",
+    ),
+    NP_(
+        "Egonomy's turn",
+        "⏰ It is your turn! If you do not move in {n} second, "
+        "a computer player will move for you.",
+        "⏰ It is your turn! If you do not move in {n} seconds, "
+        "a computer player will move for you.",
+    ),
+    P_("Egonomy's turn", "Your choices come here when it is your turn."),
+    P_(
+        "Egonomy's turn",
+        "When it is your turn, press 🃏 My hand on the table in the group: "
+        "your choices come with the answer.",
+    ),
+)
+
 # --- the presenter -------------------------------------------------------------------------
 
 
@@ -39,7 +62,10 @@ def _player_line(view: View, player: int, names: Sequence[str], tr: Translator) 
         name = f"{name} {FIRST_MARK}"
     held = tr.nt("{n} card", "{n} cards", view.hand_sizes[player])
     return tr.gettext("{name}: {cards} in hand · ✦ {ego} · 🏆 {trophies}").format(
-        name=name, cards=held, ego=view.ego_piles[player], trophies=view.trophies[player]
+        name=name,
+        cards=held,
+        ego=tr.number(view.ego_piles[player]),
+        trophies=view.trophies[player],
     )
 
 
@@ -88,7 +114,7 @@ def _to_act_line(view: View, tr: Translator) -> str:
     """The player's own turn: a fresh action or the momentum extra one."""
     if view.momentum:
         momentum, again = tr.gettext("Momentum!"), tr.gettext("Take one more action.")
-        return f"<b>{momentum}</b> {again}"
+        return tr.sentences(f"<b>{momentum}</b>", again)
     yours = tr.gettext("Your turn!")
     return f"<b>{yours}</b>"
 
@@ -115,7 +141,7 @@ class EgonomyPresenter:
         return tr.number(int(value))
 
     def table_options(
-        self, view: View, legal: Sequence[Sequence[Action]], tr: Translator
+        self, view: View, legal: Sequence[Sequence[Action]], names: Sequence[str], tr: Translator
     ) -> Options:
         """Egonomy is played from the private hands only."""
         return ()
@@ -149,9 +175,8 @@ class EgonomyPresenter:
         if not legal:  # only what stays true until this player acts again: nothing goes stale
             if view.over:
                 return "\n".join([*lines, tr.gettext("The game is over.")]), ()
-            wait = tr.gettext(
-                "⏳ Not your turn yet: the table in the group shows the game. "
-                "Your choices come here when it is your turn."
+            wait = tr.pgettext(
+                "Egonomy's turn", "⏳ Not your turn yet: the table in the group shows the game."
             )
             return "\n".join([*lines, wait]), ()
         _, prompt, options = choices(view, legal, path, tr)

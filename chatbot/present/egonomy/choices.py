@@ -49,6 +49,7 @@ class _Level:
     label: Label
     prompt: str  # msgid; fields {card} {cards} {numbers} {table} come from the actions
     per_row: int
+    whole: str = ""  # msgid of the prompt when each button is a whole move (cards and table)
 
 
 def _numbers(action: Action) -> str:
@@ -140,7 +141,14 @@ def _cards_key(action: Action) -> str:
 
 _LEVELS: dict[str, tuple[_Level, ...]] = {
     BABBLE: (
-        _Level(_card_key, _card_key_order, _label_card, N_("Babble: choose a card."), 5),
+        _Level(
+            _card_key,
+            _card_key_order,
+            _label_card,
+            N_("Babble: choose a card."),
+            5,
+            N_("Babble: choose a card and a table."),
+        ),
         _Level(_table_key, _table_order, _label_table, N_("Babble {card}: choose a table."), 3),
     ),
     CUT_OFF: (_Level(_table_key, _table_order, _label_cut_off, N_("Cut off: choose a table."), 3),),
@@ -151,12 +159,27 @@ _LEVELS: dict[str, tuple[_Level, ...]] = {
             _label_sequence,
             N_("Argue: choose a sequence."),
             4,
+            N_("Argue: choose the cards and a table."),
         ),
-        _Level(_cards_key, _cards_order, _label_cards, N_("Argue {numbers}: choose the cards."), 3),
+        _Level(
+            _cards_key,
+            _cards_order,
+            _label_cards,
+            N_("Argue {numbers}: choose the cards."),
+            3,
+            N_("Argue {numbers}: choose the cards and a table."),
+        ),
         _Level(_table_key, _table_order, _label_table, N_("Argue {cards}: choose a table."), 3),
     ),
     LISTEN: (
-        _Level(_table_key, _table_order, _label_table, N_("Listen: choose a table."), 3),
+        _Level(
+            _table_key,
+            _table_order,
+            _label_table,
+            N_("Listen: choose a table."),
+            3,
+            N_("Listen: choose the card to take and its table; the rest are discarded."),
+        ),
         _Level(
             _card_key,
             _card_key_order,
@@ -263,7 +286,8 @@ def choices(
     path, under = _resolve(path, legal)
     level = _next_level(path)
     groups = _groups(under, level)
-    if len(under) <= ONE_PRESS and any(len(g) > 1 for g in groups):  # a button a move fits
+    whole = len(under) <= ONE_PRESS and any(len(g) > 1 for g in groups)  # a button a move fits
+    if whole:
         moves = sorted(under, key=_move_order)
         rows = _rows([Option(_move_label(a, view, tr), act=encode_action(a)) for a in moves], 1)
     else:
@@ -271,7 +295,8 @@ def choices(
     if path:
         back = tr.gettext("Back")
         rows += ((Option(f"⬅️ {back}", nav=_back(path, legal)),),)
-    return path, _prompt(level, under[0], tr), rows
+    prompt = level.whole if whole and level.whole else level.prompt
+    return path, _prompt(prompt, under[0], tr), rows
 
 
 def _move_order(action: Action) -> tuple[int, ...]:
@@ -279,16 +304,19 @@ def _move_order(action: Action) -> tuple[int, ...]:
 
 
 def _move_label(action: Action, view: View, tr: Translator) -> str:
-    """A whole move on one button: "Babble 🧩3 → Table 1 ⚖️"."""
+    """A whole move on one button: "Babble 🧩3 → Table 1 ⚖️", "Listen 🌌1 ← Table 3 🌌" (the
+    card comes from the table)."""
     label = _label_kind([action], view, tr)
-    if action.kind in (BABBLE, ARGUE, LISTEN):
+    if action.kind in (BABBLE, ARGUE):
         label += f" → {_label_table([action], view, tr)}"
+    elif action.kind == LISTEN:
+        label += f" ← {_label_table([action], view, tr)}"
     return label
 
 
-def _prompt(level: _Level, action: Action, tr: Translator) -> str:
-    """The level's prompt, filled from one of the actions under the path."""
-    return tr.gettext(level.prompt).format(
+def _prompt(msgid: str, action: Action, tr: Translator) -> str:
+    """A level's prompt, filled from one of the actions under the path."""
+    return tr.gettext(msgid).format(
         card=card_text(action.cards[0]) if action.cards else "",
         cards=cards_text(action.cards),
         numbers=_numbers(action),

@@ -86,7 +86,7 @@ def _narrate_argue(event: Argued, names: Sequence[str], tr: Translator) -> str:
     ).format(**fields)
     if event.fallacy:
         fallacy = tr.gettext("Fallacy! 123 also beats 789.")
-        line = f"{line} {fallacy}"
+        line = tr.sentences(line, fallacy)
     return line
 
 
@@ -121,7 +121,7 @@ def _score_line(
     parts = [
         f"{score.place}. {names[score.player]}",
         tr.gettext("ego ✦ {ego} ({collected} collected − {left} in hand)").format(
-            ego=score.ego, collected=score.collected, left=score.left_in_hand
+            ego=tr.number(score.ego), collected=score.collected, left=score.left_in_hand
         ),
     ]
     if tied:
