@@ -117,8 +117,13 @@ class Table:
             await self.feed(self.tg.callback_update(host, lobby, _button(lobby, b.ADD_BOT)))
             await asyncio.sleep(0.2)
             lobby = self.tg.message(self.group, lobby.message_id)
-        await asyncio.sleep(3.5)  # the lobby's last edit lands (a press on an older one is stale)
-        lobby = self.tg.message(self.group, lobby.message_id)
+        shown = lobby.message_id
+        names = [u["first_name"] for u in humans]
+        await self.wait_for(
+            lambda: all(n in self.tg.message(self.group, shown).text for n in names)
+        )
+        await asyncio.sleep(computers * 0.5 + 3.5)  # the host sees the lobby as it is now
+        lobby = self.tg.message(self.group, shown)
         await self.feed(self.tg.callback_update(host, lobby, _button(lobby, b.START)))
         await self.wait_for(self._playing)
 

@@ -3,6 +3,8 @@ and the start of the game."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.model import Answer, Incoming, Message, Reply
@@ -113,8 +115,8 @@ class LobbyDesk:
         lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
         edit = session.messages.get(views.LOBBY_SLOT)
         messages = []
-        if edit and tables.caps.edits:
-            messages.append(with_slot(lobby, views.LOBBY_SLOT, session.chat, edit=edit))
+        if edit and tables.caps.edits:  # joins in a burst: one edit shows them all
+            messages.append(replace(lobby, edit=edit, game=session.chat, coalesce=True))
         elif not tables.caps.edits:
             messages.append(with_slot(lobby, views.LOBBY_SLOT, session.chat))
         reply = self._notice(inc, text)

@@ -350,6 +350,12 @@ class Runner:
                     queue.chatter[asked] = (shown, since)
         if self._supersede(queue, message, batch):
             return self._start(queue, message.chat)
+        if message.coalesce and message.edit and not message.slot and self.caps.edits:
+            superseded = queue.edits.get(message.edit)  # an update of a known message
+            queue.edits[message.edit] = (message, batch)
+            if superseded is not None:
+                self._done(superseded[1])
+            return self._start(queue, message.chat)
         if message.coalesce and message.slot and message.game:
             key = (message.game, message.slot)
             target = self._slots.get(key) or message.edit
