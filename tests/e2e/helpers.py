@@ -46,6 +46,8 @@ async def open_table(
     for _ in range(computers):
         await h.press(host, lobby, button(lobby, b.ADD_BOT))
         lobby = tg.message(GROUP, lobby.message_id)
+    await h.bot.runner.flush()  # the host sees the lobby's last edit (edits merge meanwhile)
+    lobby = tg.message(GROUP, lobby.message_id)
     h.bot.tables.seeds = lambda: seed
     await h.press(host, lobby, button(lobby, b.START))
     session = await load(h)
