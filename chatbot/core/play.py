@@ -283,7 +283,7 @@ class GameDesk:
                     return tried[2]
                 if attempt:  # our own save may have been applied, its answer lost
                     self._unsent_if_mine(doc)
-                return Reply()  # the same update delivered again: already handled
+                return await self._already(inc, doc)  # delivered again: handled before
             checked = await self._check(inc, doc, press.stamp, group)
             if isinstance(checked, Reply):
                 return checked
@@ -310,6 +310,20 @@ class GameDesk:
             tried = (session.dumps(), session, reply)
         raise Busy(named)
 
+    async def _already(self, inc: Incoming, doc: Doc | None) -> Reply:
+        """The answer to a move delivered again after it was saved (its first answer may
+        have been lost with the process that saved it): what the game's last change did."""
+        tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        text = tr.gettext("That press was already counted.")
+        try:
+            session, _ = self.tables.session(doc)
+            news = None if session is None else self._news(session, self.tables.bundle(session), tr)
+        except (BadSession, BadState, KeyError, TypeError, ValueError):
+            news = None
+        if news:
+            text += "\n" + tr.t("Last move: {news}", news=news)
+        return Reply(Answer(text[: self.tables.caps.answer_chars or None]))
+
     def _unsent_if_mine(self, doc: Doc | None) -> None:
         """A save whose reply was lost (the connection broke, the client sent it again and
         got a conflict) still changed the game: if the stored change is this process's, it
@@ -324,9 +338,11 @@ class GameDesk:
     async def nav(self, inc: Incoming, press: b.Press) -> Reply:
         """A step of a choice (or a page of a long list) in the private hand message."""
         chat, path = press.fields
-        doc, chat, duplicate = await self.load_press(inc, chat)
-        if duplicate:
-            return Reply()
+        _, _, page = path.partition(b.PAGE)
+        if page and not page.isdigit():  # page data no button of ours makes
+            ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+            return Reply(Answer(ptr.gettext("This button is no longer in use.")))
+        doc, chat, _ = await self.load_press(inc, chat)  # a step again shows it again
         checked = await self._check(inc, doc, press.stamp, False)
         if isinstance(checked, Reply):
             return checked
@@ -338,9 +354,7 @@ class GameDesk:
     async def peek(self, inc: Incoming, press: b.Press) -> Reply:
         """The "My hand" button on the table: a pop-up, or the hand in the private chat where
         the platform has no pop-ups."""
-        doc, _, duplicate = await self.load_press(inc, press.fields[0])
-        if duplicate:
-            return Reply()
+        doc, _, _ = await self.load_press(inc, press.fields[0])  # again: shown again
         checked = await self._check(inc, doc, -1, True)
         if isinstance(checked, Reply):
             return checked
@@ -358,8 +372,9 @@ class GameDesk:
         the table's "My hand" link)."""
         doc = await self.tables.store.load(game_key(chat))
         checked = await self._check(inc, doc, -1, True)
-        if isinstance(checked, Reply):
-            return checked
+        if isinstance(checked, Reply):  # a command: its answer is a message
+            text = checked.answer.text if checked.answer is not None else ""
+            return Reply(messages=[say(inc.chat, text)] if text else checked.messages)
         session, _, seat, state = checked
         bundle = self.tables.bundle(session)
         return Reply(messages=[views.hand(session, bundle, seat, self.tables.caps, state)])
@@ -555,9 +570,11 @@ class GameDesk:
             view = game.view(state, seat)
             settings = self.tables.settings
             limit = budget(settings.think_playouts, settings.think_budget)
-            action = await think(bundle.computer, view, legal, rng, settings.thinkers, limit)
+            action = await think(
+                bundle.computer, view, legal, rng, settings.thinkers, limit, settings.think_timeout
+            )
             if action is None and seat in game.to_move(state) and legal:
-                action = legal[0]
+                action = legal[0]  # its fallback: it must move (it thought too long, or passed)
             if action is None:  # it lets an out-of-turn chance go
                 del session.timers[str(seat)]
                 session.deadline = min((at for _, at in session.timers.values()), default=None)

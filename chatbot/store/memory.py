@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 
 from chatbot.store.base import (
+    ANY_VERSION,
     SEEN_KEEP,
     Claim,
     Claimed,
@@ -49,7 +50,7 @@ class MemoryStore(Store):
     def _check(self, key: str, expected: int) -> None:
         """Raise Conflict unless the version at `key` (0 if absent) is `expected`."""
         doc = self._live(key)
-        if (doc.version if doc else 0) != expected:
+        if expected != ANY_VERSION and (doc.version if doc else 0) != expected:
             raise Conflict(key)
 
     async def load(self, key: str) -> Doc | None:

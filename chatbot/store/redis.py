@@ -28,17 +28,32 @@ from chatbot.store.base import (
     Seen,
     Store,
     StoreUnavailable,
+    Unreadable,
     owner_of,
 )
 
 # A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
 # scripts read only the version prefix (GETRANGE) and compare it, as a decimal string, with the
-# expected version; check and write are atomic on the server. Sets `version` ("0": absent).
+# expected version; check and write are atomic on the server. Sets `version` ("0": absent,
+# "?": a value that is no document, which only a delete of ANY_VERSION removes).
 _CURRENT = """
 local head = redis.call('GETRANGE', KEYS[1], 0, 20)
 local version = '0'
-if head ~= '' then version = string.sub(head, 1, string.find(head, ':', 1, true) - 1) end
+if head ~= '' then
+  local colon = string.find(head, ':', 1, true)
+  version = colon and string.sub(head, 1, colon - 1) or '?'
+end
 """
+
+
+def _raise_lost_cancel() -> None:
+    """Raise the cancellation of this task that redis-py's `asyncio.wait_for` lost: on
+    Python 3.11 a cancel that arrives as the wrapped send completes is dropped, the command
+    returns, and a task told to stop would go on (the ticker kept ticking; `Runner.stop`
+    waited for ever). The task still counts the request (`cancelling()`)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _keep_index(key: int, ttl: int) -> str:
@@ -101,7 +116,7 @@ return new
 _DELETE = (
     _CURRENT
     + """
-if version ~= ARGV[1] then return 0 end
+if ARGV[1] ~= '-1' and version ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
@@ -227,6 +242,7 @@ class RedisStore(Store):
             yield
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"{what}: {exc!r}") from exc
+        _raise_lost_cancel()
 
     def _tag(self, owner: str) -> str:
         """The hash tag of `owner`'s shard ("" on a single server)."""
@@ -265,7 +281,9 @@ class RedisStore(Store):
     def _doc(raw: bytes | None) -> Doc | None:
         if raw is None:
             return None
-        version, _, data = raw.partition(b":")
+        version, colon, data = raw.partition(b":")
+        if not (colon and version.isdigit()):
+            raise Unreadable(f"not a document: {raw[:20]!r}")
         return Doc(int(version), data)
 
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
