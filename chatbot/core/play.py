@@ -7,6 +7,7 @@ per-seat freshness, timers) and `render` says which messages that change sends.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 import re
@@ -35,7 +36,7 @@ from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import RETRIES, Doc
+from chatbot.store.base import RETRIES, Conflict, Doc
 from engine.core import (
     BadState,
     IllegalAction,
@@ -342,7 +343,9 @@ class GameDesk:
         if page and not page.isdigit():  # page data no button of ours makes
             ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(ptr.gettext("This button is no longer in use.")))
-        doc, chat, _ = await self.load_press(inc, chat)  # a step again shows it again
+        doc, chat, duplicate = await self.load_press(inc, chat)
+        if duplicate:  # recorded once its answer and edit went out: nothing owed
+            return Reply()
         checked = await self._check(inc, doc, press.stamp, False)
         if isinstance(checked, Reply):
             return checked
@@ -354,7 +357,9 @@ class GameDesk:
     async def peek(self, inc: Incoming, press: b.Press) -> Reply:
         """The "My hand" button on the table: a pop-up, or the hand in the private chat where
         the platform has no pop-ups."""
-        doc, _, _ = await self.load_press(inc, press.fields[0])  # again: shown again
+        doc, _, duplicate = await self.load_press(inc, press.fields[0])
+        if duplicate:
+            return Reply()
         checked = await self._check(inc, doc, -1, True)
         if isinstance(checked, Reply):
             return checked
@@ -481,8 +486,9 @@ class GameDesk:
         store = self.tables.store
         try:
             session, version = self.tables.session(await store.load(key))
-            if session is None:
-                await store.clear_deadline(key)
+            if session is None:  # expired: its deadline and its count as running go too
+                with contextlib.suppress(Conflict):  # (a new game there meanwhile)
+                    await store.delete(key, 0)
                 return Reply()
             state = views.state_of(session, self.tables.bundle(session))
         except (BadSession, BadState, KeyError) as exc:

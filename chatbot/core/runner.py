@@ -208,8 +208,8 @@ class Runner:
         began = time.perf_counter()
         try:
             async with self.lock(game_chat(inc.data, inc.chat)):
-                if inc.update_id in self._handled:  # a copy, after this process handled it
-                    return _again(inc) if self.caps.popups else None
+                if inc.update_id in self._handled:  # a copy, after this process answered it
+                    return None
                 reply = await self.service.handle(inc)
                 self._remember(inc.update_id, reply.handled)
         except Exception as exc:
@@ -741,16 +741,6 @@ class Runner:
             except Exception as exc:
                 log.warning("heartbeat failed: %r", exc)
             await asyncio.sleep(HEARTBEAT)
-
-
-def _again(inc: Incoming) -> Answer | None:
-    """The answer to a copy of an update handled here: a press is told (its first answer
-    may be what was lost), a command's messages went out already."""
-    if inc.data is None:
-        return None
-    return Answer(
-        translator(negotiate(inc.user.language)).gettext("That press was already counted.")
-    )
 
 
 async def _cancelled(tasks: list[asyncio.Task[Any]]) -> None:

@@ -57,10 +57,7 @@ class GameService:
         game = b.game_press(inc.data)
         chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
         if not game and inc.update_id and (await self.tables.claim(chat, inc.update_id)).handled:
-            if inc.data is None:  # a command's messages went out with its first delivery
-                return Reply()
-            tr = translator(negotiate(inc.user.language))  # its pop-up may be what was lost
-            return Reply(Answer(tr.gettext("That press was already counted.")))
+            return Reply()  # recorded once its answer and messages went out: nothing owed
         try:
             if inc.event is not None:
                 return await self._membership(inc)
@@ -261,6 +258,8 @@ class GameService:
             await tables.save(session, 0)
         except Conflict:
             return []  # moved already (by another process, or a retried update)
+        if session.phase != LOBBY:
+            await tables.running(session)
         with contextlib.suppress(Conflict):
             await store.delete(game_key(old), version)
         keep = tables.settings.history_keep

@@ -194,6 +194,14 @@ class Tables:
         except Conflict:
             return False
 
+    async def running(self, session: Session) -> None:
+        """Count the session's game as running (for /metrics) until its document goes; a
+        count lost to a storage fault only leaves the game uncounted."""
+        try:
+            await self.store.mark_running(game_key(session.chat), session.game)
+        except StoreUnavailable as exc:
+            log.warning("game of %s not counted as running: %r", session.chat, exc)
+
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
         await self.record({chat: change}, {})

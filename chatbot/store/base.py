@@ -162,6 +162,15 @@ class Store(ABC):
             await self.mark_seen(mark)
 
     @abstractmethod
+    async def mark_running(self, key: str, game: str) -> None:
+        """Count the document at `key` as a running game of `game` until it is deleted (once,
+        however often marked): `running` then costs the same with any number of games."""
+
+    @abstractmethod
+    async def running(self) -> dict[str, int]:
+        """The running games by game, as marked (every count above 0)."""
+
+    @abstractmethod
     async def first_time(self, key: str, ttl: int) -> bool:
         """True the first time `key` is seen within `ttl` seconds (e.g. a one-use button)."""
 

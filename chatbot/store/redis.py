@@ -119,9 +119,27 @@ _DELETE = (
 if ARGV[1] ~= '-1' and version ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
+local game = redis.call('HGET', KEYS[4], ARGV[2])
+if game then
+  redis.call('HDEL', KEYS[4], ARGV[2])
+  if redis.call('HINCRBY', KEYS[5], game, -1) <= 0 then redis.call('HDEL', KEYS[5], game) end
+end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
 return 1
 """
+)
+
+# KEYS: the shard's running games (document key -> game) and their counts by game. ARGV: the
+# document key, its game, the hashes' time to live. A game is counted once however often marked;
+# the delete script uncounts it.
+_MARK_RUNNING = (
+    """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+end
+"""
+    + _keep_index(1, 3)
+    + _keep_index(2, 3)
 )
 
 # KEYS: a deadline index. ARGV: member, deadline or "" (unschedule), the index's time to live.
@@ -184,6 +202,7 @@ class RedisStore(Store):
         self._starting = asyncio.Lock()
         self._save = client.register_script(_SAVE)
         self._delete = client.register_script(_DELETE)
+        self._mark_running = client.register_script(_MARK_RUNNING)
         self._schedule = client.register_script(_SCHEDULE)
         self._claim = client.register_script(_CLAIM)
 
@@ -353,9 +372,37 @@ class RedisStore(Store):
         """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA.
         Its version counter stays for `VERSION_KEEP` seconds."""
         async with self._reachable("delete"):
-            keys = [self.name(key), self.index(key), self._counter(key)]
+            keys = [self.name(key), self.index(key), self._counter(key), *self._running_keys(key)]
             if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
                 raise Conflict(key)
+
+    def _running_keys(self, key: str) -> list[str]:
+        """The hashes of the running games of `key`'s shard: document -> game, game -> count."""
+        tag = self._prefix + self._tag(owner_of(key))
+        return [tag + "running", tag + "running-count"]
+
+    async def mark_running(self, key: str, game: str) -> None:
+        """One EVALSHA (the hashes kept at least INDEX_KEEP seconds)."""
+        async with self._reachable("mark_running"):
+            args: list[str | int] = [key, game, INDEX_KEEP]
+            await self._mark_running(keys=self._running_keys(key), args=args)
+
+    async def running(self) -> dict[str, int]:
+        """HGETALL of every shard's counts, pipelined: one round trip, whatever the games."""
+        tags = (
+            [self._prefix]
+            if not self._cluster
+            else [f"{self._prefix}{{s{n}}}" for n in range(self._shards)]
+        )
+        async with self._reachable("running"), self._r.pipeline(transaction=False) as pipe:
+            for tag in tags:
+                pipe.hgetall(tag + "running-count")
+            found = cast(list[dict[bytes, bytes]], await pipe.execute())
+        counts: dict[str, int] = {}
+        for shard in found:
+            for game, n in shard.items():
+                counts[game.decode()] = counts.get(game.decode(), 0) + int(n)
+        return {game: n for game, n in counts.items() if n > 0}
 
     async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
         """LPUSH, LTRIM to the newest `keep` (>= 1) entries and EXPIRE, pipelined."""
