@@ -303,7 +303,7 @@ def test_a_few_seeded_games_accept_exactly_the_listed_actions(players: int, flip
     for seed in (players, players + 7):
         probe = Rng(seed)
 
-        def every_step(state: State) -> None:
+        def every_step(state: State, probe: Rng = probe) -> None:
             check_state(state)
             check_every_listed_action_and_some_others(state, probe)
 
