@@ -694,6 +694,8 @@ class Runner:
         for key in keys:
             if key not in self._timing and not self._stopping:
                 task = self._timing[key] = asyncio.create_task(self._timer(key))
+                # (a callback: a task cancelled before it began never runs a `finally`)
+                task.add_done_callback(lambda _, key=key: self._timing.pop(key, None))
                 started.append(task)
         if not wait:
             return 0
@@ -714,8 +716,6 @@ class Runner:
             log.exception("timer of %s failed (tried again in %d s)", key, RETRY_LATER)
             self.errors.append(exc)
             await self._later(key)
-        finally:
-            self._timing.pop(key, None)
         return 0
 
     async def _later(self, key: str) -> bool:
