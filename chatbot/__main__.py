@@ -284,8 +284,15 @@ async def serve(settings: Settings, games: Registry) -> int:
         target = ops if scope["type"] != "lifespan" and server[1] == ops_port else webhooks
         await target(scope, receive, send)
 
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            """As uvicorn's, but the signal is not raised again once the server stopped:
+            the process ends by itself (its thinking processes ended first), status 0."""
+            super().handle_exit(sig, frame)
+            self._captured_signals.clear()
+
     config = uvicorn.Config(both, proxy_headers=True, timeout_graceful_shutdown=STOP_GRACE)
-    await uvicorn.Server(config).serve(sockets=sockets)
+    await Server(config).serve(sockets=sockets)
     return 0
 
 
