@@ -313,7 +313,7 @@ def web_app(settings: Settings, games: Registry) -> Starlette:
         from chatbot.telegram.bot import TelegramBot
 
         telegram = TelegramBot(settings, store, games)
-    return app(line, telegram)
+    return app(line, telegram, ops=False)  # (served on their own port by `serve`)
 
 
 if __name__ == "__main__":

@@ -115,7 +115,7 @@ def app(
     assert first is not None
     running = RunningGames(stores[0], first.tables.games.names)  # the bots' store (one, as a rule)
     if ops:
-        routes += _ops_routes(stores, running)
+        routes += ops_routes(stores, running)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -144,10 +144,10 @@ def app(
 def ops_app(webhooks: Starlette) -> Starlette:
     """/healthz and /metrics of the webhook app `webhooks`, as an app of their own (for a
     port that is not public). It starts and stops nothing: `webhooks` does."""
-    return Starlette(routes=_ops_routes(webhooks.state.stores, webhooks.state.running))
+    return Starlette(routes=ops_routes(webhooks.state.stores, webhooks.state.running))
 
 
-def _ops_routes(stores: list[Store], running: RunningGames) -> list[Route]:
+def ops_routes(stores: list[Store], running: RunningGames) -> list[Route]:
     async def healthz(request: Request) -> PlainTextResponse:
         try:  # the store answers: the bots can load and save games
             for store in stores:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import html
 import logging
 import math
@@ -695,11 +696,14 @@ class Runner:
             if key not in self._timing and not self._stopping:
                 task = self._timing[key] = asyncio.create_task(self._timer(key))
                 # (a callback: a task cancelled before it began never runs a `finally`)
-                task.add_done_callback(lambda _, key=key: self._timing.pop(key, None))
+                task.add_done_callback(functools.partial(self._timed, key))
                 started.append(task)
         if not wait:
             return 0
         return sum(await asyncio.gather(*started))
+
+    def _timed(self, key: str, _: asyncio.Task[int]) -> None:
+        self._timing.pop(key, None)
 
     async def _timer(self, key: str) -> int:
         """Run one game's due timers; how many messages they posted. Not under the chat's

@@ -1,6 +1,7 @@
 """SIGTERM ends a bot process and every process it started (issue 21, item 7): the thinking
 workers, their forkserver and the resource tracker, by polling and by webhook, within a few
-seconds; the game's timers are left in the store for the next process. Real processes: the
+seconds; the game's timers are left in the store for the next process. By webhook, /healthz
+and /metrics answer on METRICS_PORT only (issue 21, item 5). Real processes: the
 bot (`python -m chatbot`, THINKERS=1), the fake Bot API server and Redis of the tests."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -29,6 +31,14 @@ REPO = Path(__file__).resolve().parents[2]
 GROUP = -1005550002222
 CHAT = f"tg:{GROUP}"
 URL = "https://bot.example/telegram/webhook"
+
+
+def get(port: int, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, ""
 
 
 def descendants(root: int) -> set[int]:
@@ -159,6 +169,12 @@ async def test_sigterm_ends_the_bot_and_every_process_it_started(
             return s is not None and s.moves >= 2
 
         await until(computers_moved, 40, "the computers moved (a thinking process started)")
+        if mode == "web":  # /healthz and /metrics on their own port, not the public one
+            status = await asyncio.to_thread(get, ops, "/metrics")
+            assert status[0] == 200 and 'egobot_games_running{game="egonomy"} 1.0' in status[1]
+            assert (await asyncio.to_thread(get, ops, "/healthz"))[0] == 200
+            for path in ("/metrics", "/healthz"):
+                assert (await asyncio.to_thread(get, port, path))[0] == 404
         started = descendants(bot.pid)
         assert any("forkserver" in command_line(p) for p in started), started
         assert len(started) >= 3, "forkserver, resource tracker, worker"
