@@ -284,7 +284,9 @@ class GameDesk:
                     return tried[2]
                 if attempt:  # our own save may have been applied, its answer lost
                     self._unsent_if_mine(doc)
-                return await self._already(inc, doc)  # delivered again: handled before
+                if await self._answer_lost(doc):
+                    return await self._already(inc, doc)
+                return Reply()  # delivered again: handled (and answered) before
             checked = await self._check(inc, doc, press.stamp, group)
             if isinstance(checked, Reply):
                 return checked
@@ -310,6 +312,18 @@ class GameDesk:
                 return reply
             tried = (session.dumps(), session, reply)
         raise Busy(named)
+
+    async def _answer_lost(self, doc: Doc | None) -> bool:
+        """Whether the process that saved the game's last change is gone (its heartbeat
+        lapsed): a copy of a move it saved may be all that is left of the press, its answer
+        lost with it. A live owner answered, or answers, its own press."""
+        try:
+            session, _ = self.tables.session(doc)
+        except BadSession:
+            return False
+        if session is None or session.owner in ("", self.tables.process):
+            return False
+        return not await self.tables.alive(session.owner)
 
     async def _already(self, inc: Incoming, doc: Doc | None) -> Reply:
         """The answer to a move delivered again after it was saved (its first answer may

@@ -651,11 +651,16 @@ class Runner:
     def start(self) -> None:
         """Start the heartbeat and the ticker, each a task of its own: neither waits on a
         game (each due game's timers run in a task of their own)."""
+        self.start_heartbeat()
+        if self._ticker is None:
+            self._ticker = asyncio.create_task(self._tick_forever())
+
+    def start_heartbeat(self) -> None:
+        """This process's "alive" mark, kept (others know its saved changes have an owner who
+        delivers and answers them)."""
         self._stopping = False
         if self._beat is None:
             self._beat = asyncio.create_task(self._beat_forever())
-        if self._ticker is None:
-            self._ticker = asyncio.create_task(self._tick_forever())
 
     async def stop(self) -> None:
         """Stop the heartbeat, the ticker and the timers running (a timer cut short saved

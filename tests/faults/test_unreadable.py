@@ -147,10 +147,11 @@ async def test_a_hand_link_opened_by_someone_not_at_the_table_is_answered(
 
 
 async def test_a_move_saved_by_a_process_that_never_answered_is_told_what_it_did(
-    tg: FakeTelegram, redis_url: str, redis_prefix: str
+    tg: FakeTelegram, redis_url: str, redis_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Process A saved the move and died before its answer went out; Telegram delivers the
-    press again, to B: B says it was counted, and what the game's last change was."""
+    press again, to B: B says it was counted, and what the game's last change was. (Had A
+    been alive, it answered its own press: B says nothing, `tests/e2e/test_concurrency.py`.)"""
     a = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
     b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
     try:
@@ -174,6 +175,8 @@ async def test_a_move_saved_by_a_process_that_never_answered_is_told_what_it_did
         reply = await a.bot.service.handle(inc)  # saved; A dies before it answers or sends
         assert reply.answer is not None and (await load(a)).moves == before.moves + 1
         assert not answer_calls(tg, update)
+        await a.bot.runner.stop()  # its heartbeat stops, and has lapsed when Telegram retries
+        await redis_client.delete(f"{redis_prefix}alive:{a.bot.tables.process}")
         await b2.feed(update)
         text = answer_text(tg, update)
         assert text.startswith("That press was already counted."), text
