@@ -337,7 +337,7 @@ class GameDesk:
             news = None
         if news:
             text += "\n" + tr.t("Last move: {news}", news=news)
-        return Reply(Answer(text[: self.tables.caps.answer_chars or None]))
+        return Reply(Answer(text))  # (the runner fits it to a pop-up)
 
     def _unsent_if_mine(self, doc: Doc | None) -> None:
         """A save whose reply was lost (the connection broke, the client sent it again and
