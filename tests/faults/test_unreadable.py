@@ -96,7 +96,8 @@ async def test_an_unreadable_game_is_answered_and_stop_clears_it(
 
     await h.command(GROUP, ann, "/stop")
     assert await redis_client.get(key) is None, "/stop cleared it"
-    await h.command(GROUP, ann, "/newgame")
+    bob = tg.user(510, "Bob", language_code=lang)  # (Ann's second /newgame: a burst, later)
+    await h.command(GROUP, bob, "/newgame")
     assert tg.last_message(GROUP) is not None and tg.last_message(GROUP).callback_data  # type: ignore[union-attr]
     assert not h.bot.errors
 
