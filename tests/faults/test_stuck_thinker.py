@@ -84,6 +84,9 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
             return await store.get_setting(f"alive:{tables.process}", "at") != beat
 
         await until(beaten, 15, "the heartbeat went on while a computer was stuck")
+        status = len(tg.sent_to(STALLED))  # (timers run outside the chat's lock)
+        await h.command(STALLED, tg.user(abs(STALLED) % 1000, "Host1"), "/status")
+        assert len(tg.sent_to(STALLED)) > status, "/status in the stalled group is answered"
 
         async def fallback_played() -> bool:
             picks = pick.Pick().load((await session(STALLED)).state["s"]).picks
@@ -98,9 +101,6 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
             return state.picks[1] != 0
 
         await until(other_computer_moved, 30, "the other group's computer moved")
-        status = len(tg.sent_to(STALLED))
-        await h.command(STALLED, tg.user(abs(STALLED) % 1000, "Host1"), "/status")
-        assert len(tg.sent_to(STALLED)) > status, "/status in the stalled group is answered"
         assert not h.bot.errors, h.bot.errors
     finally:
         await h.stop()
