@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 SLOTS_KEPT = 10_000  # newest slot message ids known in this process
 HEARTBEAT = 3.0  # seconds between this process's "alive" marks
 RETRY_LATER = 60  # seconds before a timer that failed is tried again
-STOP_WITHIN = 5.0  # seconds a stopping runner spends delivering what is queued
+STOP_WITHIN = 3.0  # seconds a stopping runner spends delivering what is queued
 # Seconds a delivered change, or a new hand message's id, waits to be recorded with the others
 # (far below OWED_GRACE: only a process that dies within this time after delivering has its last
 # changes sent again; until then another process bares the hand's previous message).
@@ -680,8 +680,20 @@ class Runner:
             async with asyncio.timeout(STOP_WITHIN):
                 await self.flush()
         except TimeoutError:
-            left = sum(len(q.fifo) + len(q.edits) for q in self._queues.values())
-            log.warning("stopped with %d messages undelivered: another process sends them", left)
+            await self._abandon()
+
+    async def _abandon(self) -> None:
+        """Drop what is still queued, unrecorded (its changes stay owed: another process
+        delivers them once this one's heartbeat has lapsed), and end the deliveries."""
+        left = 0
+        for queue in self._queues.values():
+            left += len(queue.fifo) + len(queue.edits) + len(queue.chatter)
+            queue.fifo.clear()  # (emptied first: an ending delivery starts no other)
+            queue.edits.clear()
+            queue.chatter.clear()
+        await _cancelled([q.task for q in self._queues.values() if q.task is not None])
+        await self._record_now()  # what did go out is recorded
+        log.warning("stopped with %d messages undelivered: another process sends them", left)
 
     async def tick(self, wait: bool = True) -> int:
         """Start the timers of every due game not already running here, each game in a task
