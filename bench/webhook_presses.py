@@ -54,7 +54,7 @@ def free_port() -> int:
         return port
 
 
-def server(tg: FakeTelegram, redis_url: str, port: int) -> subprocess.Popen[bytes]:
+def server(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> subprocess.Popen[bytes]:
     """`python -m chatbot web` serving Telegram by webhook, Telegram's flood limits lifted."""
     env = {
         **os.environ,
@@ -65,6 +65,7 @@ def server(tg: FakeTelegram, redis_url: str, port: int) -> subprocess.Popen[byte
         "REDIS_URL": redis_url,
         "HOST": "127.0.0.1",
         "PORT": str(port),
+        "METRICS_PORT": str(ops),
         "TABLE_INTERVAL": "3",
         "REMIND_AFTER": "3600",
         "TAKEOVER_AFTER": "3600",
@@ -193,14 +194,14 @@ async def run(args: argparse.Namespace, url: str) -> None:
     tg = WatchedTelegram()
     await tg.start()
     try:
-        port = free_port()
-        proc = server(tg, url, port)
+        port, ops = free_port(), free_port()
+        proc = server(tg, url, port, ops)
         try:
             async with httpx.AsyncClient(
                 base_url=f"http://127.0.0.1:{port}", timeout=30, trust_env=False
             ) as client:
                 telegram = Telegram(tg, client)
-                await until_up(telegram, proc)
+                await until_up(telegram, proc, ops)
                 for games in sorted({1, args.games}):
                     await measure(telegram, args.presses, games, proc.pid)
         finally:
@@ -210,13 +211,15 @@ async def run(args: argparse.Namespace, url: str) -> None:
         await tg.stop()
 
 
-async def until_up(telegram: Telegram, proc: subprocess.Popen[bytes]) -> None:
-    """Wait until the server answers /healthz and has told Telegram its webhook."""
+async def until_up(telegram: Telegram, proc: subprocess.Popen[bytes], ops: int) -> None:
+    """Wait until the server answers /healthz (on its ops port) and has told Telegram its
+    webhook."""
     tg, client = telegram.tg, telegram.client
     deadline = time.monotonic() + 60
     while True:
         try:
-            if (await client.get("/healthz")).status_code == 200 and tg.webhook_url:
+            health = await client.get(f"http://127.0.0.1:{ops}/healthz")
+            if health.status_code == 200 and tg.webhook_url:
                 break
         except httpx.TransportError:
             pass

@@ -7,10 +7,10 @@ import argparse
 import asyncio
 import logging
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chatbot.core.registry import Registry
-from chatbot.settings import Settings
+from chatbot.settings import Settings, masked_token
 from engine.core import OptionSpec, OptionValue
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PLAYERS = 3
 WATCH_PACE = 1.5  # seconds between moves when watching (--fast: none)
+STOP_GRACE = 3  # seconds open webhook requests get to finish at a stop
 
 
 def _flag(option: OptionSpec) -> str:
@@ -180,6 +181,7 @@ def run_telegram(settings: Settings, games: Registry) -> int:
         return 2
     from telegram.error import InvalidToken
 
+    from chatbot.core import thinking
     from chatbot.store.memory import MemoryStore
     from chatbot.store.redis import RedisStore
     from chatbot.telegram.bot import TelegramBot
@@ -189,12 +191,20 @@ def run_telegram(settings: Settings, games: Registry) -> int:
     store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
     try:
         TelegramBot(settings, store, games).run_polling()
-    except InvalidToken as exc:
-        print(f"Telegram refused TELEGRAM_TOKEN: {exc}", file=sys.stderr)
+    except InvalidToken:
+        print(_refused(settings), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        thinking.shutdown()  # every thinking process ends with the bot
     return 0
+
+
+def _refused(settings: Settings) -> str:
+    """The one line for a token Telegram refused (its secret part never shown)."""
+    token = masked_token(settings.telegram_token or "")
+    return f"Telegram refused TELEGRAM_TOKEN ({token}): copy the token again from @BotFather"
 
 
 def health(settings: Settings) -> int:
@@ -206,7 +216,7 @@ def health(settings: Settings) -> int:
 
     try:
         redis.Redis.from_url(settings.redis_url, socket_connect_timeout=3, socket_timeout=3).ping()
-    except (redis.RedisError, OSError) as exc:
+    except (redis.RedisError, OSError, ValueError) as exc:
         print(f"Redis at REDIS_URL does not answer: {exc}", file=sys.stderr)
         return 1
     print("ok: Redis answers")
@@ -216,8 +226,6 @@ def health(settings: Settings) -> int:
 def run_web(settings: Settings, games: Registry) -> int:
     """The webhook server for every platform configured: LINE (LINE_CHANNEL_SECRET and
     LINE_CHANNEL_ACCESS_TOKEN), Telegram (TELEGRAM_TOKEN and TELEGRAM_WEBHOOK_URL)."""
-    import uvicorn
-
     serve_line = bool(settings.line_channel_secret and settings.line_channel_access_token)
     serve_telegram = bool(settings.telegram_token and settings.telegram_webhook_url)
     if not serve_line and not serve_telegram:
@@ -228,14 +236,63 @@ def run_web(settings: Settings, games: Registry) -> int:
         )
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    from chatbot.core import thinking
 
-    async def serve() -> None:  # the bots' HTTP clients belong to the server's event loop
-        config = uvicorn.Config(
-            web_app(settings, games), host=settings.host, port=settings.port, proxy_headers=True
-        )
-        await uvicorn.Server(config).serve()
+    try:
+        return asyncio.run(serve(settings, games))
+    except OSError as exc:  # a port taken, an address not of this host
+        print(f"cannot listen: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    finally:
+        thinking.shutdown()  # every thinking process ends with the server
 
-    asyncio.run(serve())
+
+async def serve(settings: Settings, games: Registry) -> int:
+    """Serve the webhooks on HOST:PORT and /healthz, /metrics on METRICS_HOST:METRICS_PORT,
+    one server (one lifespan, one signal handler) on two sockets; until SIGTERM or SIGINT.
+    The bots' HTTP clients belong to this event loop."""
+    import socket
+
+    import uvicorn
+    from telegram.error import InvalidToken
+
+    from chatbot.web import ops_app
+
+    webhooks = web_app(settings, games)
+    if webhooks.state.telegram is not None:
+        try:  # a refused token: one line, not the server's traceback of a failed start
+            await webhooks.state.telegram.reach()
+        except InvalidToken:
+            print(_refused(settings), file=sys.stderr)
+            return 2
+    sockets = []
+    for host, port in (
+        (settings.host, settings.port),
+        (settings.metrics_host, settings.metrics_port),
+    ):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sockets.append(sock)
+    ops = ops_app(webhooks)
+    ops_port = sockets[1].getsockname()[1]
+
+    async def both(scope: Any, receive: Any, send: Any) -> None:
+        """The ops routes on the ops socket only, the webhooks on the public one only."""
+        server = scope.get("server") or (None, None)
+        target = ops if scope["type"] != "lifespan" and server[1] == ops_port else webhooks
+        await target(scope, receive, send)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            """As uvicorn's, but the signal is not raised again once the server stopped:
+            the process ends by itself (its thinking processes ended first), status 0."""
+            super().handle_exit(sig, frame)
+            self._captured_signals.clear()
+
+    config = uvicorn.Config(both, proxy_headers=True, timeout_graceful_shutdown=STOP_GRACE)
+    await Server(config).serve(sockets=sockets)
     return 0
 
 
@@ -256,7 +313,7 @@ def web_app(settings: Settings, games: Registry) -> Starlette:
         from chatbot.telegram.bot import TelegramBot
 
         telegram = TelegramBot(settings, store, games)
-    return app(line, telegram)
+    return app(line, telegram, ops=False)  # (served on their own port by `serve`)
 
 
 if __name__ == "__main__":

@@ -2,21 +2,16 @@
 
 Counters and histograms are this process's: adapters name their platform in the `platform`
 label; the core counts what it handles (sum them over processes). The games running are
-counted in the shared store when scraped, so every process reports the same figure.
+counted in the shared store (as they start and end), so every process reports the same figure.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import math
-import time
-from collections import Counter as Tally
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from chatbot.core.session import PLAYING, BadSession, Session
 from chatbot.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -64,68 +59,33 @@ RUNNING = Gauge(
     "figure: aggregate with max, not sum).",
     ["game"],
 )
-FRESH_FOR = 5.0  # seconds a count of the running games is served again
-SCANNED = 100_000  # games with a timer looked at, at most
-LOADS_AT_ONCE = 16  # loads in flight while counting
 
 
 class RunningGames:
     """Counts the games being played, by game, from the store itself, so that any number of
-    processes on one store agree. A game being played always waits for someone, who has a
-    timer, so it is in the store's deadline index: the count loads the games of that index
-    (not every key of the store) and keeps those being played. At most one count every
-    `fresh_for` seconds; scrapes in between are served the last one."""
+    processes on one store agree: the store counts a game as it starts and as its document
+    goes (finished, stopped, expired), so a scrape costs one round trip however many games
+    are played."""
 
-    def __init__(
-        self,
-        store: Store,
-        games: Iterable[str],
-        fresh_for: float = FRESH_FOR,
-        monotonic: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, store: Store, games: Iterable[str]) -> None:
         self.store = store
         self.games = tuple(games)
-        self.fresh_for = fresh_for
-        self.monotonic = monotonic
-        self._counted = -math.inf
-        self._counting: asyncio.Task[dict[str, int]] | None = None
 
     async def count(self) -> dict[str, int]:
         """The games being played now, by game (every hosted game named, 0 included)."""
-        keys = await self.store.due(math.inf, SCANNED)
-        if len(keys) == SCANNED:
-            log.warning("counting running games: only the first %d games with a timer", SCANNED)
-        gate = asyncio.Semaphore(LOADS_AT_ONCE)
-
-        async def game_of(key: str) -> str | None:
-            async with gate:
-                doc = await self.store.load(key)
-            if doc is None:
-                return None
-            try:
-                session = Session.loads(doc.data)
-            except BadSession:
-                return None
-            return session.game if session.phase == PLAYING else None
-
-        found = Tally(await asyncio.gather(*(game_of(k) for k in keys)))
-        names = self.games + tuple(sorted(g for g in found if g and g not in self.games))
-        return {game: found[game] for game in names}
+        found = await self.store.running()
+        names = self.games + tuple(sorted(g for g in found if g not in self.games))
+        return {game: found.get(game, 0) for game in names}
 
     async def refresh(self) -> None:
-        """Set the gauge from a fresh count (or the last one, within `fresh_for`); when the
-        store cannot be reached, the gauge is left out rather than left stale."""
-        if self.monotonic() - self._counted < self.fresh_for:
-            return
-        if self._counting is None or self._counting.done():  # concurrent scrapes share one
-            self._counting = asyncio.ensure_future(self.count())
+        """Set the gauge from a fresh count; when the store cannot be reached, the gauge is
+        left out rather than left stale."""
         try:
-            counts = await asyncio.shield(self._counting)
+            counts = await self.count()
         except Exception as exc:
             log.warning("could not count the running games: %r", exc)
             RUNNING.clear()
             return
-        self._counted = self.monotonic()
         for game, running in counts.items():
             RUNNING.labels(game).set(running)
 

@@ -21,6 +21,35 @@ def bot_api_root(url: str) -> str:
     return url.strip().rstrip("/")
 
 
+def redis_url(url: str) -> str:
+    """A Redis URL the client can use (redis://, rediss:// or unix://); a ValueError that
+    shows it without its password for anything else."""
+    url = url.strip()
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 (a port that is not a number raises)
+    except ValueError:
+        parts = parts._replace(scheme="")
+    if parts.scheme not in ("redis", "rediss", "unix") or (
+        parts.scheme != "unix" and not parts.hostname
+    ):
+        raise ValueError(
+            f"REDIS_URL must be a URL such as redis://localhost:6379/0 (got {masked_url(url)!r})"
+        )
+    return url
+
+
+def masked_url(url: str) -> str:
+    """`url` with any password in it replaced by ***."""
+    return re.sub(r"(//[^/@]*?:)[^/@]*@", r"\1***@", url)
+
+
+def masked_token(token: str) -> str:
+    """A bot token as it may be shown: the bot's number, never the secret part."""
+    bot, colon, _ = token.partition(":")
+    return f"{bot}:…" if colon and bot.isdigit() else "…"
+
+
 @dataclass(frozen=True)
 class Settings:
     telegram_token: str | None = None
@@ -34,6 +63,9 @@ class Settings:
     line_api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
     host: str = "0.0.0.0"  # where the webhook server listens
     port: int = 8080
+    metrics_host: str = "127.0.0.1"  # where /healthz and /metrics are served (not public)
+    metrics_port: int = 9180
+    max_body: int = 1_000_000  # bytes of a webhook request's body read at most (then 413)
     bot_delay: float = 1.5  # seconds before a computer player moves
     remind_after: float = 120.0  # seconds before an idle player is reminded
     takeover_after: float = 60.0  # seconds after the reminder before a computer plays for them
@@ -46,6 +78,7 @@ class Settings:
     thinkers: int = max(1, (os.cpu_count() or 2) - 1)  # computer players' processes (0: a thread)
     think_budget: float = 0.1  # seconds a computer player may think about one move
     think_playouts: int = 120  # at most this many simulated continuations a move
+    think_timeout: float = 10.0  # seconds before a move's thinking is abandoned (its fallback)
     redis_timeout: float = 2.0  # seconds a Redis command may take before the store is "down"
     redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
     redis_retries: int = 2  # new connections tried after a refused or broken one
@@ -78,12 +111,16 @@ class Settings:
             raise ValueError(f"{name} must be 1 or 0 (got {env[name]!r})")
 
         base_url = env.get("TELEGRAM_BASE_URL") or None
+        store_url = env.get("REDIS_URL") or None
+        port, metrics_port = int(num("PORT", cls.port)), int(num("METRICS_PORT", cls.metrics_port))
+        if port == metrics_port:
+            raise ValueError(f"METRICS_PORT must differ from PORT (both {port})")
 
         d = cls()
         return cls(
             telegram_token=env.get("TELEGRAM_TOKEN") or None,
             telegram_base_url=bot_api_root(base_url) if base_url else None,
-            redis_url=env.get("REDIS_URL") or None,
+            redis_url=redis_url(store_url) if store_url else None,
             redis_cluster=flag("REDIS_CLUSTER"),
             line_channel_secret=env.get("LINE_CHANNEL_SECRET") or None,
             line_channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
@@ -91,7 +128,10 @@ class Settings:
             telegram_webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
             telegram_webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
             host=env.get("HOST") or d.host,
-            port=int(num("PORT", d.port)),
+            port=port,
+            metrics_host=env.get("METRICS_HOST") or d.metrics_host,
+            metrics_port=metrics_port,
+            max_body=int(positive("MAX_BODY", d.max_body)),
             bot_delay=num("BOT_DELAY", d.bot_delay),
             remind_after=num("REMIND_AFTER", d.remind_after),
             takeover_after=num("TAKEOVER_AFTER", d.takeover_after),
@@ -104,6 +144,7 @@ class Settings:
             thinkers=int(num("THINKERS", d.thinkers)),
             think_budget=positive("THINK_BUDGET", d.think_budget),
             think_playouts=int(positive("THINK_PLAYOUTS", d.think_playouts)),
+            think_timeout=positive("THINK_TIMEOUT", d.think_timeout),
             redis_timeout=num("REDIS_TIMEOUT", d.redis_timeout),
             redis_connect_timeout=num("REDIS_CONNECT_TIMEOUT", d.redis_connect_timeout),
             redis_retries=int(num("REDIS_RETRIES", d.redis_retries)),

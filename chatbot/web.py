@@ -1,7 +1,11 @@
 """The webhook server: one ASGI app (Starlette, served by uvicorn) with `/line/webhook` and
 `/telegram/webhook` for the platforms it is given (a Telegram press's answer rides on the
-HTTP response), `/healthz` (the store answers) and `/metrics` (Prometheus). The bots start
-with the app and, when it stops, deliver what they owe."""
+HTTP response). `/healthz` (the store answers) and `/metrics` (Prometheus) are served by
+`ops_app`, on a port of their own (`METRICS_HOST`, `METRICS_PORT`: localhost by default).
+The bots start with the app and, when it stops, deliver what they owe.
+
+A webhook body is read only up to `max_body` bytes (413 past that: nothing more is read),
+and a Telegram request without its secret is refused before its body is read."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -26,9 +30,36 @@ HEALTH_KEY = "health"
 SECRET_HEADER = "x-telegram-bot-api-secret-token"
 
 
-def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Starlette:
-    """The app serving the webhooks of the bots given (at least one). Their stores (one
-    shared store, as a rule) are closed once, after both bots stopped."""
+class TooLarge(Exception):
+    """A request body longer than the limit (the rest is not read)."""
+
+
+async def bounded_body(request: Request, limit: int) -> bytes:
+    """The request's body, read chunk by chunk; TooLarge as soon as it passes `limit` bytes
+    (a declared Content-Length past it: before anything is read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large() -> PlainTextResponse:
+    return PlainTextResponse("body too large", status_code=413)
+
+
+def app(
+    line: LineBot | None = None, telegram: TelegramBot | None = None, ops: bool = True
+) -> Starlette:
+    """The app serving the webhooks of the bots given (at least one); with `ops`, also
+    /healthz and /metrics (tests; `python -m chatbot web` serves those on their own port
+    through `ops_app`). Their stores (one shared store, as a rule) are closed once, after
+    both bots stopped."""
     stores: list[Store] = []
     for bot in (line, telegram):
         if bot is not None and all(bot.tables.store is not s for s in stores):
@@ -39,22 +70,40 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
 
     if line is not None:
         line_bot = line
+        line_limit = line.settings.max_body
 
         async def line_webhook(request: Request) -> PlainTextResponse:
-            body = (await request.body()).decode("utf-8", "replace")
-            status = await line_bot.webhook(body, request.headers.get("x-line-signature"))
-            text = "OK" if status == 200 else "bad signature"
+            try:
+                raw = await bounded_body(request, line_limit)
+            except TooLarge:
+                return _too_large()
+            except ClientDisconnect:
+                return PlainTextResponse("", status_code=400)
+            body = raw.decode("utf-8", "replace")
+            signature = request.headers.get("x-line-signature")
+            if not line_bot.signed(body, signature):
+                return PlainTextResponse("bad signature", status_code=400)
+            status = await line_bot.webhook(body, signature)
+            text = "OK" if status == 200 else "not a webhook body"
             return PlainTextResponse(text, status_code=status)
 
         routes.append(Route("/line/webhook", line_webhook, methods=["POST"]))
 
     if telegram is not None:
         telegram_bot = telegram
+        telegram_limit = telegram.settings.max_body
 
         async def telegram_webhook(request: Request) -> Response:
-            status, method = await telegram_bot.webhook_response(
-                await request.body(), request.headers.get(SECRET_HEADER)
-            )
+            secret = request.headers.get(SECRET_HEADER)
+            if not telegram_bot.authentic(secret):  # before a byte of the body is read
+                return PlainTextResponse("bad secret token", status_code=403)
+            try:
+                body = await bounded_body(request, telegram_limit)
+            except TooLarge:
+                return _too_large()
+            except ClientDisconnect:
+                return PlainTextResponse("", status_code=400)
+            status, method = await telegram_bot.webhook_response(body, secret)
             if status == 200 and method is not None:  # Telegram calls it: one call saved
                 return JSONResponse(method)
             texts = {200: "OK", 400: "not an update", 403: "bad secret token"}
@@ -62,26 +111,11 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
 
         routes.append(Route("/telegram/webhook", telegram_webhook, methods=["POST"]))
 
-    async def healthz(request: Request) -> PlainTextResponse:
-        try:  # the store answers: the bots can load and save games
-            for store in stores:
-                await store.get_setting(HEALTH_KEY, "probe")
-        except Exception as exc:
-            return PlainTextResponse(f"storage unavailable: {exc!r}", status_code=503)
-        return PlainTextResponse("OK")
-
     first = line if line is not None else telegram
     assert first is not None
     running = RunningGames(stores[0], first.tables.games.names)  # the bots' store (one, as a rule)
-
-    async def metrics(request: Request) -> Response:
-        await running.refresh()
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-
-    routes += [
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/metrics", metrics, methods=["GET"]),
-    ]
+    if ops:
+        routes += ops_routes(stores, running)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -103,4 +137,30 @@ def app(line: LineBot | None = None, telegram: TelegramBot | None = None) -> Sta
 
     server = Starlette(routes=routes, lifespan=lifespan)
     server.state.line, server.state.telegram, server.state.running = line, telegram, running
+    server.state.stores = stores
     return server
+
+
+def ops_app(webhooks: Starlette) -> Starlette:
+    """/healthz and /metrics of the webhook app `webhooks`, as an app of their own (for a
+    port that is not public). It starts and stops nothing: `webhooks` does."""
+    return Starlette(routes=ops_routes(webhooks.state.stores, webhooks.state.running))
+
+
+def ops_routes(stores: list[Store], running: RunningGames) -> list[Route]:
+    async def healthz(request: Request) -> PlainTextResponse:
+        try:  # the store answers: the bots can load and save games
+            for store in stores:
+                await store.get_setting(HEALTH_KEY, "probe")
+        except Exception as exc:
+            return PlainTextResponse(f"storage unavailable: {exc!r}", status_code=503)
+        return PlainTextResponse("OK")
+
+    async def metrics(request: Request) -> Response:
+        await running.refresh()
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+    ]

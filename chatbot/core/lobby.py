@@ -217,6 +217,7 @@ class LobbyDesk:
             await tables.save(session, version, owed=True)
         except Conflict:
             return Reply(Answer(tr.gettext("Someone changed the table just now: try again.")))
+        await tables.running(session)
         ctr = translator(session.language)
         started = ctr.t(
             "🎲 {game} begins! Players: {players}",

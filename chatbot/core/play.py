@@ -7,6 +7,7 @@ per-seat freshness, timers) and `render` says which messages that change sends.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 import re
@@ -35,7 +36,7 @@ from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import RETRIES, Doc
+from chatbot.store.base import RETRIES, Conflict, Doc
 from engine.core import (
     BadState,
     IllegalAction,
@@ -283,7 +284,9 @@ class GameDesk:
                     return tried[2]
                 if attempt:  # our own save may have been applied, its answer lost
                     self._unsent_if_mine(doc)
-                return Reply()  # the same update delivered again: already handled
+                if await self._answer_lost(doc):
+                    return await self._already(inc, doc)
+                return Reply()  # delivered again: handled (and answered) before
             checked = await self._check(inc, doc, press.stamp, group)
             if isinstance(checked, Reply):
                 return checked
@@ -310,6 +313,32 @@ class GameDesk:
             tried = (session.dumps(), session, reply)
         raise Busy(named)
 
+    async def _answer_lost(self, doc: Doc | None) -> bool:
+        """Whether the process that saved the game's last change is gone (its heartbeat
+        lapsed): a copy of a move it saved may be all that is left of the press, its answer
+        lost with it. A live owner answered, or answers, its own press."""
+        try:
+            session, _ = self.tables.session(doc)
+        except BadSession:
+            return False
+        if session is None or session.owner in ("", self.tables.process):
+            return False
+        return not await self.tables.alive(session.owner)
+
+    async def _already(self, inc: Incoming, doc: Doc | None) -> Reply:
+        """The answer to a move delivered again after it was saved (its first answer may
+        have been lost with the process that saved it): what the game's last change did."""
+        tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        text = tr.gettext("That press was already counted.")
+        try:
+            session, _ = self.tables.session(doc)
+            news = None if session is None else self._news(session, self.tables.bundle(session), tr)
+        except (BadSession, BadState, KeyError, TypeError, ValueError):
+            news = None
+        if news:
+            text += "\n" + tr.t("Last move: {news}", news=news)
+        return Reply(Answer(text))  # (the runner fits it to a pop-up)
+
     def _unsent_if_mine(self, doc: Doc | None) -> None:
         """A save whose reply was lost (the connection broke, the client sent it again and
         got a conflict) still changed the game: if the stored change is this process's, it
@@ -324,8 +353,12 @@ class GameDesk:
     async def nav(self, inc: Incoming, press: b.Press) -> Reply:
         """A step of a choice (or a page of a long list) in the private hand message."""
         chat, path = press.fields
+        _, _, page = path.partition(b.PAGE)
+        if page and not page.isdigit():  # page data no button of ours makes
+            ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+            return Reply(Answer(ptr.gettext("This button is no longer in use.")))
         doc, chat, duplicate = await self.load_press(inc, chat)
-        if duplicate:
+        if duplicate:  # recorded once its answer and edit went out: nothing owed
             return Reply()
         checked = await self._check(inc, doc, press.stamp, False)
         if isinstance(checked, Reply):
@@ -358,8 +391,9 @@ class GameDesk:
         the table's "My hand" link)."""
         doc = await self.tables.store.load(game_key(chat))
         checked = await self._check(inc, doc, -1, True)
-        if isinstance(checked, Reply):
-            return checked
+        if isinstance(checked, Reply):  # a command: its answer is a message
+            text = checked.answer.text if checked.answer is not None else ""
+            return Reply(messages=[say(inc.chat, text)] if text else checked.messages)
         session, _, seat, state = checked
         bundle = self.tables.bundle(session)
         return Reply(messages=[views.hand(session, bundle, seat, self.tables.caps, state)])
@@ -466,8 +500,9 @@ class GameDesk:
         store = self.tables.store
         try:
             session, version = self.tables.session(await store.load(key))
-            if session is None:
-                await store.clear_deadline(key)
+            if session is None:  # expired: its deadline and its count as running go too
+                with contextlib.suppress(Conflict):  # (a new game there meanwhile)
+                    await store.delete(key, 0)
                 return Reply()
             state = views.state_of(session, self.tables.bundle(session))
         except (BadSession, BadState, KeyError) as exc:
@@ -555,9 +590,11 @@ class GameDesk:
             view = game.view(state, seat)
             settings = self.tables.settings
             limit = budget(settings.think_playouts, settings.think_budget)
-            action = await think(bundle.computer, view, legal, rng, settings.thinkers, limit)
+            action = await think(
+                bundle.computer, view, legal, rng, settings.thinkers, limit, settings.think_timeout
+            )
             if action is None and seat in game.to_move(state) and legal:
-                action = legal[0]
+                action = legal[0]  # its fallback: it must move (it thought too long, or passed)
             if action is None:  # it lets an out-of-turn chance go
                 del session.timers[str(seat)]
                 session.deadline = min((at for _, at in session.timers.values()), default=None)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import html
 import logging
 import math
@@ -35,7 +36,7 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from chatbot import metrics
 from chatbot.core.buttons import game_chat
@@ -49,6 +50,7 @@ log = logging.getLogger(__name__)
 SLOTS_KEPT = 10_000  # newest slot message ids known in this process
 HEARTBEAT = 3.0  # seconds between this process's "alive" marks
 RETRY_LATER = 60  # seconds before a timer that failed is tried again
+STOP_WITHIN = 3.0  # seconds a stopping runner spends delivering what is queued
 # Seconds a delivered change, or a new hand message's id, waits to be recorded with the others
 # (far below OWED_GRACE: only a process that dies within this time after delivering has its last
 # changes sent again; until then another process bares the hand's previous message).
@@ -169,6 +171,9 @@ class Runner:
         # (chat, message) -> (what a press saw on it, what this process's edit made it show)
         self._edited: OrderedDict[tuple[str, str], tuple[int, int]] = OrderedDict()
         self._ticker: asyncio.Task[None] | None = None
+        self._beat: asyncio.Task[None] | None = None
+        self._timing: dict[str, asyncio.Task[int]] = {}  # game key -> its timers, running
+        self._stopping = False
         self._confirming: set[asyncio.Task[None]] = set()  # deliveries being recorded
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
         self._hands: dict[tuple[str, str], str] = {}  # (chat, hand slot) -> new id, unrecorded
@@ -204,7 +209,7 @@ class Runner:
         began = time.perf_counter()
         try:
             async with self.lock(game_chat(inc.data, inc.chat)):
-                if inc.update_id in self._handled:  # a copy, after this process handled it
+                if inc.update_id in self._handled:  # a copy, after this process answered it
                     return None
                 reply = await self.service.handle(inc)
                 self._remember(inc.update_id, reply.handled)
@@ -644,25 +649,56 @@ class Runner:
     # --- timers ------------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the heartbeat and the ticker, each a task of its own: neither waits on a
+        game (each due game's timers run in a task of their own)."""
+        self.start_heartbeat()
         if self._ticker is None:
             self._ticker = asyncio.create_task(self._tick_forever())
 
+    def start_heartbeat(self) -> None:
+        """This process's "alive" mark, kept (others know its saved changes have an owner who
+        delivers and answers them)."""
+        self._stopping = False
+        if self._beat is None:
+            self._beat = asyncio.create_task(self._beat_forever())
+
     async def stop(self) -> None:
-        """Stop the timers and deliver everything still queued."""
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
-            self._ticker = None
+        """Stop the heartbeat, the ticker and the timers running (a timer cut short saved
+        nothing: it is due again for the next process), then deliver what is still queued
+        for at most STOP_WITHIN seconds (what is left, another process delivers once this
+        one's heartbeat has lapsed)."""
+        self._stopping = True
+        tasks = [t for t in (self._ticker, self._beat, *self._timing.values()) if t is not None]
+        self._ticker = self._beat = None
+        await _cancelled(tasks)
         self._flushing = True  # minor updates go too, whatever the budget's room
         for queue in self._queues.values():  # owed table updates go now, not after an interval
             queue.edited.clear()
             queue.held = dict.fromkeys(queue.held, -math.inf)
             queue.wake.set()
-        await self.flush()
+        try:
+            async with asyncio.timeout(STOP_WITHIN):
+                await self.flush()
+        except TimeoutError:
+            await self._abandon()
 
-    async def tick(self) -> int:
-        """Run every due timer once; how many messages they posted."""
+    async def _abandon(self) -> None:
+        """Drop what is still queued, unrecorded (its changes stay owed: another process
+        delivers them once this one's heartbeat has lapsed), and end the deliveries."""
+        left = 0
+        for queue in self._queues.values():
+            left += len(queue.fifo) + len(queue.edits) + len(queue.chatter)
+            queue.fifo.clear()  # (emptied first: an ending delivery starts no other)
+            queue.edits.clear()
+            queue.chatter.clear()
+        await _cancelled([q.task for q in self._queues.values() if q.task is not None])
+        await self._record_now()  # what did go out is recorded
+        log.warning("stopped with %d messages undelivered: another process sends them", left)
+
+    async def tick(self, wait: bool = True) -> int:
+        """Start the timers of every due game not already running here, each game in a task
+        of its own (a slow game delays no other); with `wait`, wait for them and return how
+        many messages they posted (else 0 at once)."""
         try:
             keys = await self.service.due()
         except StoreUnavailable as exc:  # keep ticking: the store is briefly unreachable
@@ -672,24 +708,36 @@ class Runner:
             log.exception("timer tick failed")
             self.errors.append(exc)
             return 0
-        posted = 0
+        started = []
         for key in keys:
-            try:
-                # Not under the chat's lock: a computer's thinking never holds up the chat's
-                # presses; the timer's save is a compare-and-set, and a press saved first
-                # makes it look again at the next tick.
-                reply = await self.service.timeout(key)
-                self.post(reply.messages, confirm=reply.confirm)
-                posted += len(reply.messages)
-            except StoreUnavailable as exc:
-                log.warning("timer of %s: storage unavailable: %r", key, exc)
-                if not await self._later(key):
-                    break  # the store is down: the next tick tries again
-            except Exception as exc:  # keep ticking the other games whatever one did
-                log.exception("timer of %s failed (tried again in %d s)", key, RETRY_LATER)
-                self.errors.append(exc)
-                await self._later(key)
-        return posted
+            if key not in self._timing and not self._stopping:
+                task = self._timing[key] = asyncio.create_task(self._timer(key))
+                # (a callback: a task cancelled before it began never runs a `finally`)
+                task.add_done_callback(functools.partial(self._timed, key))
+                started.append(task)
+        if not wait:
+            return 0
+        return sum(await asyncio.gather(*started))
+
+    def _timed(self, key: str, _: asyncio.Task[int]) -> None:
+        self._timing.pop(key, None)
+
+    async def _timer(self, key: str) -> int:
+        """Run one game's due timers; how many messages they posted. Not under the chat's
+        lock: a computer's thinking never holds up the chat's presses; the timer's save is a
+        compare-and-set, and a press saved first makes it look again at the next tick."""
+        try:
+            reply = await self.service.timeout(key)
+            self.post(reply.messages, confirm=reply.confirm)
+            return len(reply.messages)
+        except StoreUnavailable as exc:  # the next tick tries again
+            log.warning("timer of %s: storage unavailable: %r", key, exc)
+            await self._later(key)
+        except Exception as exc:  # keep ticking the other games whatever one did
+            log.exception("timer of %s failed (tried again in %d s)", key, RETRY_LATER)
+            self.errors.append(exc)
+            await self._later(key)
+        return 0
 
     async def _later(self, key: str) -> bool:
         """Move a failing deadline back by RETRY_LATER, so that deadlines that keep failing
@@ -702,16 +750,27 @@ class Runner:
         return True
 
     async def _tick_forever(self) -> None:
-        beat = -math.inf
-        while True:
+        while not self._stopping:  # (a cancel lost in a library still ends the loop)
             await asyncio.sleep(self.settings.tick)
-            if self.monotonic() - beat >= HEARTBEAT:
-                try:
-                    await self.service.tables.heartbeat()
-                    beat = self.monotonic()
-                except Exception as exc:
-                    log.warning("heartbeat failed: %r", exc)
-            await self.tick()
+            await self.tick(wait=False)
+
+    async def _beat_forever(self) -> None:
+        """This process's "alive" mark every HEARTBEAT seconds, whatever the games do."""
+        while not self._stopping:
+            try:
+                await self.service.tables.heartbeat()
+            except Exception as exc:
+                log.warning("heartbeat failed: %r", exc)
+            await asyncio.sleep(HEARTBEAT)
+
+
+async def _cancelled(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel `tasks` and wait until each has ended (cancelled again while one goes on)."""
+    pending = set(tasks)
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=1.0)
 
 
 def _recent(queue: _Queue, now: float, interval: float) -> bool:

@@ -57,7 +57,7 @@ class GameService:
         game = b.game_press(inc.data)
         chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
         if not game and inc.update_id and (await self.tables.claim(chat, inc.update_id)).handled:
-            return Reply()  # the same update delivered again: already handled
+            return Reply()  # recorded once its answer and messages went out: nothing owed
         try:
             if inc.event is not None:
                 return await self._membership(inc)
@@ -197,7 +197,7 @@ class GameService:
         text = tr.t("The game was stopped by {name}.", name=html.escape(inc.user.name))
         out = [say(inc.chat, text)]
         if session.phase == PLAYING:
-            with contextlib.suppress(BadState, KeyError):
+            with contextlib.suppress(BadSession, BadState, KeyError):
                 bundle = tables.bundle(session)
                 out.insert(0, views.table(session, bundle, tables.caps, final=True))
         return Reply(messages=out)
@@ -222,7 +222,13 @@ class GameService:
             return say(inc.chat, tr.gettext("No game is running here. /newgame opens one."))
         lines = [tr.gettext("No game is running here. Latest results:")]
         for raw in entries:
-            entry = orjson.loads(raw)
+            try:
+                entry = orjson.loads(raw)
+                if not isinstance(entry, dict):
+                    raise ValueError("not an object")
+            except ValueError as exc:  # shown without it: nothing to stop, nothing lost
+                log.error("unreadable history entry in %s: %r", inc.chat, exc)
+                continue
             bundle = self.tables.games.get(entry.get("game", ""))
             title = bundle.presenter.title(tr) if bundle is not None else "?"
             if entry.get("stopped"):
@@ -252,6 +258,8 @@ class GameService:
             await tables.save(session, 0)
         except Conflict:
             return []  # moved already (by another process, or a retried update)
+        if session.phase != LOBBY:
+            await tables.running(session)
         with contextlib.suppress(Conflict):
             await store.delete(game_key(old), version)
         keep = tables.settings.history_keep

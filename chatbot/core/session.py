@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from chatbot.store.base import Unreadable
 from engine.core import OptionValue
 
 SESSION_SCHEMA = 2
@@ -15,8 +16,9 @@ LOBBY, PLAYING, OVER = "lobby", "playing", "over"
 WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER = "bot", "remind", "takeover"
 
 
-class BadSession(Exception):
-    """A stored session that cannot be read (corrupt, or from an unknown schema)."""
+# A stored session that cannot be read (not a document, corrupt, from an unknown schema, of
+# a game not hosted here): one kind of error wherever it is found, the store or the core.
+BadSession = Unreadable
 
 
 @dataclass

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 from chatbot.core.model import Capabilities, Incoming
 from chatbot.core.registry import Bundle, Registry
-from chatbot.core.session import Session
+from chatbot.core.session import BadSession, Session
 from chatbot.i18n import negotiate
 from chatbot.settings import Settings
 from chatbot.store.base import (
+    ANY_VERSION,
     RETRIES,
     Claim,
     Claimed,
@@ -113,7 +114,11 @@ class Tables:
         return self.platform.capabilities
 
     def bundle(self, session: Session) -> Bundle:
-        return self.games[session.game]
+        """The session's game; BadSession for a game not hosted here."""
+        bundle = self.games.get(session.game)
+        if bundle is None:
+            raise BadSession(f"unknown game {session.game!r}")
+        return bundle
 
     async def load(self, chat: str) -> tuple[Session | None, int]:
         doc = await self.store.load(game_key(chat))
@@ -188,6 +193,14 @@ class Tables:
             return True
         except Conflict:
             return False
+
+    async def running(self, session: Session) -> None:
+        """Count the session's game as running (for /metrics) until its document goes; a
+        count lost to a storage fault only leaves the game uncounted."""
+        try:
+            await self.store.mark_running(game_key(session.chat), session.game)
+        except StoreUnavailable as exc:
+            log.warning("game of %s not counted as running: %r", session.chat, exc)
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
@@ -292,7 +305,10 @@ class Tables:
         """Remove `chat`'s session whatever its version (a finished or unreadable game)."""
         key = game_key(chat)
         for _ in range(RETRIES):
-            doc = await self.store.load(key)
+            try:
+                doc = await self.store.load(key)
+            except BadSession:  # not even a document: removed as it is
+                return await self.store.delete(key, ANY_VERSION)
             if doc is None:
                 return
             try:

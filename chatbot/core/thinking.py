@@ -30,10 +30,23 @@ def _pool(workers: int) -> Executor:
 
 
 @atexit.register
-def _shutdown() -> None:
-    for pool in _pools.values():
-        pool.shutdown(wait=False, cancel_futures=True)
+def shutdown() -> None:
+    """End every thinking process now (a stuck one too): nothing waits for a move at exit."""
+    for pool in list(_pools.values()):
+        _end(pool)
     _pools.clear()
+
+
+def _end(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's processes and let it go (its pending moves fail)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(1.0)
+        if process.is_alive():
+            process.kill()
 
 
 def budget(playouts: int | None, seconds: float | None) -> Budget:
@@ -48,15 +61,33 @@ async def think(
     rng: Rng,
     workers: int,
     limit: Budget | None = None,
+    timeout: float | None = None,
 ) -> Any:
     """The computer player's choice within `limit` (None: the player's own default budget);
-    None: it lets an out-of-turn chance go."""
-    if workers <= 0:
-        return await asyncio.to_thread(player.choose, view, legal, rng, limit)
-    loop = asyncio.get_running_loop()
+    None: it lets an out-of-turn chance go, or it thought longer than `timeout` seconds
+    (abandoned: its process is ended and replaced; a thread cannot be, it is left)."""
     try:
-        return await loop.run_in_executor(_pool(workers), player.choose, view, legal, rng, limit)
-    except BrokenProcessPool:  # a worker died (killed, out of memory): start anew
+        async with asyncio.timeout(timeout):
+            if workers <= 0:
+                return await asyncio.to_thread(player.choose, view, legal, rng, limit)
+            return await _in_pool(workers, player, view, legal, rng, limit)
+    except TimeoutError:
+        log.warning("%s thought longer than %s s: abandoned", player.name, timeout)
+        pool = _pools.pop(workers, None)
+        if pool is not None:
+            _end(pool)
+        return None
+
+
+async def _in_pool(
+    workers: int, player: Player[Any], view: Any, legal: list[Any], rng: Rng, limit: Budget | None
+) -> Any:
+    loop = asyncio.get_running_loop()
+    pool = _pool(workers)
+    try:
+        return await loop.run_in_executor(pool, player.choose, view, legal, rng, limit)
+    except BrokenProcessPool:  # a worker died (killed, out of memory, ended): start anew
         log.warning("a thinking process died: the pool starts anew")
-        _pools.pop(workers, None)
+        if _pools.get(workers) is pool:
+            del _pools[workers]
         return await asyncio.to_thread(player.choose, view, legal, rng, limit)

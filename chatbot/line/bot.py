@@ -51,6 +51,7 @@ REPLY_WITHIN = 50.0  # seconds a reply token is trusted (LINE keeps it about a m
 TOKENS_KEPT = 10_000  # unused reply tokens remembered
 PROFILES_KEPT = 10_000  # names and languages remembered
 PROFILE_TTL = 3600.0  # seconds a remembered name is trusted
+EVENT_WINDOW = 300.0  # seconds after its timestamp an event is still handled (then: a replay)
 
 
 class LineBot:
@@ -156,12 +157,28 @@ class LineBot:
         the channel's, else 200 once every event was handled (their messages are queued)."""
         try:
             events = self.parser.parse(body, signature or "")
-        except (InvalidSignatureError, ValueError, KeyError, TypeError) as exc:
-            log.info("webhook refused: %s", exc)
+        except (InvalidSignatureError, ValueError, KeyError, TypeError, RecursionError) as exc:
+            log.info("webhook refused: %s", str(exc)[:200])
             return 400
         for event in events:
+            if self._stale(event):
+                continue
             await self.on_event(event)
         return 200
+
+    def signed(self, body: str, signature: str | None) -> bool:
+        """Whether `body` carries the channel's signature."""
+        return bool(self.parser.signature_validator.validate(body, signature or ""))
+
+    def _stale(self, event: Any) -> bool:
+        """An event older than EVENT_WINDOW by its own timestamp (a signed request captured
+        and sent again later) is dropped: within the window, its id makes a copy count once."""
+        stamp = getattr(event, "timestamp", None)
+        age = self.tables.clock() - stamp / 1000 if isinstance(stamp, int) else math.inf
+        if age <= EVENT_WINDOW:
+            return False
+        log.warning("event %s dropped: %.0f s old", getattr(event, "webhook_event_id", "?"), age)
+        return True
 
     async def on_event(self, event: Any) -> None:
         if self.basic_id is None and self.monotonic() - self._id_asked > ID_RETRY:

@@ -34,6 +34,13 @@ class StoreUnavailable(Exception):
     the change is not known to have happened."""
 
 
+class Unreadable(Exception):
+    """A stored value that cannot be read (corrupt, or written by an unknown version)."""
+
+
+ANY_VERSION = -1  # `Store.delete`: whatever the key holds, readable or not
+
+
 class Conflict(Exception):
     """The stored version is not the one the writer expected (someone else wrote first)."""
 
@@ -86,7 +93,8 @@ class Store(ABC):
 
     @abstractmethod
     async def load(self, key: str) -> Doc | None:
-        """The document at `key`, or None (one round trip)."""
+        """The document at `key`, or None (one round trip); Unreadable for a value that is
+        not a document."""
 
     @abstractmethod
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
@@ -120,7 +128,8 @@ class Store(ABC):
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:
-        """Remove `key` (and its deadline) if its version equals `expected`; else Conflict."""
+        """Remove `key` (and its deadline) if its version equals `expected` (ANY_VERSION:
+        whatever it holds, an unreadable value too); else Conflict."""
 
     @abstractmethod
     async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
@@ -151,6 +160,15 @@ class Store(ABC):
             await self.set_setting(key, field, value, ttl)
         for mark in seen:
             await self.mark_seen(mark)
+
+    @abstractmethod
+    async def mark_running(self, key: str, game: str) -> None:
+        """Count the document at `key` as a running game of `game` until it is deleted (once,
+        however often marked): `running` then costs the same with any number of games."""
+
+    @abstractmethod
+    async def running(self) -> dict[str, int]:
+        """The running games by game, as marked (every count above 0)."""
 
     @abstractmethod
     async def first_time(self, key: str, ttl: int) -> bool:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections import Counter as Tally
 from collections.abc import Callable
 
 from chatbot.store.base import (
+    ANY_VERSION,
     SEEN_KEEP,
     Claim,
     Claimed,
@@ -33,6 +35,7 @@ class MemoryStore(Store):
         self._settings: dict[str, dict[str, str]] = {}
         self._expiry: dict[str, float] = {}  # lists and settings hashes with a time to live
         self._deadlines: dict[str, float] = {}
+        self._running: dict[str, str] = {}  # document key -> its game, while it runs
         self._claims: dict[tuple[str, str], tuple[str, float]] = {}  # -> (process, expiry)
 
     def _live(self, key: str) -> Doc | None:
@@ -49,7 +52,7 @@ class MemoryStore(Store):
     def _check(self, key: str, expected: int) -> None:
         """Raise Conflict unless the version at `key` (0 if absent) is `expected`."""
         doc = self._live(key)
-        if (doc.version if doc else 0) != expected:
+        if expected != ANY_VERSION and (doc.version if doc else 0) != expected:
             raise Conflict(key)
 
     async def load(self, key: str) -> Doc | None:
@@ -122,6 +125,13 @@ class MemoryStore(Store):
         self._check(key, expected)
         self._docs.pop(key, None)
         self._deadlines.pop(key, None)
+        self._running.pop(key, None)
+
+    async def mark_running(self, key: str, game: str) -> None:
+        self._running.setdefault(key, game)
+
+    async def running(self) -> dict[str, int]:
+        return dict(Tally(self._running.values()))
 
     def _expired(self, key: str) -> None:
         """Drop the list or settings hash `key` if its time to live has passed."""

@@ -28,17 +28,32 @@ from chatbot.store.base import (
     Seen,
     Store,
     StoreUnavailable,
+    Unreadable,
     owner_of,
 )
 
 # A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
 # scripts read only the version prefix (GETRANGE) and compare it, as a decimal string, with the
-# expected version; check and write are atomic on the server. Sets `version` ("0": absent).
+# expected version; check and write are atomic on the server. Sets `version` ("0": absent,
+# "?": a value that is no document, which only a delete of ANY_VERSION removes).
 _CURRENT = """
 local head = redis.call('GETRANGE', KEYS[1], 0, 20)
 local version = '0'
-if head ~= '' then version = string.sub(head, 1, string.find(head, ':', 1, true) - 1) end
+if head ~= '' then
+  local colon = string.find(head, ':', 1, true)
+  version = colon and string.sub(head, 1, colon - 1) or '?'
+end
 """
+
+
+def _raise_lost_cancel() -> None:
+    """Raise the cancellation of this task that redis-py's `asyncio.wait_for` lost: on
+    Python 3.11 a cancel that arrives as the wrapped send completes is dropped, the command
+    returns, and a task told to stop would go on (the ticker kept ticking; `Runner.stop`
+    waited for ever). The task still counts the request (`cancelling()`)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _keep_index(key: int, ttl: int) -> str:
@@ -101,12 +116,30 @@ return new
 _DELETE = (
     _CURRENT
     + """
-if version ~= ARGV[1] then return 0 end
+if ARGV[1] ~= '-1' and version ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
+local game = redis.call('HGET', KEYS[4], ARGV[2])
+if game then
+  redis.call('HDEL', KEYS[4], ARGV[2])
+  if redis.call('HINCRBY', KEYS[5], game, -1) <= 0 then redis.call('HDEL', KEYS[5], game) end
+end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
 return 1
 """
+)
+
+# KEYS: the shard's running games (document key -> game) and their counts by game. ARGV: the
+# document key, its game, the hashes' time to live. A game is counted once however often marked;
+# the delete script uncounts it.
+_MARK_RUNNING = (
+    """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+end
+"""
+    + _keep_index(1, 3)
+    + _keep_index(2, 3)
 )
 
 # KEYS: a deadline index. ARGV: member, deadline or "" (unschedule), the index's time to live.
@@ -169,6 +202,7 @@ class RedisStore(Store):
         self._starting = asyncio.Lock()
         self._save = client.register_script(_SAVE)
         self._delete = client.register_script(_DELETE)
+        self._mark_running = client.register_script(_MARK_RUNNING)
         self._schedule = client.register_script(_SCHEDULE)
         self._claim = client.register_script(_CLAIM)
 
@@ -227,6 +261,7 @@ class RedisStore(Store):
             yield
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"{what}: {exc!r}") from exc
+        _raise_lost_cancel()
 
     def _tag(self, owner: str) -> str:
         """The hash tag of `owner`'s shard ("" on a single server)."""
@@ -265,7 +300,9 @@ class RedisStore(Store):
     def _doc(raw: bytes | None) -> Doc | None:
         if raw is None:
             return None
-        version, _, data = raw.partition(b":")
+        version, colon, data = raw.partition(b":")
+        if not (colon and version.isdigit()):
+            raise Unreadable(f"not a document: {raw[:20]!r}")
         return Doc(int(version), data)
 
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
@@ -335,9 +372,37 @@ class RedisStore(Store):
         """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA.
         Its version counter stays for `VERSION_KEEP` seconds."""
         async with self._reachable("delete"):
-            keys = [self.name(key), self.index(key), self._counter(key)]
+            keys = [self.name(key), self.index(key), self._counter(key), *self._running_keys(key)]
             if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
                 raise Conflict(key)
+
+    def _running_keys(self, key: str) -> list[str]:
+        """The hashes of the running games of `key`'s shard: document -> game, game -> count."""
+        tag = self._prefix + self._tag(owner_of(key))
+        return [tag + "running", tag + "running-count"]
+
+    async def mark_running(self, key: str, game: str) -> None:
+        """One EVALSHA (the hashes kept at least INDEX_KEEP seconds)."""
+        async with self._reachable("mark_running"):
+            args: list[str | int] = [key, game, INDEX_KEEP]
+            await self._mark_running(keys=self._running_keys(key), args=args)
+
+    async def running(self) -> dict[str, int]:
+        """HGETALL of every shard's counts, pipelined: one round trip, whatever the games."""
+        tags = (
+            [self._prefix]
+            if not self._cluster
+            else [f"{self._prefix}{{s{n}}}" for n in range(self._shards)]
+        )
+        async with self._reachable("running"), self._r.pipeline(transaction=False) as pipe:
+            for tag in tags:
+                pipe.hgetall(tag + "running-count")
+            found = cast(list[dict[bytes, bytes]], await pipe.execute())
+        counts: dict[str, int] = {}
+        for shard in found:
+            for game, n in shard.items():
+                counts[game.decode()] = counts.get(game.decode(), 0) + int(n)
+        return {game: n for game, n in counts.items() if n > 0}
 
     async def push_history(self, key: str, entry: bytes, keep: int, ttl: int | None = None) -> None:
         """LPUSH, LTRIM to the newest `keep` (>= 1) entries and EXPIRE, pipelined."""

@@ -7,6 +7,7 @@ import contextvars
 import hmac
 import json
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -83,6 +84,9 @@ class TelegramBot:
             raise ValueError("TELEGRAM_TOKEN is not set")
         self.settings = settings
         self.limiter = FloodLimiter(settings.overall_rate, settings.group_rate, max_retries=3)
+        # Webhook requests must carry this secret: the one set, else one made now (given to
+        # Telegram by `start_webhook`; one process's own, so several processes need one set).
+        self.webhook_secret = settings.telegram_webhook_secret or secrets.token_urlsafe(32)
         builder = (
             ApplicationBuilder()
             .token(settings.telegram_token)
@@ -295,11 +299,21 @@ class TelegramBot:
         await self._started(self.app)
         url = self.settings.telegram_webhook_url
         if url:
+            if not self.settings.telegram_webhook_secret:
+                log.warning(
+                    "TELEGRAM_WEBHOOK_SECRET is not set: Telegram was given a secret made at "
+                    "start-up (set one when several processes serve the webhook)"
+                )
             await self.app.bot.set_webhook(
                 url,
-                secret_token=self.settings.telegram_webhook_secret,
+                secret_token=self.webhook_secret,
                 allowed_updates=["message", "callback_query"],
             )
+
+    def authentic(self, secret: str | None) -> bool:
+        """Whether a webhook request's secret header is the webhook's secret (any bytes)."""
+        given = (secret or "").encode("utf-8", "surrogateescape")
+        return hmac.compare_digest(given, self.webhook_secret.encode())
 
     async def webhook(self, body: bytes, secret: str | None) -> int:
         """Handle one webhook request: 403 without the secret (nothing touched), 400 for a
@@ -318,13 +332,9 @@ class TelegramBot:
     async def _webhook(
         self, body: bytes, secret: str | None, hold: bool
     ) -> tuple[int, JSON | None]:
-        expected = self.settings.telegram_webhook_secret
-        if expected and not hmac.compare_digest(secret or "", expected):
+        if not self.authentic(secret):
             return 403, None
-        try:
-            update = Update.de_json(json.loads(body), self.app.bot)
-        except (ValueError, TypeError, KeyError):
-            return 400, None
+        update = self._update(body)
         if update is None:
             return 400, None
         query = update.callback_query
@@ -337,6 +347,17 @@ class TelegramBot:
                 held.open = False  # from now on an answer is a call
             _holding.reset(token)
         return 200, held.method if held is not None else None
+
+    def _update(self, body: bytes) -> Update | None:
+        """The update in a webhook body; None for anything else (an array, a string, nesting
+        too deep to parse, fields of the wrong kind)."""
+        try:
+            data = json.loads(body)
+            if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+                return None
+            return Update.de_json(data, self.app.bot)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            return None
 
     async def stop_webhook(self, close_store: bool = True) -> None:
         """Deliver what is owed and close (the store too, unless it is shared and closed by

@@ -682,6 +682,7 @@ class FakeTelegram:
         self.commands: dict[tuple[str, str], list[JSON]] = {}  # (scope JSON, language) -> list
         self.internal_errors: list[str] = []  # tracebacks of bugs in the fake itself
         self.webhook_url = ""
+        self.webhook_secret: str | None = None  # as setWebhook was told
         self.default_menu_button: JSON = {"type": "commands"}
         self._queries: dict[str, _Query] = {}
         self._updates: list[JSON] = []
@@ -1646,7 +1647,11 @@ class FakeTelegram:
         url = str(params.get("url") or "")
         if url and not url.startswith("https://"):
             raise bad("bad webhook: An HTTPS URL must be provided for webhook")
+        secret = params.get("secret_token")
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
+            raise bad("bad webhook: secret token contains unallowed characters")
         self.webhook_url = url
+        self.webhook_secret = None if secret is None else str(secret)
         if params.get("drop_pending_updates"):
             self._updates.clear()
         return True

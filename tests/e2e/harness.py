@@ -59,9 +59,13 @@ class Harness:
             get_updates_request=request(),
         )
 
-    async def start(self) -> Harness:
+    async def start(self, heartbeat: bool = True) -> Harness:
+        """Start the bot as a process does, its heartbeat included unless told (the tests
+        tick)."""
         await self.bot.app.initialize()
         await self.bot.register_commands()
+        if heartbeat:
+            self.bot.runner.start_heartbeat()
         return self
 
     async def stop(self) -> None:

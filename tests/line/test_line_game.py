@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
@@ -28,9 +29,13 @@ from tests.line.fake_line import (
 JSON = dict[str, Any]
 
 
-async def deliver(bot: LineBot, line: FakeLine, event: JSON) -> str | None:
-    """Post one signed webhook event, wait for its messages; its reply token."""
+async def deliver(
+    bot: LineBot, line: FakeLine, event: JSON, pace: Callable[[], None] = lambda: None
+) -> str | None:
+    """Post one signed webhook event, wait for its messages (`pace` first lets the bot's
+    clock pass a table interval, where the test sets it); its reply token."""
     assert await bot.webhook(*line.signed(event)) == 200
+    pace()
     await bot.runner.flush()
     return event.get("replyToken")
 
@@ -46,27 +51,34 @@ def typed(sent: Sent, label: str) -> str:
     return unquote(uri.partition("?")[2])
 
 
-async def play(bot: LineBot, line: FakeLine, computers: int, seed: int) -> dict[str, int]:
+async def play(
+    bot: LineBot,
+    line: FakeLine,
+    computers: int,
+    seed: int,
+    pace: Callable[[], None] = lambda: None,
+) -> dict[str, int]:
     """A whole Egonomy game of Ann and Bob (and `computers`) in a LINE group, pressed through
-    signed webhooks; the counts of actions, hand requests, replies and pushes."""
+    signed webhooks; the counts of actions, hand requests, replies and pushes. `pace` is
+    called before each wait for the messages (a test clock passes a table interval)."""
     ann, bob = line.user("Ann", "en"), line.user("Bob", "th")
     group = line.group(ann, bob)
-    await deliver(bot, line, line.join(group))
+    await deliver(bot, line, line.join(group), pace)
     for user in (ann, bob):  # both add the bot as a friend: their hands can come privately
-        token = await deliver(bot, line, line.follow(user))
+        token = await deliver(bot, line, line.follow(user), pace)
         assert token and line.answered(token), "a welcome, as a free reply"
-    token = await deliver(bot, line, line.text(group, ann, "/newgame"))
+    token = await deliver(bot, line, line.text(group, ann, "/newgame"), pace)
     assert token and line.answered(token)
     (join,) = buttons(line.to(group)[-1], b.JOIN)
-    token = await deliver(bot, line, line.postback(group, bob, join))
+    token = await deliver(bot, line, line.postback(group, bob, join), pace)
     assert token and line.answered(token)
     assert "Bob" in line.to(group)[-1].text and line.to(group)[-1].via == "reply"
     for _ in range(computers):
         (add,) = buttons(line.to(group)[-1], b.ADD_BOT)
-        token = await deliver(bot, line, line.postback(group, ann, add))
+        token = await deliver(bot, line, line.postback(group, ann, add), pace)
         assert token and line.answered(token)
     (start,) = buttons(line.to(group)[-1], b.START)
-    token = await deliver(bot, line, line.postback(group, ann, start))
+    token = await deliver(bot, line, line.postback(group, ann, start), pace)
     assert token and line.answered(token), "the table answers the Start press"
     assert not line.pushes, "hands are asked for, not pushed"
 
@@ -78,6 +90,7 @@ async def play(bot: LineBot, line: FakeLine, computers: int, seed: int) -> dict[
         if session is None:
             break
         if await bot.runner.tick():
+            pace()
             await bot.runner.flush()
             computer += 1
             continue
@@ -88,7 +101,7 @@ async def play(bot: LineBot, line: FakeLine, computers: int, seed: int) -> dict[
         if mine is None or not (buttons(mine, b.MOVE) or buttons(mine, b.NAV)):
             # "My hand" on the group's table opens our chat with the request typed in
             request = typed(line.to(group)[-1], "🃏")
-            token = await deliver(bot, line, line.text(user, user, request))
+            token = await deliver(bot, line, line.text(user, user, request), pace)
             assert token and line.answered(token), "the hand comes as a free reply"
             asked += 1
             continue
@@ -99,6 +112,7 @@ async def play(bot: LineBot, line: FakeLine, computers: int, seed: int) -> dict[
         moves += after is None or after.moves != session.moves
         while await bot.runner.tick():  # computers' moves, due at once: before the table
             computer += 1  # update went out
+        pace()
         await bot.runner.flush()
         unanswered += not line.answered(event["replyToken"])
         actions += 1
@@ -138,10 +152,16 @@ async def test_a_computer_seat_shares_the_tables_push(
     """With a computer at the table, its move replaces the table update of the person's move
     before that went out: one push for both (at most one table push per interval)."""
     settings = bot_settings(line, table_interval=0.2)
-    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    now = [0.0]  # the bot's monotonic clock: a table interval passes only when the test waits
+
+    def pace() -> None:
+        now[0] += settings.table_interval
+
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    lb = LineBot(settings, store, registry(), monotonic=lambda: now[0])
     await lb.start()
     try:
-        counts = await play(lb, line, computers=1, seed=11)
+        counts = await play(lb, line, computers=1, seed=11, pace=pace)
     finally:
         await lb.stop()
     print(f"\nLINE Egonomy, 2 people and a computer: {counts}")

@@ -1,4 +1,5 @@
-"""The "games running" gauge of /metrics is counted in the shared store when scraped: two
+"""The "games running" gauge of /metrics is counted in the shared store (as games start and
+end, one round trip a scrape): two
 server processes on one Redis (here two bots, each with its own Redis connection pool) report
 the same figure, whichever handled the games."""
 
@@ -45,10 +46,9 @@ async def pair(
 
 
 async def scraped(bot: LineBot) -> dict[str, float]:
-    """The games-running samples of one process's /metrics for its games (its own count,
-    never cached; other tests of this process leave samples of other games)."""
+    """The games-running samples of one process's /metrics for its games (other tests of
+    this process leave samples of other games)."""
     server = app(bot)
-    server.state.running.fresh_for = 0
     transport = httpx.ASGITransport(app=server)
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
         text = (await client.get("/metrics")).text
@@ -94,7 +94,7 @@ async def test_every_process_counts_the_games_of_the_shared_store(
 
 async def test_a_store_out_of_reach_leaves_the_gauge_out(line: FakeLine) -> None:
     lost = RedisStore.from_url("redis://127.0.0.1:1/0")  # nothing listens there
-    running = RunningGames(lost, ["pick"], fresh_for=0)
+    running = RunningGames(lost, ["pick"])
     RUNNING.labels("pick").set(3)  # an earlier count
     try:
         await running.refresh()

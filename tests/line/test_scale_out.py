@@ -37,7 +37,7 @@ def free_port() -> int:
         return port
 
 
-def server(line: FakeLine, redis_url: str, port: int) -> subprocess.Popen[bytes]:
+def server(line: FakeLine, redis_url: str, port: int, ops: int) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "LINE_CHANNEL_SECRET": SECRET,
@@ -46,6 +46,7 @@ def server(line: FakeLine, redis_url: str, port: int) -> subprocess.Popen[bytes]
         "REDIS_URL": redis_url,
         "HOST": "127.0.0.1",
         "PORT": str(port),
+        "METRICS_PORT": str(ops),  # /healthz
         "BOT_DELAY": "0",
         "TABLE_INTERVAL": "0",
         "PYTHONPATH": str(REPO),
@@ -60,7 +61,8 @@ def server(line: FakeLine, redis_url: str, port: int) -> subprocess.Popen[bytes]
     )
 
 
-async def until_up(client: httpx.AsyncClient, url: str) -> None:
+async def until_up(client: httpx.AsyncClient, ops: int) -> None:
+    url = f"http://127.0.0.1:{ops}"
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -77,12 +79,13 @@ async def test_two_processes_share_a_game_and_one_dies(line: FakeLine, redis_url
     url = redis_url.rsplit("/", 1)[0] + "/4"
     store = RedisStore.from_url(url)
     ports = [free_port(), free_port()]
-    procs = [server(line, url, port) for port in ports]
+    opses = [free_port(), free_port()]
+    procs = [server(line, url, port, ops) for port, ops in zip(ports, opses, strict=True)]
     urls = [f"http://127.0.0.1:{port}" for port in ports]
     try:
         async with httpx.AsyncClient(timeout=30) as client:
-            for u in urls:
-                await until_up(client, u)
+            for ops in opses:
+                await until_up(client, ops)
             alive = list(urls)
             turn = 0
 

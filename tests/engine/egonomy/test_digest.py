@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import pytest
+
 from engine.core import IllegalAction, Rng
 from engine.egonomy.cards import TABLES, cards_in_play
 from engine.egonomy.players import _greedy_choice
@@ -118,6 +120,7 @@ def search_digest(games: int = 60) -> str:
     return feed.hexdigest()
 
 
+@pytest.mark.slow
 def test_no_rule_changed_over_600_seeded_games() -> None:
     assert rules_digest() == RULES_DIGEST
 

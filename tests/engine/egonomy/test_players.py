@@ -3,6 +3,8 @@ player is stronger than the greedy one."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine.core import Rng
 from engine.egonomy import GAME
 from engine.egonomy.cards import cards_in_play
@@ -42,6 +44,7 @@ def test_a_sampled_deal_agrees_with_everything_the_player_sees() -> None:
         assert sorted(cards) == sorted(cards_in_play(players)), "every card exactly once"
 
 
+@pytest.mark.slow
 def test_the_searching_player_beats_the_greedy_one() -> None:
     """Over 20 seeded games (2 and 4 players, half the seats each), search wins most."""
     search, greedy = SearchPlayer(), GreedyPlayer()

@@ -246,6 +246,7 @@ def bot_chooser(seats: list[RandomPlayer | GreedyPlayer], seed: int) -> Chooser:
     return choose
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "flip"), CONFIGS)
 def test_bulk_random_games_keep_every_invariant(players: int, flip: bool) -> None:
     """Every game ends; cards are all accounted for; views never leak; states round-trip through
@@ -265,6 +266,7 @@ def test_bulk_random_games_keep_every_invariant(players: int, flip: bool) -> Non
     assert finished == BULK_SEEDS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "flip"), CONFIGS)
 @settings(
     max_examples=30,
@@ -292,6 +294,22 @@ def test_hypothesis_games_accept_exactly_the_listed_actions(
 
     final, actions, _ = play_game(players, options(flip, strict), seed, choose, every_step)
     assert final.over and actions
+
+
+@pytest.mark.parametrize(("players", "flip"), CONFIGS)
+def test_a_few_seeded_games_accept_exactly_the_listed_actions(players: int, flip: bool) -> None:
+    """The hypothesis run's checks (marked slow) on two seeded games of each configuration,
+    so that a change that breaks them fails the quick suite too."""
+    for seed in (players, players + 7):
+        probe = Rng(seed)
+
+        def every_step(state: State, probe: Rng = probe) -> None:
+            check_state(state)
+            check_every_listed_action_and_some_others(state, probe)
+
+        opts = options(flip, strict=seed % 2 == 0)
+        final, actions, _ = play_game(players, opts, seed, random_chooser(seed), every_step)
+        assert final.over and actions
 
 
 @pytest.mark.parametrize(("players", "flip"), CONFIGS)

@@ -1,0 +1,187 @@
+"""Every press and command is answered (issue 21, item 6), whatever is stored: a value that is
+no document, a game not hosted here or a schema from the future get "This game could not be
+read: /stop ends it." in the chat's language, and /stop clears it; an unreadable history
+entry is left out of /status; page data no button makes, a `/start h…` by someone not at the
+table and a move delivered again after a process saved it (its answer lost) are answered."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+
+import orjson
+import pytest
+import redis.asyncio as aioredis
+from telegram import Update
+
+from chatbot.core import buttons as b
+from chatbot.core.tables import game_key
+from chatbot.i18n import translator
+from chatbot.store.redis import RedisStore
+from chatbot.telegram.convert import incoming
+from tests.e2e.fake_telegram import FakeTelegram
+from tests.e2e.harness import Harness, hand_message
+from tests.e2e.helpers import CHAT, GROUP, answer_calls, load, open_table, to_move, user_of
+
+UNREADABLE = "This game could not be read: /stop ends it."
+
+
+@pytest.fixture
+async def h(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterator[Harness]:
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    harness = await Harness(tg, store).start()
+    try:
+        yield harness
+    finally:
+        await harness.stop()
+        await store.close()
+
+
+def last_text(tg: FakeTelegram, chat: int) -> str:
+    message = tg.last_message(chat)
+    assert message is not None
+    return message.text
+
+
+def answer_text(tg: FakeTelegram, update: dict[str, object]) -> str:
+    (call,) = answer_calls(tg, update)
+    return str(call.params.get("text", ""))
+
+
+@pytest.mark.parametrize("lang", ["th", "ja"])
+@pytest.mark.parametrize(
+    "stored",
+    [
+        b"not a document",  # no "version:" prefix
+        b"7:{not json",
+        b"3:" + orjson.dumps({"schema": 99}),
+        "game of a bot that is gone",  # a session of a game not hosted here
+    ],
+    ids=["no-version", "not-json", "future-schema", "unknown-game"],
+)
+async def test_an_unreadable_game_is_answered_and_stop_clears_it(
+    h: Harness,
+    tg: FakeTelegram,
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    stored: bytes | str,
+    lang: str,
+) -> None:
+    ann = tg.user(501, "Ann", language_code=lang)
+    tg.group(GROUP, "Agora", creator=ann)
+    await h.command(ann["id"], ann, "/start")
+    await h.command(GROUP, ann, "/newgame")
+    lobby = tg.last_message(GROUP)
+    assert lobby is not None
+    key = redis_prefix + game_key(CHAT)
+    if isinstance(stored, str):  # a readable session naming a game not hosted here
+        doc = await h.bot.tables.store.load(game_key(CHAT))
+        assert doc is not None
+        data = orjson.loads(doc.data)
+        data["game"] = "chess"
+        await redis_client.set(key, f"{doc.version}:".encode() + orjson.dumps(data))
+    else:
+        await redis_client.set(key, stored)
+    expected = translator(lang).gettext(UNREADABLE)
+    assert expected != UNREADABLE, "translated"
+
+    await h.command(GROUP, ann, "/status")
+    assert last_text(tg, GROUP) == expected
+    press = tg.callback_update(ann, lobby, lobby.callback_data[0], check=False)
+    await h.feed(press)
+    if isinstance(stored, str):  # the lobby is readable: Join answers for itself
+        assert answer_text(tg, press), "a press on its buttons is answered"
+    else:
+        assert answer_text(tg, press) == expected, "a press on its buttons is answered"
+
+    await h.command(GROUP, ann, "/stop")
+    assert await redis_client.get(key) is None, "/stop cleared it"
+    bob = tg.user(510, "Bob", language_code=lang)  # (Ann's second /newgame: a burst, later)
+    await h.command(GROUP, bob, "/newgame")
+    assert tg.last_message(GROUP) is not None and tg.last_message(GROUP).callback_data  # type: ignore[union-attr]
+    assert not h.bot.errors
+
+
+async def test_an_unreadable_history_entry_is_left_out(
+    h: Harness, tg: FakeTelegram, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    ann = tg.user(502, "Ann")
+    tg.group(GROUP, "Agora", creator=ann)
+    history = f"{redis_prefix}hist:{CHAT}"
+    entry = orjson.dumps({"game": "egonomy", "at": 1, "stopped": True})
+    await redis_client.lpush(history, entry, b"~~~~", b"[1, 2]")
+    await h.command(GROUP, ann, "/status")
+    text = last_text(tg, GROUP)
+    assert text.startswith("No game is running here. Latest results:")
+    assert text.count("•") == 1 and "stopped" in text
+    assert not h.bot.errors
+
+
+async def test_page_data_no_button_makes_is_answered(h: Harness, tg: FakeTelegram) -> None:
+    users = [tg.user(503, "Ann"), tg.user(504, "Bob")]
+    await open_table(h, tg, users)
+    session = await load(h)
+    user = user_of(session, to_move(session), users)
+    hand = hand_message(tg, user["id"])
+    assert hand is not None
+    step = next(d for d in hand.callback_data if d.startswith(b.NAV))
+    for path in ("~~~~", "~x", "~1~2"):
+        data = step.rsplit("|", 1)[0] + "|" + path
+        press = tg.callback_update(user, hand, data, check=False)
+        await h.feed(press)
+        assert answer_text(tg, press) == "This button is no longer in use."
+    assert (await load(h)).moves == session.moves
+    assert not h.bot.errors
+
+
+async def test_a_hand_link_opened_by_someone_not_at_the_table_is_answered(
+    h: Harness, tg: FakeTelegram
+) -> None:
+    users = [tg.user(505, "Ann"), tg.user(506, "Bob")]
+    await open_table(h, tg, users)
+    eve = tg.user(507, "Eve")
+    await h.command(eve["id"], eve, "/start")
+    said = len(tg.sent_to(eve["id"]))
+    await h.command(eve["id"], eve, f"/start {b.hand_payload(CHAT)}")
+    assert len(tg.sent_to(eve["id"])) == said + 1
+    assert last_text(tg, eve["id"]) == "You are not playing in this game."
+
+
+async def test_a_move_saved_by_a_process_that_never_answered_is_told_what_it_did(
+    tg: FakeTelegram, redis_url: str, redis_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    """Process A saved the move and died before its answer went out; Telegram delivers the
+    press again, to B: B says it was counted, and what the game's last change was. (Had A
+    been alive, it answered its own press: B says nothing, `tests/e2e/test_concurrency.py`.)"""
+    a = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
+    b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
+    try:
+        users = [tg.user(508, "Ann"), tg.user(509, "Bob")]
+        await open_table(a, tg, users)
+        before = await load(a)
+        user = user_of(before, to_move(before), users)
+        rng = random.Random(3)
+        while True:
+            hand = hand_message(tg, user["id"])
+            assert hand is not None
+            moves = [d for d in hand.callback_data if d.startswith(b.MOVE)]
+            if moves:
+                break
+            await a.press(
+                user, hand, rng.choice([d for d in hand.callback_data if d.startswith(b.NAV)])
+            )
+        update = tg.callback_update(user, hand, rng.choice(moves))
+        inc = incoming(Update.de_json(update, a.bot.app.bot), a.bot.app.bot.username)
+        assert inc is not None
+        reply = await a.bot.service.handle(inc)  # saved; A dies before it answers or sends
+        assert reply.answer is not None and (await load(a)).moves == before.moves + 1
+        assert not answer_calls(tg, update)
+        await a.bot.runner.stop()  # its heartbeat stops, and has lapsed when Telegram retries
+        await redis_client.delete(f"{redis_prefix}alive:{a.bot.tables.process}")
+        await b2.feed(update)
+        text = answer_text(tg, update)
+        assert text.startswith("That press was already counted."), text
+        assert (await load(b2)).moves == before.moves + 1, "applied once"
+    finally:
+        await a.stop()
+        await b2.stop()
