@@ -351,7 +351,7 @@ async def _play(
     calls_before = len(table._group_calls())
     rng = random.Random(args.seed + index)
     seat_of = {s: u for u in people if (s := session.seat_of(f"tg:{u['id']}")) is not None}
-    tasks = [asyncio.create_task(table.spam(spammer, stopper))]
+    tasks = [asyncio.create_task(table.spam(spammer, stopper))] if args.spam else []
     if GAMES[game].private_hands:
         tasks += [asyncio.create_task(table.hands(u, random.Random(rng.random()))) for u in people]
         await table.watch_end(args.limit)
@@ -409,6 +409,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--redis-url", default=None)
     parser.add_argument("--interval-grace", type=float, default=4.0)
+    parser.add_argument(
+        "--no-spam", dest="spam", action="store_false", help="no member spams the group"
+    )
     args = parser.parse_args()
     began = time.monotonic()
     results = asyncio.run(run(args))
