@@ -14,7 +14,6 @@ from engine.ego.events import (
     Event,
     GameEnded,
     Guess,
-    Passed,
     Picked,
     Refused,
     Revealed,
@@ -220,9 +219,10 @@ def _withdrawn(state: State) -> int:
     return sum(1 for g in state.guessers if state.guesses[g] > 0 or state.stakes[g] > 0)
 
 
-def _refuse(state: State) -> tuple[State, list[Event]]:
+def _refuse(state: State, timed_out: bool = False) -> tuple[State, list[Event]]:
     """Refusing costs the refuser 2 bet tokens, paid into the bank (all they have if fewer);
-    with the option, 2 tokens leave the bank and the game instead. The turn is cancelled."""
+    with the option, 2 tokens leave the bank and the game instead. The turn is cancelled
+    (docs/rulings.md#ego-refusing)."""
     p = state.active
     tokens = list(state.tokens)
     if state.from_bank:
@@ -233,17 +233,19 @@ def _refuse(state: State) -> tuple[State, list[Event]]:
         tokens[p] -= paid
         bank, removed = state.bank + paid, state.removed
     after = state._replace(tokens=tuple(tokens), bank=bank, removed=removed)
-    event = Refused(p, state.card, paid, state.from_bank, _withdrawn(state), bank, after.tokens)
+    event = Refused(
+        p, state.card, paid, state.from_bank, _withdrawn(state), bank, after.tokens, timed_out
+    )
     return _next_turn(after, paid > 0, [event])
 
 
 def timeout(state: State, player: int) -> tuple[State, list[Event]]:
     """A guesser who does not pick is skipped (no stake, no loss); an active player who does not
-    answer lets the turn pass at no cost, guesses withdrawn."""
+    answer refuses, at a refusal's cost (docs/rulings.md#ego-an-idle-active-player)."""
     if player not in awaited(state):
         return state, []
     if player == state.active:
-        return _next_turn(state, False, [Passed(player, _withdrawn(state))])
+        return _refuse(state, timed_out=True)
     guesses = (*state.guesses[:player], SKIPPED, *state.guesses[player + 1 :])
     stakes = (*state.stakes[:player], 0, *state.stakes[player + 1 :])
     skipped = state._replace(guesses=guesses, stakes=stakes)
