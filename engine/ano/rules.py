@@ -90,7 +90,8 @@ SPEC = GameSpec(
         OptionSpec("decks", 1, (1, 2)),  # "ถ้าเป็นไปได้ใช้ไพ่ 2 สำรับรวมกันจะสนุกกว่า"
         OptionSpec("jokers", True),  # "มี Joker หรือไม่มีก็ได้"
         OptionSpec("uno_rules"),  # K draws 4, forgetting Ano costs 2
-        OptionSpec("jump_in"),  # "การแทรกไพ่(กรณีใช้สองสำรับ)"
+        # "การแทรกไพ่(กรณีใช้สองสำรับ)": jump-in with two decks only (docs/rulings.md#ano)
+        OptionSpec("jump_in", needs=("decks", 2)),
         OptionSpec("fumble"),  # "กฎเฟอะฟะ"
         OptionSpec("special_last"),  # "กฎไพ่พิเศษ": no special card as the last card
         OptionSpec("points"),  # "วัดกันด้วยพ้อย"
@@ -501,7 +502,7 @@ class _Table:
 
     def draw(self, player: int, n: int, reason: str) -> int:
         """`player` draws `n` cards (fewer if fewer exist); an empty pile is refilled from the
-        discard pile under its top card."""
+        discard pile under its top card. A hand left able to win at once owes "Ano"."""
         got: tuple[int, ...] = ()
         while len(got) < n:
             if not self.pile:
@@ -515,11 +516,18 @@ class _Table:
             take = min(n - len(got), len(self.pile))
             got += self.pile[len(self.pile) - take :][::-1]
             self.pile = self.pile[: len(self.pile) - take]
-        hand = tuple(sorted(self.hands[player] + got))
-        self.hands[player] = hand
         self.got = got
         self.events.append(_drew(player, len(got), reason))
-        if self.ano[player] != CLEAR and not ano_hand(hand, self.state.has(SPECIAL_LAST)):
+        if not got:  # no card to draw changes nothing: a call made still holds (docs/rulings.md#ano)
+            return 0
+        hand = tuple(sorted(self.hands[player] + got))
+        self.hands[player] = hand
+        status = self.ano[player]
+        if ano_hand(hand, self.state.has(SPECIAL_LAST)):
+            if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
+                self.set_ano(player, OWES)
+                self.events.append(_ano_owed(player))
+        elif status != CLEAR:
             self.set_ano(player, CLEAR)
         return len(got)
 
@@ -534,15 +542,6 @@ class _Table:
                     self.events.append(_ano_forgotten(q))
             ano[player] = CLEAR
             self.ano = tuple(ano)
-
-    def after(self, player: int, call: bool) -> None:
-        """`player` now holds a hand that could win at once: they owe "Ano" (or called it)."""
-        if ano_hand(self.hands[player], self.state.has(SPECIAL_LAST)):
-            if call:
-                self.events.append(_ano_called(player))
-            else:
-                self.set_ano(player, OWES)
-                self.events.append(_ano_owed(player))
 
     def done(self, **changes: Any) -> tuple[State, list[Event]]:
         state = self.state._replace(
@@ -758,7 +757,6 @@ def _fumble(
     table.act(player)
     table.events.append(Fumbled(player, cards, jump))
     table.draw(player, FUMBLE_COST, FUMBLE)
-    table.after(player, False)
     return table.done()
 
 
@@ -907,9 +905,7 @@ def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
             state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
         ):
             table.events.append(MayPlayDrawn(player))
-            table.after(player, False)
             return table.done(drawn=card, pending=0, idle=0)
-    table.after(player, False)
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
         return _end(*table.done(**changes))
