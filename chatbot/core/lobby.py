@@ -174,7 +174,11 @@ class LobbyDesk:
             return tr.gettext("A computer player left.")
         if press.op == b.OPTION and press.fields and press.fields[0] in session.options:
             name = press.fields[0]
+            if not spec.offered(spec.option(name), session.options):
+                bundle = self.tables.bundle(session)
+                return Reply(Answer(views.option_needs(bundle, name, tr), alert=True))
             session.options[name] = spec.option(name).next(session.options[name])
+            spec.settle(session.options)  # jump-in goes off with one deck
             return tr.gettext("Options changed.")
         if press.op == b.START:
             return await self._check_start(session, tr)
