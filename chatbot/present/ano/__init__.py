@@ -221,6 +221,9 @@ class AnoPresenter:
             lines += ["", tr.t("🏆 {players} share the win!", players=tr.list(winners))]
         return "\n".join(lines)
 
+    def legend(self, tr: Translator) -> str:
+        return ""
+
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         msgid, section = EXPLANATIONS.get(code, UNKNOWN_REFUSAL)
         return tr.gettext(msgid), section

@@ -366,6 +366,13 @@ class EgoPresenter:
         lines += ["", winner_line(winners, tr) if any(event.tokens) else nobody_won(tr)]
         return "\n".join(lines)
 
+    def legend(self, tr: Translator) -> str:
+        """The key to the eleven picks a guesser may see at once."""
+        return tr.gettext(
+            "1️⃣ 2️⃣ 3️⃣: an answer (yours, or your guess) · “2 · bet 1”: a guess and its bet in "
+            "one pick · 🪙 bet: the bet alone"
+        )
+
     @staticmethod
     def _too_high(params: dict[str, Any], tr: Translator) -> str:
         return tr.nt(
