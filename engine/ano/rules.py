@@ -90,7 +90,7 @@ SPEC = GameSpec(
         OptionSpec("decks", 1, (1, 2)),  # "ถ้าเป็นไปได้ใช้ไพ่ 2 สำรับรวมกันจะสนุกกว่า"
         OptionSpec("jokers", True),  # "มี Joker หรือไม่มีก็ได้"
         OptionSpec("uno_rules"),  # K draws 4, forgetting Ano costs 2
-        # "การแทรกไพ่(กรณีใช้สองสำรับ)": jump-in with two decks only (docs/rulings.md#ano)
+        # "การแทรกไพ่(กรณีใช้สองสำรับ)": two decks only (docs/rulings.md#ano-jump-in)
         OptionSpec("jump_in", needs=("decks", 2)),
         OptionSpec("fumble"),  # "กฎเฟอะฟะ"
         OptionSpec("special_last"),  # "กฎไพ่พิเศษ": no special card as the last card
@@ -140,7 +140,8 @@ class State(NamedTuple):
 
 def new_game(players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
     """Shuffle, deal 5 each one at a time, turn up the pile's top card (a joker goes back to
-    the bottom and another is turned); seat 0 (the lobby opener) starts."""
+    the bottom and another is turned); seat 0 (the lobby opener) starts
+    (docs/rulings.md#ano-the-deal-and-who-starts)."""
     if not SPEC.min_players <= players <= SPEC.max_players:
         raise IllegalAction("player_count", min=SPEC.min_players, max=SPEC.max_players)
     opts = SPEC.resolve_options(options)
@@ -501,8 +502,9 @@ class _Table:
         self.ano = tuple(ano)
 
     def draw(self, player: int, n: int, reason: str) -> int:
-        """`player` draws `n` cards (fewer if fewer exist); an empty pile is refilled from the
-        discard pile under its top card. A hand left able to win at once owes "Ano"."""
+        """`player` draws `n` cards (fewer if fewer exist: docs/rulings.md#ano-drawing-what-is-left);
+        an empty pile is refilled from the discard pile under its top card. A hand left able to
+        win at once owes "Ano"."""
         got: tuple[int, ...] = ()
         while len(got) < n:
             if not self.pile:
@@ -518,7 +520,7 @@ class _Table:
             self.pile = self.pile[: len(self.pile) - take]
         self.got = got
         self.events.append(_drew(player, len(got), reason))
-        if not got:  # no card to draw changes nothing: a call made still holds (docs/rulings.md#ano)
+        if not got:  # docs/rulings.md#ano-drawing-and-the-call: a call made still holds
             return 0
         hand = tuple(sorted(self.hands[player] + got))
         self.hands[player] = hand
@@ -752,7 +754,7 @@ def _fumble(
     state: State, player: int, cards: tuple[int, ...], jump: bool
 ) -> tuple[State, list[Event]]:
     """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
-    hand, the player draws 2, and a turn goes on."""
+    hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
     table = _Table(state)
     table.act(player)
     table.events.append(Fumbled(player, cards, jump))
@@ -781,12 +783,12 @@ def _put_down(
             direction = -direction
             events.append(_reversed(direction))
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
-        skips = k
+        skips = k  # docs/rulings.md#ano-several-cards-and-two-players
     elif rank in DRAW_AFTER:
         each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
         events.append(_draw_pending(pending))
-    elif pending:
+    elif pending:  # docs/rulings.md#ano-chains
         events.append(_chain_ended(player, pending))
         pending = 0
     active = players - len(finished)
@@ -843,7 +845,8 @@ def _act(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, .
 
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
-    play_drawn option a fitting drawn card may be played at once instead."""
+    play_drawn option a fitting drawn card may be played at once instead
+    (docs/rulings.md#ano-a-turn)."""
     (players, decks, flags, rng, hands, pile, discard, suit,
      _, direction, pending, _, ano, finished, _, _) = state  # fmt: skip
     owed = pending or 1
@@ -914,7 +917,8 @@ def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
-    """ "ถ้าถูกจับได้ว่าลืมพูด ... ต้องจั่วไพ่เพิ่มอีกห้าใบ": the first catch counts."""
+    """ "ถ้าถูกจับได้ว่าลืมพูด ... ต้องจั่วไพ่เพิ่มอีกห้าใบ": the first catch counts
+    (docs/rulings.md#ano-calling)."""
     if not 0 <= target < state.players or target == player or target in state.finished:
         raise IllegalAction("bad_action")
     table = _Table(state)
@@ -965,7 +969,8 @@ def _end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 
 def ranking(state: State) -> list[tuple[int, int, int]]:
     """(player, place, points left), best first: the finishing order, then the players left
-    by fewest points (points mode) or fewest cards (a stalled game), equal counts sharing."""
+    by fewest points (points mode) or fewest cards (a stalled game), equal counts sharing
+    (docs/rulings.md#ano-the-end-of-a-stalled-game-and-ties)."""
     rows = [(p, i + 1, 0) for i, p in enumerate(state.finished)]
     left = [p for p in range(state.players) if p not in state.finished]
 

@@ -79,7 +79,8 @@ class State(NamedTuple):
 
 
 def new_game(players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
-    """Tokens dealt, the bank filled; the lobby opener (seat 0) answers first (ruling)."""
+    """Tokens dealt, the bank filled; the lobby opener (seat 0) answers first
+    (docs/rulings.md#ego-the-deck-and-the-order-of-turns)."""
     if not SPEC.min_players <= players <= SPEC.max_players:
         raise IllegalAction("player_count", min=SPEC.min_players, max=SPEC.max_players)
     opts = SPEC.resolve_options(options)
@@ -160,7 +161,7 @@ def locked(state: State, player: int) -> bool:
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """The active player: an answer or a refusal; a guesser: a guess, a stake, or both. Picks
-    may be changed until the reveal."""
+    may be changed until the reveal (docs/rulings.md#ego-changing-a-pick)."""
     if state.over:
         return []
     if player == state.active:
@@ -194,7 +195,8 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
 
 
 def _guess(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-    """A guess, a stake, or both; a stake never exceeds the player's tokens."""
+    """A guess, a stake, or both; a stake never exceeds the player's tokens
+    (docs/rulings.md#ego-guessing-at-once)."""
     if player not in state.guessers:
         raise IllegalAction("broke" if state.tokens[player] == 0 else "not_a_guesser")
     if state.guesses[player] == SKIPPED:
@@ -265,7 +267,8 @@ def _settle(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 def _reveal(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     """Lost stakes go to the bank first; then each right guess gets its stake back plus as much
     again, and the active player takes 1 token per right guess. A bank that cannot pay every
-    winner in full voids the turn (every stake returns) and ends the game."""
+    winner in full voids the turn (every stake returns) and ends the game
+    (docs/rulings.md#ego-payouts-and-the-end)."""
     placed = [g for g in state.guessers if state.guesses[g] > 0]
     right = [g for g in placed if state.guesses[g] == state.answer]
     wrong = [g for g in placed if state.guesses[g] != state.answer]
