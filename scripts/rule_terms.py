@@ -15,13 +15,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from chatbot.core.help import HelpDesk  # noqa: E402
-from chatbot.core.tables import Platform, Tables  # noqa: E402
-from chatbot.games import registry  # noqa: E402
-from chatbot.i18n import translator, translators  # noqa: E402
-from chatbot.rules import names, normalise  # noqa: E402
-from chatbot.settings import Settings  # noqa: E402
-from chatbot.store.memory import MemoryStore  # noqa: E402
+from chatbot.core.help import HelpDesk
+from chatbot.core.tables import Platform, Tables
+from chatbot.games import registry
+from chatbot.i18n import translator, translators
+from chatbot.rules import names, normalise
+from chatbot.settings import Settings
+from chatbot.store.memory import MemoryStore
 
 SEVERAL = "is a rule of several games"
 

@@ -53,9 +53,11 @@ PLAY_ON = N_("⏩ Let the others play on")
 LOG_MARK = "• "  # a line of the table's log
 SHOWN_ANSWER = 24  # characters of a wrong answer repeated in the reply
 # Digits a player may type: ASCII, full-width (Japanese keyboards), Thai.
-DIGITS = frozenset("0123456789") | {chr(0xFF10 + i) for i in range(10)} | {
-    chr(0x0E50 + i) for i in range(10)
-}
+DIGITS = (
+    frozenset("0123456789")
+    | {chr(0xFF10 + i) for i in range(10)}
+    | {chr(0x0E50 + i) for i in range(10)}
+)
 
 
 def plain(text: str) -> str:
@@ -190,10 +192,14 @@ class Console:
                 self.table_id = message_id
             if message.chat == YOU:  # the newest hand: its choices are yours now (or none)
                 self.hand_id = message_id if _has_choices(message) else None
-            elif message.chat == GROUP and not message.coalesce and not self.quiet:
-                if message.slot != self.table_slot:  # a table is printed with its events
-                    self._flush()  # what led to this news (a round's or the game's end)
-                    self._print(message_id)
+            elif (
+                message.chat == GROUP
+                and not message.coalesce
+                and not self.quiet
+                and message.slot != self.table_slot  # a table is printed with its events
+            ):
+                self._flush()  # what led to this news (a round's or the game's end)
+                self._print(message_id)
 
     def _print_table(self, message_id: str) -> None:
         """The table (without its short log, if it changed), then every event since the table

@@ -130,7 +130,7 @@ class HelpDesk:
             if entry is not None:
                 found.append((bundle, entry))
             suggested += [(bundle, s) for s in suggestions]
-        if len(found) > 1 and playing in (bundle.name for bundle, _ in found):
+        if len(found) > 1 and playing in {bundle.name for bundle, _ in found}:
             found = [(bundle, entry) for bundle, entry in found if bundle.name == playing]
         if len(found) == 1:
             bundle, entry = found[0]

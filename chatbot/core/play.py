@@ -100,7 +100,9 @@ class GameDesk:
         session.state = stored(game, state)
         # every event of this change is kept (the terminal prints them all), and at least
         # LOG_LINES for the table's narration
-        session.log = (session.log + [dump_event(e) for e in events])[-max(LOG_LINES, len(events)) :]
+        session.log = (session.log + [dump_event(e) for e in events])[
+            -max(LOG_LINES, len(events)) :
+        ]
         session.recent = len(events)
         session.moves += actor is not None
         sig = signals(events)

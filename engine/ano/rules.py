@@ -502,9 +502,9 @@ class _Table:
         self.ano = tuple(ano)
 
     def draw(self, player: int, n: int, reason: str) -> int:
-        """`player` draws `n` cards (fewer if fewer exist: docs/rulings.md#ano-drawing-what-is-left);
-        an empty pile is refilled from the discard pile under its top card. A hand left able to
-        win at once owes "Ano"."""
+        """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
+        discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand
+        left able to win at once owes "Ano"."""
         got: tuple[int, ...] = ()
         while len(got) < n:
             if not self.pile:

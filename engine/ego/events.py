@@ -86,6 +86,5 @@ class GameEnded:
 Event = TurnStarted | Picked | Skipped | Revealed | Refused | GameEnded
 
 EVENT_TYPES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (TurnStarted, Picked, Skipped, Guess, Revealed, Refused, GameEnded)
+    cls.__name__: cls for cls in (TurnStarted, Picked, Skipped, Guess, Revealed, Refused, GameEnded)
 }

@@ -7,9 +7,9 @@ it, and the game runs to its end.
 from __future__ import annotations
 
 import itertools
-import re
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -420,7 +420,9 @@ def test_ego_shows_a_key_to_its_eleven_choices() -> None:
     assert eleven[-1] in under, "right under the eleven choices"
 
 
-@pytest.mark.parametrize(("flag", "help_text"), [("--jokers", "default: on"), ("--flip", "default: off")])
+@pytest.mark.parametrize(
+    ("flag", "help_text"), [("--jokers", "default: on"), ("--flip", "default: off")]
+)
 def test_each_option_says_its_own_default_and_can_be_turned_off(
     flag: str, help_text: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -448,11 +450,14 @@ def test_jump_in_with_one_deck_is_refused_with_the_reason(
         assert ended.value.code == 2
         tr = translator(lang)
         err = capsys.readouterr().err
-        assert tr.t(
-            "{option} is played only with {needed}.",
-            option=tr.gettext("Jump-in"),
-            needed=tr.gettext("Decks") + ": 2",
-        ) in err
+        assert (
+            tr.t(
+                "{option} is played only with {needed}.",
+                option=tr.gettext("Jump-in"),
+                needed=tr.gettext("Decks") + ": 2",
+            )
+            in err
+        )
     parser = build_parser(registry())
     args = parser.parse_args(["console", "ano", "--jump-in", "--decks", "2"])
     assert console_choices(parser, registry(), args) == (3, {"jump_in": True, "decks": 2})

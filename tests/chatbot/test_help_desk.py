@@ -155,7 +155,7 @@ async def test_rules_asked_by_someone_the_bot_cannot_write_to_open_the_private_c
     assert reply.messages == []
 
 
-@pytest.mark.parametrize("key", ["components", "flip", "round_end"])
+@pytest.mark.parametrize("key", ["components", "flip", "round_end", "general"])
 def test_the_rulings_a_player_asks_about_stand_in_their_sections(key: str) -> None:
     """RULINGS.md: name each ruling in the rule help where a player would ask (card list,
     flip sides, the stuck-player ending), marked as the bot's house ruling."""
