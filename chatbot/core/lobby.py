@@ -212,6 +212,7 @@ class LobbyDesk:
         tables = self.tables
         bundle = tables.bundle(session)
         session.seed = tables.seeds()
+        bundle.game.spec.settle(session.options)  # a lobby saved before an option needed another
         try:
             state, events = bundle.game.new_game(len(session.seats), session.options, session.seed)
         except BadState:

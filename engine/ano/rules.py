@@ -898,7 +898,8 @@ def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
     table.act(player)
     owed = state.pending or 1
     got = table.draw(player, owed, CHAIN if state.pending else TURN)
-    idle = 0 if got else state.idle + 1
+    # an idle player who could have played does not count towards the stall's round
+    idle = 0 if got or can_play(state, player) else state.idle + 1
     changes: dict[str, Any] = dict(pending=0, drawn=-1, idle=idle)
     if state.has(PLAY_DRAWN) and not state.pending and got:
         (card,) = table.got

@@ -22,6 +22,7 @@ from engine.ano.rules import (
     legal_actions,
     new_game,
     result,
+    timeout,
 )
 from engine.core import IllegalAction
 
@@ -143,3 +144,16 @@ def test_a_stalled_round_ends_the_game_ranked_by_fewest_cards_or_points() -> Non
         state, events = apply(state, 1, Action(DRAW))
         assert state.over and Stalled() in events
         assert [p.player for p in result(state)] == order
+
+
+def test_an_idle_player_who_could_play_does_not_count_towards_the_stall() -> None:
+    """ "A whole round in which nobody can play or draw ends the game": a player whose time ran
+    out while a card of theirs fitted could play, so the round is not yet one of nobody able
+    to play."""
+    state = position(["7S 9D", "2C"], top="7H")
+    state, _ = timeout(state, 0) or (state, [])
+    assert state.idle == 0
+    state, events = apply(state, 1, Action(DRAW))
+    assert not state.over and Stalled() not in events
+    state, _ = apply(state, 0, play("7S"))
+    assert not state.over
