@@ -85,7 +85,7 @@ class GameSpec:
 
     def resolve_options(self, given: Options | None = None) -> dict[str, OptionValue]:
         """Defaults overlaid with `given`; unknown names, values not offered, and an option set
-        while the option it needs is not (jump-in with one deck) are refused."""
+        while the option it needs is not (a rule played with two decks only) are refused."""
         known: dict[str, OptionValue] = {o.name: o.default for o in self.options}
         for name, value in (given or {}).items():
             spec = self.option(name)

@@ -178,7 +178,7 @@ class LobbyDesk:
                 bundle = self.tables.bundle(session)
                 return Reply(Answer(views.option_needs(bundle, name, tr), alert=True))
             session.options[name] = spec.option(name).next(session.options[name])
-            spec.settle(session.options)  # jump-in goes off with one deck
+            spec.settle(session.options)  # an option whose need went away goes off
             return tr.gettext("Options changed.")
         if press.op == b.START:
             return await self._check_start(session, tr)

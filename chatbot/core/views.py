@@ -61,13 +61,14 @@ def option_text(bundle: Bundle, name: str, value: bool | int, tr: Translator) ->
     )
 
 
-# TRANSLATORS: an option that needs another one, e.g. "Jump-in is played only with Decks: 2."
+# TRANSLATORS: an option that needs another one's value, e.g. "<option> is played only with
+# Decks: 2."
 OPTION_NEEDS = N_("{option} is played only with {needed}.")
 
 
 def offered_options(session: Session, bundle: Bundle) -> list[OptionSpec]:
     """The game's options that may be set now (an option needing another's value is left out
-    until that value is set: Ano's jump-in needs two decks)."""
+    until that value is set, e.g. a rule played only with two decks)."""
     spec = bundle.game.spec
     return [o for o in spec.options if spec.offered(o, session.options)]
 
