@@ -179,7 +179,7 @@ class Console:
                 return
 
     async def deliver(self, messages: list[Message]) -> None:
-        for message in messages:
+        for at, message in enumerate(messages):
             if message.edit and message.edit in self.messages:
                 message_id = message.edit
             else:
@@ -192,14 +192,19 @@ class Console:
                 self.table_id = message_id
             if message.chat == YOU:  # the newest hand: its choices are yours now (or none)
                 self.hand_id = message_id if _has_choices(message) else None
-            elif (
-                message.chat == GROUP
-                and not message.coalesce
-                and not self.quiet
-                and message.slot != self.table_slot  # a table is printed with its events
-            ):
+            elif message.chat == GROUP and not self.quiet and self._news(message, messages[at:]):
                 self._flush()  # what led to this news (a round's or the game's end)
                 self._print(message_id)
+
+    def _news(self, message: Message, rest: list[Message]) -> bool:
+        """Whether a group message is printed as it comes: not a table (a table is printed
+        with its events), unless it is a finished turn's table, edited into the turn's results
+        with a new table below it."""
+        if message.slot != self.table_slot:
+            return not message.coalesce
+        return message.edit is not None and any(
+            m.slot == self.table_slot and m.edit is None for m in rest[1:]
+        )
 
     def _print_table(self, message_id: str) -> None:
         """The table (without its short log, if it changed), then every event since the table

@@ -486,3 +486,14 @@ def test_egobot_help_names_egobot(capsys: pytest.CaptureFixture[str]) -> None:
         [sys.executable, "-m", "chatbot", "--help"], capture_output=True, text=True, check=True
     )
     assert done.stdout.startswith("usage: python -m chatbot ")
+
+
+def test_ego_every_turns_reveal_is_printed() -> None:
+    """Every event, EGO's too: each turn's reveal (the finished turn's table, edited into its
+    results with a new table below) is printed, one for each answer revealed."""
+    feed = Feed(*["1", "4"] * 40)
+    run(feed, "ego", players=3, seed=5)
+    text = "\n".join(feed.shown)
+    revealed = re.findall(r"^• .+ answered \d: \d+ right guess", text, re.MULTILINE)
+    assert len(revealed) > 5
+    assert text.count("🎉 Reveal!") == len(revealed)
