@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
 from chatbot.core.registry import Registry
 from chatbot.settings import Settings, masked_token
-from engine.core import OptionSpec, OptionValue
+from engine.core import IllegalAction, OptionSpec, OptionValue
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -29,12 +30,41 @@ def _dest(option: OptionSpec) -> str:
     return "option_" + option.name
 
 
-def build_parser(games: Registry) -> argparse.ArgumentParser:
+def program_name(argv0: str) -> str:
+    """The name the program was started by: `egobot`, or `python -m chatbot`."""
+    name = os.path.basename(argv0)
+    return "python -m chatbot" if name in ("__main__.py", "") else name
+
+
+def _default_text(option: OptionSpec, games: Registry) -> str:
+    """ "default: on", or each game's own default where the games differ."""
+
+    def shown(o: OptionSpec) -> str:
+        if o.yes_no:
+            return "on" if o.default else "off"
+        return str(int(o.default))
+
+    specs = [(g.name, o) for g in games for o in g.game.spec.options if o.name == option.name]
+    defaults = {shown(o) for _, o in specs}
+    if len(defaults) == 1:
+        return f"default: {defaults.pop()}"
+    return "default: " + ", ".join(f"{name} {shown(o)}" for name, o in specs)
+
+
+def _needs_text(option: OptionSpec) -> str:
+    """ "; needs --decks 2" for an option played only with another's value."""
+    if option.needs is None:
+        return ""
+    other, value = option.needs
+    return f"; needs --{other.replace('_', '-')} {int(value)}"
+
+
+def build_parser(games: Registry, prog: str = "python -m chatbot") -> argparse.ArgumentParser:
     """The command line; the console's option flags come from the games' own options."""
     from chatbot.i18n import available_locales, translator
 
     en = translator("en")
-    parser = argparse.ArgumentParser(prog="python -m chatbot", description=__doc__)
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     sub = parser.add_subparsers(dest="command")
     console = sub.add_parser(
         "console",
@@ -67,14 +97,14 @@ def build_parser(games: Registry) -> argparse.ArgumentParser:
             if option.name in added:
                 continue
             added.add(option.name)
+            default = _default_text(option, games) + _needs_text(option)
             if option.yes_no:
-                console.add_argument(
+                console.add_argument(  # --jokers and --no-jokers
                     _flag(option),
                     dest=_dest(option),
-                    action="store_const",
-                    const=True,
+                    action=argparse.BooleanOptionalAction,
                     default=None,
-                    help=f"{label}; default: off)",
+                    help=f"{label}; {default})",
                 )
             else:
                 console.add_argument(
@@ -83,7 +113,7 @@ def build_parser(games: Registry) -> argparse.ArgumentParser:
                     type=int,
                     choices=[int(c) for c in option.choices],
                     default=None,
-                    help=f"{label}; default: {int(option.default)})",
+                    help=f"{label}; {default})",
                 )
     console.add_argument(
         "--seed", type=int, default=None, help="deal the same cards again (default: random)"
@@ -132,14 +162,38 @@ def console_choices(
             if option.name not in own:
                 parser.error(f"{_flag(option)}: {spec.name} has no such option")
             options[option.name] = value
+    from chatbot.console.play import plain
+    from chatbot.core.views import option_needs
+    from chatbot.i18n import negotiate, translator
+
+    try:
+        spec.resolve_options(options)
+    except IllegalAction as refused:  # an option that needs another (jump-in: two decks)
+        if refused.code != "option_needs":
+            raise
+        tr = translator(negotiate(args.lang))
+        reason = option_needs(games[args.game], str(refused.params["option"]), tr)
+        parser.error(plain(reason))
     return players, options
+
+
+def console_language(parser: argparse.ArgumentParser, lang: str | None) -> None:
+    """A parser error for a --lang with no catalogue, naming the languages there are."""
+    from chatbot.i18n import available_locales, negotiate
+
+    def base(code: str) -> str:
+        return code.strip().replace("_", "-").lower().split("-", 1)[0]
+
+    if lang is not None and base(negotiate(lang)) != base(lang):
+        languages = ", ".join(available_locales())
+        parser.error(f"--lang {lang}: not available; the languages are {languages}")
 
 
 def main(argv: list[str] | None = None) -> int:
     from chatbot.games import registry
 
     games = registry()
-    parser = build_parser(games)
+    parser = build_parser(games, program_name(sys.argv[0]))
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
@@ -155,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         return health(settings)
     if args.command is None:  # no arguments: the console's defaults
         args = parser.parse_args(["console"])
+    console_language(parser, args.lang)
     players, options = console_choices(parser, games, args)
     from chatbot.console.play import play
 

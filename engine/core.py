@@ -51,6 +51,7 @@ class OptionSpec:
     name: str
     default: OptionValue = False
     choices: tuple[OptionValue, ...] = (False, True)
+    needs: tuple[str, OptionValue] | None = None  # offered only while that option has that value
 
     def __post_init__(self) -> None:
         if self.default not in self.choices:
@@ -83,14 +84,32 @@ class GameSpec:
         raise IllegalAction("unknown_option", option=name)
 
     def resolve_options(self, given: Options | None = None) -> dict[str, OptionValue]:
-        """Defaults overlaid with `given`; unknown names and values not offered are refused."""
+        """Defaults overlaid with `given`; unknown names, values not offered, and an option set
+        while the option it needs is not (a rule played with two decks only) are refused."""
         known: dict[str, OptionValue] = {o.name: o.default for o in self.options}
         for name, value in (given or {}).items():
             spec = self.option(name)
             if value not in spec.choices or type(value) is not type(spec.default):
                 raise IllegalAction("bad_option", option=name, value=value)
             known[name] = value
+        for spec in self.options:
+            if spec.needs and known[spec.name] != spec.default and not self.offered(spec, known):
+                other, value = spec.needs
+                raise IllegalAction("option_needs", option=spec.name, needs=other, value=value)
         return known
+
+    def offered(self, option: OptionSpec, values: Options) -> bool:
+        """Whether `option` may be set with these option values (what it needs is set)."""
+        if option.needs is None:
+            return True
+        other, value = option.needs
+        return values.get(other, self.option(other).default) == value
+
+    def settle(self, values: dict[str, OptionValue]) -> None:
+        """Options no longer offered (what they need was changed) go back to their default."""
+        for option in self.options:
+            if not self.offered(option, values):
+                values[option.name] = option.default
 
 
 class Signal:

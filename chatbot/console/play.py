@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import sys
+import unicodedata
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
@@ -26,7 +27,7 @@ from chatbot.games import registry
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
-from engine.core import OptionValue, restore
+from engine.core import OptionValue, load_event, restore
 
 GROUP, YOU = "con:table", "con:you"
 HELP_WORDS = frozenset({"help", "?", "rules", "h"})  # open the rule help in every language
@@ -42,6 +43,21 @@ NOT_A_CHOICE = N_(
 HELP_ALIASES = N_("help, rules")
 # TRANSLATORS: the terminal game: the player pressed Enter without typing anything.
 EMPTY_ANSWER = N_("Type the number of your choice, from 1 to {last} (help: the rules).")
+# TRANSLATORS: the terminal game, when there is only one choice; {answer} is what was typed.
+NOT_THE_CHOICE = N_("“{answer}” is not the choice: type 1 to take it (help: the rules).")
+# TRANSLATORS: the terminal game: Enter pressed when there is only one choice.
+EMPTY_ONE = N_("Type 1 to take the only choice (help: the rules).")
+# TRANSLATORS: the terminal game: the last choice when a move is open to you out of turn
+# (calling "Ano!", a catch, a jump-in): decline it and let the computers play on.
+PLAY_ON = N_("⏩ Let the others play on")
+LOG_MARK = "• "  # a line of the table's log
+SHOWN_ANSWER = 24  # characters of a wrong answer repeated in the reply
+# Digits a player may type: ASCII, full-width (Japanese keyboards), Thai.
+DIGITS = (
+    frozenset("0123456789")
+    | {chr(0xFF10 + i) for i in range(10)}
+    | {chr(0x0E50 + i) for i in range(10)}
+)
 
 
 def plain(text: str) -> str:
@@ -50,11 +66,24 @@ def plain(text: str) -> str:
 
 
 def choice_number(answer: str, count: int) -> int | None:
-    """The 1-based choice an answer names (ASCII digits only), or None."""
-    if not (answer.isascii() and answer.isdigit()):
+    """The 1-based choice an answer names (ASCII, full-width or Thai digits), or None; a
+    number too long to be a choice is no choice (never Python's digit limit)."""
+    if not answer or not set(answer) <= DIGITS:
         return None
-    number = int(answer)
+    digits = "".join(str(unicodedata.digit(c)) for c in answer).lstrip("0")
+    if not digits or len(digits) > len(str(count)):
+        return None
+    number = int(digits)
     return number if 1 <= number <= count else None
+
+
+def wrong_answer(tr: Translator, answer: str, last: int) -> str:
+    """Why `answer` names no choice of 1..`last`, and what to type."""
+    if len(answer) > SHOWN_ANSWER:
+        answer = answer[: SHOWN_ANSWER - 1] + "…"
+    if last == 1:
+        return tr.t(NOT_THE_CHOICE if answer else EMPTY_ONE, answer=answer)
+    return tr.t(NOT_A_CHOICE if answer else EMPTY_ANSWER, answer=answer, last=tr.number(last))
 
 
 def _has_choices(message: Message) -> bool:
@@ -100,15 +129,57 @@ class Console:
         self.watching = False  # no seat of yours: every move is shown as it happens
         self.pace = pace
         self._ids = 0
+        self.news: list[str] = []  # what the table narrated since it was last printed for you
+        self.seen_change = -1  # the session's change whose events are in `news`
+        self.told: list[str] = []  # every event narrated so far
+        self.table_id: str | None = None  # the group's table message
+        self.table_slot = ""  # its slot in this game
+        self.declined: frozenset[str] = frozenset()  # your moves that were open when you acted
 
     async def send(self, chat: str, private: bool, **fields: str | None) -> None:
         reply = await self.service.handle(Incoming(chat, private, self.me, **fields))  # type: ignore[arg-type]
         if reply.answer and reply.answer.text and not self.quiet:
             self.show(f"» {plain(reply.answer.text)}")
+        if not self.quiet:
+            await self._collect(reply.messages)
         await self.deliver(reply.messages)
 
+    async def _collect(self, messages: list[Message]) -> None:
+        """Narrate the events of the game's last change, once, for the next table print; at
+        the game's end (the session is gone) the final table's log says the last of them."""
+        session, _ = await self.service.tables.load(GROUP)
+        if session is None or session.state is None:
+            self._collect_final(messages)
+            return
+        if session.change == self.seen_change:
+            return
+        self.seen_change = session.change
+        bundle = self.service.tables.bundle(session)
+        recent = session.log[len(session.log) - session.recent :] if session.recent else []
+        names = views.names(session, self.tr)
+        for dumped in recent:
+            event = load_event(bundle.game.event_types, dumped)
+            if (line := bundle.presenter.narrate(event, names, self.tr)) is not None:
+                self.news.append(plain(line))
+                self.told.append(plain(line))
+
+    def _collect_final(self, messages: list[Message]) -> None:
+        """The final table's log lines that come after those already told."""
+        tables = [m for m in messages if m.chat == GROUP and m.slot == self.table_slot]
+        tables += [m for m in messages if m.edit is not None and m.edit == self.table_id]
+        if not tables:
+            return
+        text = plain(tables[-1].text)
+        shown = [line[len(LOG_MARK) :] for line in text.splitlines() if line.startswith(LOG_MARK)]
+        told = self.told
+        for k in range(min(len(told), len(shown)), -1, -1):
+            if told[len(told) - k :] == shown[:k]:
+                self.news += shown[k:]
+                self.told += shown[k:]
+                return
+
     async def deliver(self, messages: list[Message]) -> None:
-        for message in messages:
+        for at, message in enumerate(messages):
             if message.edit and message.edit in self.messages:
                 message_id = message.edit
             else:
@@ -117,10 +188,40 @@ class Console:
                 if message.slot and message.game:
                     await self.service.tables.remember(message.game, message.slot, message_id)
             self.messages[message_id] = message
-            if message.chat == YOU and _has_choices(message):
-                self.hand_id = message_id  # the newest hand to act from
-            elif message.chat == GROUP and not message.coalesce and not self.quiet:
+            if message.chat == GROUP and message.slot == self.table_slot:
+                self.table_id = message_id
+            if message.chat == YOU:  # the newest hand: its choices are yours now (or none)
+                self.hand_id = message_id if _has_choices(message) else None
+            elif message.chat == GROUP and not self.quiet and self._news(message, messages[at:]):
+                self._flush()  # what led to this news (a round's or the game's end)
                 self._print(message_id)
+
+    def _news(self, message: Message, rest: list[Message]) -> bool:
+        """Whether a group message is printed as it comes: not a table (a table is printed
+        with its events), unless it is a finished turn's table, edited into the turn's results
+        with a new table below it."""
+        if message.slot != self.table_slot:
+            return not message.coalesce
+        return message.edit is not None and any(
+            m.slot == self.table_slot and m.edit is None for m in rest[1:]
+        )
+
+    def _print_table(self, message_id: str) -> None:
+        """The table (without its short log, if it changed), then every event since the table
+        was last printed: in a game of four, a round holds more than the log shows."""
+        text = plain(self.messages[message_id].text)
+        lines = [line for line in text.splitlines() if not line.startswith(LOG_MARK)]
+        table = "\n".join(lines).rstrip()
+        if self.printed.get(message_id) != table:
+            self.printed[message_id] = table
+            self.show("\n" + table)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Print the events not printed yet."""
+        if self.news:
+            self.show("\n".join(LOG_MARK + line for line in self.news))
+            self.news = []
 
     def _print(self, message_id: str, again: bool = False) -> None:
         """Print a message unless it was printed as it is now (`again`: print it anyway)."""
@@ -169,10 +270,18 @@ class Console:
                 await self._lobby_press(b.OPTION, name)
         lobby = await self._lobby_press(b.START)
         self.quiet = False
+        session, _ = await self.service.tables.load(GROUP)
+        if session is not None:
+            self.table_slot = views.table_slot(session)
+        table = session.messages.get(self.table_slot) if session is not None else None
+        self.table_id = table
+        await self._collect([])  # the deal
         self._print(lobby)  # the start notice: players and the options in force
-        for message_id, message in self.messages.items():
-            if message.chat == GROUP and message_id != lobby:
+        for message_id, message in list(self.messages.items()):
+            if message.chat == GROUP and message_id not in (lobby, table):
                 self._print(message_id)
+        if table in self.messages:
+            self._print_table(table or "")
 
     async def _lobby_press(self, op: str, field: str | None = None) -> str:
         session, _ = await self.service.tables.load(GROUP)
@@ -188,38 +297,61 @@ class Console:
         raise LookupError(op)
 
     async def run_computers(self) -> bool:
-        """Let computer players act until they wait for you; whether anything happened."""
+        """Let computer players act until they wait for you, or until a move opens to you out
+        of turn (a call, a catch, a jump-in); whether anything happened."""
         moved = False
-        while await self._tick():
+        while not await self._opened() and await self._tick():
             moved = True
             if self.watching:
                 session, _ = await self.service.tables.load(GROUP)
-                table = None if session is None else session.messages.get(views.table_slot(session))
+                table = None if session is None else session.messages.get(self.table_slot)
                 if table in self.messages:
-                    self._print(table or "")
+                    self._print_table(table or "")
                 if self.pace:
                     await asyncio.sleep(self.pace)
         return moved
 
     async def _tick(self) -> bool:
         out = await self.service.tick()
+        await self._collect(out)
         await self.deliver(out)
         return bool(out)
 
-    def _choices(self, session: Session) -> tuple[str, list[Button]] | None:
-        """Where your choices are now: your hand's buttons, else your moves on the table."""
-        hand = self.messages.get(self.hand_id or "")
-        if hand is not None and _has_choices(hand):
-            return self.hand_id or "", [btn for row in hand.buttons for btn in row if btn.data]
+    def _mine(self, session: Session) -> tuple[frozenset[str], bool]:
+        """Your legal action codes now, and whether the game waits for you (your turn)."""
         seat = session.seat_of(YOU)
-        if seat is None or seat >= len(session.legal) or not session.legal[seat]:
-            return None  # nothing you may do now
-        table = session.messages.get(views.table_slot(session), "")
+        if seat is None or session.state is None or session.phase != "playing":
+            return frozenset(), False
         game = self.service.tables.bundle(session).game
         state = restore(game, session.state)
-        mine = {game.encode_action(a) for a in game.legal_actions(state, seat)}
-        moves = [  # the group's buttons serve every player: only yours are offered here
-            btn
+        codes = frozenset(game.encode_action(a) for a in game.legal_actions(state, seat))
+        return codes, seat in game.to_move(state)
+
+    async def _opened(self) -> bool:
+        """Whether a move you did not have when you last acted is open to you out of turn."""
+        session, _ = await self.service.tables.load(GROUP)
+        if session is None:
+            return False
+        codes, waited = self._mine(session)
+        return not waited and bool(codes - self.declined)
+
+    def _choices(self, session: Session) -> tuple[list[tuple[str, Button]], str | None]:
+        """Your choices now, each with the message it is on: your hand's buttons, and your
+        moves among the group table's buttons (those serve every player); and the message
+        to show above them (your hand, when the choices are on it)."""
+        found: list[tuple[str, Button]] = []
+        hand = self.messages.get(self.hand_id or "")
+        above = None
+        if hand is not None and _has_choices(hand):
+            above = self.hand_id
+            found += [(self.hand_id or "", btn) for row in hand.buttons for btn in row if btn.data]
+        seat = session.seat_of(YOU)
+        if seat is None or seat >= len(session.legal) or not session.legal[seat]:
+            return found, above
+        table = session.messages.get(self.table_slot, "")
+        mine, _ = self._mine(session)
+        found += [
+            (table, btn)
             for row in (self.messages[table].buttons if table in self.messages else ())
             for btn in row
             if (press := b.decode(btn.data or "")) is not None
@@ -227,7 +359,9 @@ class Console:
             and press.fields[-1:]
             and press.fields[-1] in mine
         ]
-        return (table, moves) if moves else None
+        if above is None and found:
+            above = table
+        return found, above
 
     async def play(self) -> bool:
         """One of your choices (or the computers' turns); False when the game is over."""
@@ -235,35 +369,44 @@ class Console:
         session, _ = await self.service.tables.load(GROUP)
         if session is None:
             return False
-        table = session.messages.get(views.table_slot(session))
+        table = session.messages.get(self.table_slot)
         if table in self.messages:
-            self._print(table)
-        found = self._choices(session)
-        if found is None:
+            self._print_table(table or "")
+        found, above = self._choices(session)
+        codes, waited = self._mine(session)
+        out_of_turn = not waited and bool(codes - self.declined)
+        if not found or above is None:
             if moved:
                 return True
+            if out_of_turn:  # nothing of it on a message: let the others go on
+                self.declined = codes
+                return True
             raise RuntimeError("the game waits for something the terminal cannot do")
-        message_id, choices = found
-        self._show_choices(message_id, choices, again=False)
+        labels = [btn.label for _, btn in found]
+        if out_of_turn:
+            labels.append(self.tr.gettext(PLAY_ON))
+        self._show_choices(above, labels, again=False)
         while True:
             answer = self.ask("> ").strip()
             if answer.casefold() in self.help_words:
                 self.rules_help()
-                self._show_choices(message_id, choices, again=True)
+                self._show_choices(above, labels, again=True)
                 continue
-            number = choice_number(answer, len(choices))
+            number = choice_number(answer, len(labels))
             if number is not None:
                 break
-            wrong = NOT_A_CHOICE if answer else EMPTY_ANSWER
-            self.show(self.tr.t(wrong, answer=answer, last=self.tr.number(len(choices))))
-        await self.press(message_id, choices[number - 1].data or "")
+            self.show(wrong_answer(self.tr, answer, len(labels)))
+        self.declined = codes  # what was open now is not offered again out of turn
+        if number > len(found):  # let the others play on
+            return True
+        message_id, button = found[number - 1]
+        await self.press(message_id, button.data or "")
         return True
 
-    def _show_choices(self, message_id: str, choices: list[Button], again: bool) -> None:
-        """The numbered choices (with your hand above them when they are on it), unless
-        shown just as they are (`again`: show them anyway)."""
+    def _show_choices(self, message_id: str, labels: list[str], again: bool) -> None:
+        """The numbered choices (with your hand above them when they are on it, and the
+        game's key to the labels), unless shown just as they are (`again`: show them anyway)."""
         message = self.messages[message_id]
-        labels = [btn.label for btn in choices]
         own = message.chat == YOU
         key = plain(message.text) + "\0" + "\0".join(labels)
         if again or self.printed.get(message_id + "/choices") != key:
@@ -272,6 +415,8 @@ class Console:
                 self.show("\n" + plain(message.text))
             for i, label in enumerate(labels, start=1):
                 self.show(f"  {i}. {label}")
+            if legend := self.bundle.presenter.legend(self.tr):
+                self.show(legend)
 
     def rules_help(self) -> None:
         """The game's rule help (the texts of /rules): pick a section or the glossary."""
@@ -289,7 +434,7 @@ class Console:
                 return
             number = choice_number(answer, len(titles))
             if number is None:
-                self.show(tr.t(NOT_A_CHOICE, answer=answer, last=tr.number(len(titles))))
+                self.show(wrong_answer(tr, answer, len(titles)))
             elif number <= len(book.sections):
                 section = book.sections[number - 1]
                 text = f"\n{tr.gettext(section.title)}\n\n{tr.gettext(section.body)}"

@@ -13,7 +13,7 @@ from chatbot.core.registry import Bundle
 from chatbot.core.session import Session
 from chatbot.core.tables import PREFS_TTL, Tables
 from chatbot.i18n import N_, Translator, available_locales, translator, translators
-from chatbot.rules import GlossaryEntry, RuleBook, find_term
+from chatbot.rules import CLOSE, GlossaryEntry, RuleBook, match_term
 
 INTRO = N_(
     "👋 I host card games in this chat: {games}, with computer players for empty seats. "
@@ -48,7 +48,11 @@ class HelpDesk:
         if inc.command == "rules":
             return Reply(messages=[await self.rules(inc, tr)])
         if inc.command == "rule":
-            return Reply(messages=[self.lookup(inc.chat, inc.args, tr)])
+            playing = None
+            if not inc.private:
+                session, _ = await self.tables.load(inc.chat)
+                playing = session.game if session is not None else None
+            return Reply(messages=[self.lookup(inc.chat, inc.args, tr, playing)])
         if inc.command == "language":
             return Reply(messages=[self.language_menu(inc, tr)])
         return Reply(messages=[self.help(inc.chat, tr)])
@@ -108,17 +112,26 @@ class HelpDesk:
         back = ((Button(tr.gettext("⬅️ All rules"), b.encode(b.RULE, book.game, b.OVERVIEW)),),)
         return Message(chat, text, back, edit=edit)
 
-    def lookup(self, chat: str, query: str, tr: Translator) -> Message:
-        """/rule <term>, searched in every game's glossary and every language."""
+    def lookup(self, chat: str, query: str, tr: Translator, playing: str | None = None) -> Message:
+        """/rule <term>, searched in every game's glossary and every language: the games
+        whose match is best (an exact name beats a prefix, a prefix a part of a name), and
+        among those the game `playing` in the chat."""
         if not query.strip():
             return Message(chat, tr.gettext("Which term? For example: /rule momentum"))
         found: list[tuple[Bundle, GlossaryEntry]] = []
         suggested: list[tuple[Bundle, GlossaryEntry]] = []
+        best = CLOSE + 1
         for bundle in self.tables.games:
-            entry, suggestions = find_term(bundle.rules, query, translators())
+            rank, entry, suggestions = match_term(bundle.rules, query, translators())
+            if rank < best and (entry is not None or rank < CLOSE):
+                best, found, suggested = rank, [], []  # a better match: worse ones go
+            if rank > best:
+                continue
             if entry is not None:
                 found.append((bundle, entry))
             suggested += [(bundle, s) for s in suggestions]
+        if len(found) > 1 and playing in {bundle.name for bundle, _ in found}:
+            found = [(bundle, entry) for bundle, entry in found if bundle.name == playing]
         if len(found) == 1:
             bundle, entry = found[0]
             term, body = html.escape(tr.gettext(entry.term)), html.escape(tr.gettext(entry.text))

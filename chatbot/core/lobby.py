@@ -174,7 +174,11 @@ class LobbyDesk:
             return tr.gettext("A computer player left.")
         if press.op == b.OPTION and press.fields and press.fields[0] in session.options:
             name = press.fields[0]
+            if not spec.offered(spec.option(name), session.options):
+                bundle = self.tables.bundle(session)
+                return Reply(Answer(views.option_needs(bundle, name, tr), alert=True))
             session.options[name] = spec.option(name).next(session.options[name])
+            spec.settle(session.options)  # an option whose need went away goes off
             return tr.gettext("Options changed.")
         if press.op == b.START:
             return await self._check_start(session, tr)
@@ -208,6 +212,7 @@ class LobbyDesk:
         tables = self.tables
         bundle = tables.bundle(session)
         session.seed = tables.seeds()
+        bundle.game.spec.settle(session.options)  # a lobby saved before an option needed another
         try:
             state, events = bundle.game.new_game(len(session.seats), session.options, session.seed)
         except BadState:

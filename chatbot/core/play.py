@@ -50,7 +50,7 @@ from engine.core import (
 
 log = logging.getLogger(__name__)
 
-LOG_LINES = 6  # events kept for the table's narration
+LOG_LINES = 6  # events kept for the table's narration (more when one change has more)
 NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
 # Stamps start from the game's (random) seed, below this, not from zero: the buttons left on an
 # earlier game's messages in the chat must not match the next game's.
@@ -99,8 +99,12 @@ class GameDesk:
         bundle = self.tables.bundle(session)
         game = bundle.game
         session.state = stored(game, state)
-        session.log = (session.log + [dump_event(e) for e in events])[-LOG_LINES:]
-        session.recent = min(len(events), LOG_LINES)
+        # every event of this change is kept (the terminal prints them all), and at least
+        # LOG_LINES for the table's narration
+        session.log = (session.log + [dump_event(e) for e in events])[
+            -max(LOG_LINES, len(events)) :
+        ]
+        session.recent = len(events)
         session.moves += actor is not None
         sig = signals(events)
         begun = Signal.ROUND_BEGAN in sig or Signal.TURN_BEGAN in sig

@@ -12,9 +12,9 @@ from chatbot.core.model import Button, Capabilities, Keyboard, Message
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Seat, Session
 from chatbot.core.tables import HAND_SLOT
-from chatbot.i18n import Translator, translator
+from chatbot.i18n import N_, Translator, translator
 from chatbot.present.base import Option, Options
-from engine.core import load_event, restore
+from engine.core import OptionSpec, load_event, restore
 
 LOBBY_SLOT = "lobby"
 
@@ -61,11 +61,33 @@ def option_text(bundle: Bundle, name: str, value: bool | int, tr: Translator) ->
     )
 
 
+# TRANSLATORS: an option that needs another one's value, e.g. "<option> is played only with
+# Decks: 2."
+OPTION_NEEDS = N_("{option} is played only with {needed}.")
+
+
+def offered_options(session: Session, bundle: Bundle) -> list[OptionSpec]:
+    """The game's options that may be set now (an option needing another's value is left out
+    until that value is set, e.g. a rule played only with two decks)."""
+    spec = bundle.game.spec
+    return [o for o in spec.options if spec.offered(o, session.options)]
+
+
+def option_needs(bundle: Bundle, name: str, tr: Translator) -> str:
+    """Why option `name` cannot be set now: what it needs."""
+    spec = bundle.game.spec
+    needs = spec.option(name).needs
+    if needs is None:
+        return ""
+    label = bundle.presenter.option_label(name, tr)
+    return tr.t(OPTION_NEEDS, option=label, needed=option_text(bundle, needs[0], needs[1], tr))
+
+
 def options_line(session: Session, bundle: Bundle, tr: Translator) -> str:
     """The options in force, on one line (the game's header and the console)."""
     shown = [
         option_text(bundle, o.name, session.options.get(o.name, o.default), tr)
-        for o in bundle.game.spec.options
+        for o in offered_options(session, bundle)
     ]
     return " · ".join(shown)
 
@@ -80,7 +102,8 @@ def lobby(
     """The lobby: game, options, seats, and the buttons to join, fill seats and start."""
     spec = bundle.game.spec
     lines = [tr.t("🎲 <b>{game}</b>: a new table is open!", game=bundle.presenter.title(tr)), ""]
-    lines += [option_text(bundle, o.name, session.options[o.name], tr) for o in spec.options]
+    offered = offered_options(session, bundle)
+    lines += [option_text(bundle, o.name, session.options[o.name], tr) for o in offered]
     lines += [
         "",
         tr.t(
@@ -109,7 +132,7 @@ def lobby(
             option_text(bundle, o.name, session.options[o.name], tr),
             b.encode(b.OPTION, o.name, stamp=stamp),
         )
-        for o in spec.options
+        for o in offered
     ]
     rows += [
         tuple(option_buttons[i : i + OPTION_ROW]) for i in range(0, len(option_buttons), OPTION_ROW)

@@ -84,6 +84,11 @@ class Presenter(Protocol):
         """A new group message for events that matter (round end, game end), else None."""
         ...
 
+    def legend(self, tr: Translator) -> str:
+        """One line that explains the choices' labels where a terminal lists them all as
+        numbered lines ("" when the labels say it all)."""
+        ...
+
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         """Why the engine refused an action (reason code): the text and the rule section key."""
         ...

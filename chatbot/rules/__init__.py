@@ -76,6 +76,9 @@ def names(entry: GlossaryEntry, tr: Translator) -> tuple[str, ...]:
     return (tr.gettext(entry.term), *(a.strip() for a in aliases if a.strip()))
 
 
+EXACT, PREFIX, PART, CLOSE = range(4)  # how well a query matched a name, best first
+
+
 def find_term(
     book: RuleBook, query: str, translators: Iterable[Translator]
 ) -> tuple[GlossaryEntry | None, list[GlossaryEntry]]:
@@ -84,29 +87,41 @@ def find_term(
     Returns the entry found (or None) and suggestions: other exact matches, the candidates when
     a prefix or a part is ambiguous, or close spellings when nothing matched (typos).
     """
+    _, entry, suggestions = match_term(book, query, translators)
+    return entry, suggestions
+
+
+def match_term(
+    book: RuleBook, query: str, translators: Iterable[Translator]
+) -> tuple[int, GlossaryEntry | None, list[GlossaryEntry]]:
+    """`find_term`, with how well it matched (EXACT, PREFIX, PART or CLOSE): an exact name of
+    one game wins over a prefix or a part of another game's name."""
     wanted = normalise(query)
     if not wanted:
-        return None, []
+        return CLOSE, None, []
     index = _index(book, tuple(translators))
     exact = [entry for entry, keys in index if wanted in keys]
     if exact:
-        return exact[0], exact[1:]
-    for tier in (
-        [entry for entry, keys in index if any(k.startswith(wanted) for k in keys)],
-        [
-            entry
-            for entry, keys in index
-            if any(wanted in k or (len(k) > 1 and k in wanted) for k in keys)
-        ],
+        return EXACT, exact[0], exact[1:]
+    for rank, tier in (
+        (PREFIX, [entry for entry, keys in index if any(k.startswith(wanted) for k in keys)]),
+        (
+            PART,
+            [
+                entry
+                for entry, keys in index
+                if any(wanted in k or (len(k) > 1 and k in wanted) for k in keys)
+            ],
+        ),
     ):
         if len(tier) == 1:
-            return tier[0], []
+            return rank, tier[0], []
         if tier:
-            return None, tier
+            return rank, None, tier
     by_key = {key: entry for entry, keys in index for key in keys}
     close = difflib.get_close_matches(wanted, by_key, MAX_SUGGESTIONS * 3, SUGGESTION_CUTOFF)
     suggestions = list(dict.fromkeys(by_key[key] for key in close))
-    return None, suggestions[:MAX_SUGGESTIONS]
+    return CLOSE, None, suggestions[:MAX_SUGGESTIONS]
 
 
 def _index(

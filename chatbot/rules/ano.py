@@ -17,22 +17,26 @@ RULING_NOTES = {
     "specials": N_(
         "House ruling (this bot): several As, Js, Qs, Ks or jokers played together each count (two "
         "Qs: 4 cards; two jokers: 8, the last names the suit). Js count players round the "
-        "circle and may come back to you. A named suit holds until the next card."
+        "circle and may come back to you. A named suit holds until the next card. With two "
+        "players an A changes nothing (it is not a skip), and a J comes back to you."
     ),
     "chains": N_(
         "House ruling (this bot): the draw falls only on a player unable to play, so a fitting "
         "number card ends a chain and nobody draws. A and J add nothing: A sends it back, J skips "
-        "on."
+        "on. With two players a J sends the draw back to you: answer it or draw it."
     ),
     "ano": N_(
         "House ruling (this bot): you may call until the next player plays or draws; from then "
         "until your own next action anyone still playing may press “Caught!”, and the first press "
-        "counts. A late call does not protect you. If a draw leaves you cards that could all go "
-        "down at once, you owe the call again."
+        "counts. A late call does not protect you. “Caught!” is offered only against a hand that "
+        "could win at once. If a draw or a penalty (a catch too) leaves you cards that could all "
+        "go down at once, you owe the call again; a draw that finds no card changes nothing, so "
+        "a call you made still holds."
     ),
     "end": N_(
         "House ruling (this bot): if nobody can play and no card is left to draw for a whole "
-        "round, the game ends and the players left rank by fewest cards."
+        "round, the game ends and the players left rank by fewest cards (in points mode by "
+        "fewest points). If fewer cards are left than you must draw, you draw what there is."
     ),
 }
 
@@ -118,14 +122,55 @@ SECTIONS = (
             "fits may be played at once."
         ),
         N_(
-            "House ruling (this bot): with fumble, the whole hand is offered; a wrong play is one "
-            "card, which stays in your hand, and your turn goes on; a false “Caught!” costs two "
-            "as well."
+            "House ruling (this bot): jump-in is offered only with two decks; one card at a "
+            "time, never a joker, never by the player whose turn it is. With fumble, the whole "
+            "hand is offered; a wrong play is one card, which stays in your hand, and your turn "
+            "goes on; a false “Caught!” costs two as well, a catch of a player who called too. "
+            "With “Play the drawn card”, only the drawn card may still be played. In points "
+            "mode equal points share a place."
         ),
     ),
 )
 
 GLOSSARY = (
+    GlossaryEntry(
+        "turn",
+        N_("A turn"),
+        N_(
+            "Play a card of the top card's number or suit; if you cannot, draw one card and your "
+            "turn ends."
+        ),
+        "turn",
+        # TRANSLATORS: the names players type for a card game's turn: Thai ตา, Japanese 手番
+        N_("turn, your turn, go"),
+    ),
+    GlossaryEntry(
+        "playing_cards",
+        N_("Playing cards"),
+        N_(
+            "An ordinary deck of 52 playing cards, with or without jokers; two decks together "
+            "are more fun."
+        ),
+        "components",
+        N_("playing card, decks, two decks, 52 cards"),
+    ),
+    GlossaryEntry(
+        "draw_pile",
+        N_("Draw pile"),
+        N_(
+            "The face-down pile you draw from when you cannot play. When it runs out, the "
+            "discard pile but its top card is shuffled into a new one."
+        ),
+        "turn",
+        N_("stock, pile, draw"),
+    ),
+    GlossaryEntry(
+        "discard_pile",
+        N_("Discard pile"),
+        N_("The face-up pile in the middle: play onto its top card, by number or by suit."),
+        "turn",
+        N_("middle pile, discards, top card"),
+    ),
     GlossaryEntry(
         "joker",
         N_("Joker"),

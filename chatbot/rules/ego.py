@@ -41,8 +41,9 @@ RULING_NOTES = {
         "you 2 of your own bet tokens, paid into the bank (all you have if fewer; with none, "
         "refusing is free). With the table option “Refusal takes 2 from the bank”, 2 tokens "
         "leave the bank and the game instead. A refusal cancels the turn: guesses already "
-        "made are withdrawn, nothing is lost or paid, and the next player answers. A player "
-        "who does not answer in time lets the turn pass at no cost."
+        "made are withdrawn, nothing is lost or paid, and the next player answers. Until "
+        "everyone has locked in you may change your answer into a refusal. A player who does "
+        "not answer in time has refused, and pays what a refusal costs."
     ),
     "end": N_(
         "House ruling (this bot): lost bets go to the bank first; then, if the bank cannot pay "
@@ -158,6 +159,17 @@ SECTIONS = (
 )
 
 GLOSSARY = (
+    GlossaryEntry(
+        "turn",
+        N_("Turn"),
+        N_(
+            "The player whose turn it is secretly picks an answer; the others guess it and bet. "
+            "Then the next player answers."
+        ),
+        "turn",
+        # TRANSLATORS: the names players type for a card game's turn: Thai ตา, Japanese 手番
+        N_("turn, your turn, go"),
+    ),
     GlossaryEntry(
         "tray",
         N_("Token tray"),

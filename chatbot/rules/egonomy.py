@@ -54,6 +54,11 @@ RULING_NOTES = {
         "House ruling (this bot): in every mode, the round also ends when the player who must "
         "act (after gaining momentum too) cannot take any action."
     ),
+    "general": N_(
+        "House ruling (this bot): the cards taken into ✦ piles this round lay face up on the "
+        "tables first, so anyone may remember them, the computer players too; the chat never "
+        "shows the faces in a pile."
+    ),
 }
 
 SECTIONS = (
@@ -299,6 +304,17 @@ SECTIONS = (
 )
 
 GLOSSARY = (
+    GlossaryEntry(
+        "turn",
+        N_("Your turn"),
+        N_(
+            "Take one of the five actions (six in flip-table mode); you may not pass. Play goes "
+            "on clockwise."
+        ),
+        "turn",
+        # TRANSLATORS: the names players type for Egonomy's turn: Thai เทิร์น, Japanese 手番
+        N_("your turn, go"),
+    ),
     GlossaryEntry(
         "flip_mode",
         N_("Flip-table mode"),

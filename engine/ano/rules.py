@@ -90,7 +90,8 @@ SPEC = GameSpec(
         OptionSpec("decks", 1, (1, 2)),  # "ถ้าเป็นไปได้ใช้ไพ่ 2 สำรับรวมกันจะสนุกกว่า"
         OptionSpec("jokers", True),  # "มี Joker หรือไม่มีก็ได้"
         OptionSpec("uno_rules"),  # K draws 4, forgetting Ano costs 2
-        OptionSpec("jump_in"),  # "การแทรกไพ่(กรณีใช้สองสำรับ)"
+        # "การแทรกไพ่(กรณีใช้สองสำรับ)": two decks only (docs/rulings.md#ano-jump-in)
+        OptionSpec("jump_in", needs=("decks", 2)),
         OptionSpec("fumble"),  # "กฎเฟอะฟะ"
         OptionSpec("special_last"),  # "กฎไพ่พิเศษ": no special card as the last card
         OptionSpec("points"),  # "วัดกันด้วยพ้อย"
@@ -139,7 +140,8 @@ class State(NamedTuple):
 
 def new_game(players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
     """Shuffle, deal 5 each one at a time, turn up the pile's top card (a joker goes back to
-    the bottom and another is turned); seat 0 (the lobby opener) starts."""
+    the bottom and another is turned); seat 0 (the lobby opener) starts
+    (docs/rulings.md#ano-the-deal-and-who-starts)."""
     if not SPEC.min_players <= players <= SPEC.max_players:
         raise IllegalAction("player_count", min=SPEC.min_players, max=SPEC.max_players)
     opts = SPEC.resolve_options(options)
@@ -500,8 +502,9 @@ class _Table:
         self.ano = tuple(ano)
 
     def draw(self, player: int, n: int, reason: str) -> int:
-        """`player` draws `n` cards (fewer if fewer exist); an empty pile is refilled from the
-        discard pile under its top card."""
+        """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
+        discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand
+        left able to win at once owes "Ano"."""
         got: tuple[int, ...] = ()
         while len(got) < n:
             if not self.pile:
@@ -515,11 +518,18 @@ class _Table:
             take = min(n - len(got), len(self.pile))
             got += self.pile[len(self.pile) - take :][::-1]
             self.pile = self.pile[: len(self.pile) - take]
-        hand = tuple(sorted(self.hands[player] + got))
-        self.hands[player] = hand
         self.got = got
         self.events.append(_drew(player, len(got), reason))
-        if self.ano[player] != CLEAR and not ano_hand(hand, self.state.has(SPECIAL_LAST)):
+        if not got:  # docs/rulings.md#ano-drawing-and-the-call: a call made still holds
+            return 0
+        hand = tuple(sorted(self.hands[player] + got))
+        self.hands[player] = hand
+        status = self.ano[player]
+        if ano_hand(hand, self.state.has(SPECIAL_LAST)):
+            if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
+                self.set_ano(player, OWES)
+                self.events.append(_ano_owed(player))
+        elif status != CLEAR:
             self.set_ano(player, CLEAR)
         return len(got)
 
@@ -534,15 +544,6 @@ class _Table:
                     self.events.append(_ano_forgotten(q))
             ano[player] = CLEAR
             self.ano = tuple(ano)
-
-    def after(self, player: int, call: bool) -> None:
-        """`player` now holds a hand that could win at once: they owe "Ano" (or called it)."""
-        if ano_hand(self.hands[player], self.state.has(SPECIAL_LAST)):
-            if call:
-                self.events.append(_ano_called(player))
-            else:
-                self.set_ano(player, OWES)
-                self.events.append(_ano_owed(player))
 
     def done(self, **changes: Any) -> tuple[State, list[Event]]:
         state = self.state._replace(
@@ -753,12 +754,11 @@ def _fumble(
     state: State, player: int, cards: tuple[int, ...], jump: bool
 ) -> tuple[State, list[Event]]:
     """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
-    hand, the player draws 2, and a turn goes on."""
+    hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
     table = _Table(state)
     table.act(player)
     table.events.append(Fumbled(player, cards, jump))
     table.draw(player, FUMBLE_COST, FUMBLE)
-    table.after(player, False)
     return table.done()
 
 
@@ -783,12 +783,12 @@ def _put_down(
             direction = -direction
             events.append(_reversed(direction))
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
-        skips = k
+        skips = k  # docs/rulings.md#ano-several-cards-and-two-players
     elif rank in DRAW_AFTER:
         each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
         events.append(_draw_pending(pending))
-    elif pending:
+    elif pending:  # docs/rulings.md#ano-chains
         events.append(_chain_ended(player, pending))
         pending = 0
     active = players - len(finished)
@@ -845,7 +845,8 @@ def _act(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, .
 
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
-    play_drawn option a fitting drawn card may be played at once instead."""
+    play_drawn option a fitting drawn card may be played at once instead
+    (docs/rulings.md#ano-a-turn)."""
     (players, decks, flags, rng, hands, pile, discard, suit,
      _, direction, pending, _, ano, finished, _, _) = state  # fmt: skip
     owed = pending or 1
@@ -897,7 +898,8 @@ def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
     table.act(player)
     owed = state.pending or 1
     got = table.draw(player, owed, CHAIN if state.pending else TURN)
-    idle = 0 if got else state.idle + 1
+    # an idle player who could have played does not count towards the stall's round
+    idle = 0 if got or can_play(state, player) else state.idle + 1
     changes: dict[str, Any] = dict(pending=0, drawn=-1, idle=idle)
     if state.has(PLAY_DRAWN) and not state.pending and got:
         (card,) = table.got
@@ -907,9 +909,7 @@ def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
             state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
         ):
             table.events.append(MayPlayDrawn(player))
-            table.after(player, False)
             return table.done(drawn=card, pending=0, idle=0)
-    table.after(player, False)
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
         return _end(*table.done(**changes))
@@ -918,7 +918,8 @@ def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
-    """ "ถ้าถูกจับได้ว่าลืมพูด ... ต้องจั่วไพ่เพิ่มอีกห้าใบ": the first catch counts."""
+    """ "ถ้าถูกจับได้ว่าลืมพูด ... ต้องจั่วไพ่เพิ่มอีกห้าใบ": the first catch counts
+    (docs/rulings.md#ano-calling)."""
     if not 0 <= target < state.players or target == player or target in state.finished:
         raise IllegalAction("bad_action")
     table = _Table(state)
@@ -969,7 +970,8 @@ def _end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 
 def ranking(state: State) -> list[tuple[int, int, int]]:
     """(player, place, points left), best first: the finishing order, then the players left
-    by fewest points (points mode) or fewest cards (a stalled game), equal counts sharing."""
+    by fewest points (points mode) or fewest cards (a stalled game), equal counts sharing
+    (docs/rulings.md#ano-the-end-of-a-stalled-game-and-ties)."""
     rows = [(p, i + 1, 0) for i, p in enumerate(state.finished)]
     left = [p for p in range(state.players) if p not in state.finished]
 

@@ -60,7 +60,8 @@ class Revealed:
 
 @dataclass(frozen=True)
 class Refused:
-    """The active player refused to answer: the turn is cancelled, guesses are withdrawn."""
+    """The active player refused to answer (or let their time run out, which counts as a
+    refusal): the turn is cancelled, guesses are withdrawn."""
 
     player: int
     card: str
@@ -69,14 +70,7 @@ class Refused:
     withdrawn: int  # guesses that were withdrawn
     bank: int
     tokens: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Passed:
-    """The active player did not answer in time: the turn passes at no cost."""
-
-    player: int
-    withdrawn: int
+    timed_out: bool = False  # the player did not answer in time
 
 
 @dataclass(frozen=True)
@@ -89,9 +83,8 @@ class GameEnded:
     places: tuple[int, ...]  # place per player in `ranking` order (1, 1, 3)
 
 
-Event = TurnStarted | Picked | Skipped | Revealed | Refused | Passed | GameEnded
+Event = TurnStarted | Picked | Skipped | Revealed | Refused | GameEnded
 
 EVENT_TYPES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (TurnStarted, Picked, Skipped, Guess, Revealed, Refused, Passed, GameEnded)
+    cls.__name__: cls for cls in (TurnStarted, Picked, Skipped, Guess, Revealed, Refused, GameEnded)
 }

@@ -14,7 +14,6 @@ from engine.ego.events import (
     Event,
     GameEnded,
     Guess,
-    Passed,
     Picked,
     Refused,
     Revealed,
@@ -80,7 +79,8 @@ class State(NamedTuple):
 
 
 def new_game(players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
-    """Tokens dealt, the bank filled; the lobby opener (seat 0) answers first (ruling)."""
+    """Tokens dealt, the bank filled; the lobby opener (seat 0) answers first
+    (docs/rulings.md#ego-the-deck-and-the-order-of-turns)."""
     if not SPEC.min_players <= players <= SPEC.max_players:
         raise IllegalAction("player_count", min=SPEC.min_players, max=SPEC.max_players)
     opts = SPEC.resolve_options(options)
@@ -161,7 +161,7 @@ def locked(state: State, player: int) -> bool:
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """The active player: an answer or a refusal; a guesser: a guess, a stake, or both. Picks
-    may be changed until the reveal."""
+    may be changed until the reveal (docs/rulings.md#ego-changing-a-pick)."""
     if state.over:
         return []
     if player == state.active:
@@ -195,7 +195,8 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
 
 
 def _guess(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-    """A guess, a stake, or both; a stake never exceeds the player's tokens."""
+    """A guess, a stake, or both; a stake never exceeds the player's tokens
+    (docs/rulings.md#ego-guessing-at-once)."""
     if player not in state.guessers:
         raise IllegalAction("broke" if state.tokens[player] == 0 else "not_a_guesser")
     if state.guesses[player] == SKIPPED:
@@ -220,9 +221,10 @@ def _withdrawn(state: State) -> int:
     return sum(1 for g in state.guessers if state.guesses[g] > 0 or state.stakes[g] > 0)
 
 
-def _refuse(state: State) -> tuple[State, list[Event]]:
+def _refuse(state: State, timed_out: bool = False) -> tuple[State, list[Event]]:
     """Refusing costs the refuser 2 bet tokens, paid into the bank (all they have if fewer);
-    with the option, 2 tokens leave the bank and the game instead. The turn is cancelled."""
+    with the option, 2 tokens leave the bank and the game instead. The turn is cancelled
+    (docs/rulings.md#ego-refusing)."""
     p = state.active
     tokens = list(state.tokens)
     if state.from_bank:
@@ -233,17 +235,19 @@ def _refuse(state: State) -> tuple[State, list[Event]]:
         tokens[p] -= paid
         bank, removed = state.bank + paid, state.removed
     after = state._replace(tokens=tuple(tokens), bank=bank, removed=removed)
-    event = Refused(p, state.card, paid, state.from_bank, _withdrawn(state), bank, after.tokens)
+    event = Refused(
+        p, state.card, paid, state.from_bank, _withdrawn(state), bank, after.tokens, timed_out
+    )
     return _next_turn(after, paid > 0, [event])
 
 
 def timeout(state: State, player: int) -> tuple[State, list[Event]]:
     """A guesser who does not pick is skipped (no stake, no loss); an active player who does not
-    answer lets the turn pass at no cost, guesses withdrawn."""
+    answer refuses, at a refusal's cost (docs/rulings.md#ego-an-idle-active-player)."""
     if player not in awaited(state):
         return state, []
     if player == state.active:
-        return _next_turn(state, False, [Passed(player, _withdrawn(state))])
+        return _refuse(state, timed_out=True)
     guesses = (*state.guesses[:player], SKIPPED, *state.guesses[player + 1 :])
     stakes = (*state.stakes[:player], 0, *state.stakes[player + 1 :])
     skipped = state._replace(guesses=guesses, stakes=stakes)
@@ -263,7 +267,8 @@ def _settle(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 def _reveal(state: State, events: list[Event]) -> tuple[State, list[Event]]:
     """Lost stakes go to the bank first; then each right guess gets its stake back plus as much
     again, and the active player takes 1 token per right guess. A bank that cannot pay every
-    winner in full voids the turn (every stake returns) and ends the game."""
+    winner in full voids the turn (every stake returns) and ends the game
+    (docs/rulings.md#ego-payouts-and-the-end)."""
     placed = [g for g in state.guessers if state.guesses[g] > 0]
     right = [g for g in placed if state.guesses[g] == state.answer]
     wrong = [g for g in placed if state.guesses[g] != state.answer]

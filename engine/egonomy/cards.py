@@ -27,6 +27,7 @@ class Card(NamedTuple):
 
 
 def _deck() -> tuple[Card, ...]:
+    """The 40 cards as guessed (docs/rulings.md#egonomy-the-cards)."""
     unmarked = [Card(t, n, NO_MARK) for t in range(TOPICS) for n in range(1, 10)]
     three = [Card(t, n, MARK_3) for t in range(TOPICS) for n in (3, 7)]
     four = [Card(t, n, MARK_4) for t in (0, 1) for n in (2, 5, 8)] + [Card(2, 5, MARK_4)]
@@ -46,7 +47,8 @@ def cards_in_play(players: int) -> tuple[int, ...]:
 
 
 def table_topic(table: int, flipped: bool) -> int:
-    """The topic a table shows: white side = its own topic; back of table i = topic i+1."""
+    """The topic a table shows: white side = its own topic; back of table i = topic i+1
+    (docs/rulings.md#egonomy-topics-and-flip-sides)."""
     return (table + 1) % TOPICS if flipped else table
 
 

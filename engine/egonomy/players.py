@@ -95,7 +95,7 @@ def determinize(view: View, rng: Rng, remember: bool = True) -> State:
     `remember` off, unseen cards at random like the rest."""
     me = view.me if view.me is not None else view.turn
     seen = set(view.hand) | {c for t in view.tables for c in t} | set(view.discard)
-    if remember:
+    if remember:  # docs/rulings.md#egonomy-what-players-remember
         seen.update(view.taken)
     unseen = rng.shuffled([c for c in cards_in_play(view.players) if c not in seen])
     hands, egos = [], []

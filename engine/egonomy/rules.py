@@ -91,7 +91,8 @@ _new = tuple.__new__  # a State from a list of its 17 fields in one step (no key
 
 
 def new_game(players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
-    """Set up round 1: the bot picks the first player at random (house ruling)."""
+    """Set up round 1: the bot picks the first player at random
+    (docs/rulings.md#egonomy-first-player-rounds-and-ties)."""
     if not SPEC.min_players <= players <= SPEC.max_players:
         raise IllegalAction("player_count", min=SPEC.min_players, max=SPEC.max_players)
     opts = SPEC.resolve_options(options)
@@ -168,7 +169,7 @@ def topic_mask(cards: tuple[int, ...]) -> int:
 
 def fits(mask: int, topic: int, strict: bool) -> bool:
     """A sequence with these topics may argue on a table of `topic`: one card of the topic
-    (house ruling), or every card with the "strict topics" option."""
+    (docs/rulings.md#egonomy-argue-and-momentum), or every card with "strict topics"."""
     bit = 1 << topic
     return mask == bit if strict else bool(mask & bit)
 
@@ -454,7 +455,7 @@ def legal_actions(state: State, player: int) -> list[Action]:
 _listed: tuple[State | None, tuple[Action, ...]] = (None, ())
 
 
-def can_act(state: State, player: int) -> bool:
+def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
     """Whether `player` has any legal action (cheap checks first)."""
     tables = state.tables
     listen, flip = state.players >= 3, state.flip_mode

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,18 @@ from typing import Any
 import pytest
 
 from chatbot.__main__ import build_parser, console_choices, main
-from chatbot.console.play import EMPTY_ANSWER, NOT_A_CHOICE, Console, choice_number, plain, play
+from chatbot.console.play import (
+    EMPTY_ANSWER,
+    EMPTY_ONE,
+    NOT_A_CHOICE,
+    NOT_THE_CHOICE,
+    PLAY_ON,
+    Console,
+    choice_number,
+    plain,
+    play,
+    wrong_answer,
+)
 from chatbot.core.registry import Registry
 from chatbot.games import registry
 from chatbot.i18n import available_locales, translator
@@ -80,10 +92,35 @@ def run(feed: Feed, game: str = "egonomy", games: Registry | None = None, **kw: 
     return play(game, games=games, ask=feed.ask, show=feed.show, **kw)
 
 
-@pytest.mark.parametrize("answer", ["²", "①", "１", "٣", "0", "99", "-1", "1.0", "one"])
-def test_only_ascii_digits_in_range_name_a_choice(answer: str) -> None:
+@pytest.mark.parametrize("answer", ["²", "①", "٣", "0", "00", "99", "-1", "1.0", "one", "1" * 5000])
+def test_only_digits_in_range_name_a_choice(answer: str) -> None:
     assert choice_number(answer, 5) is None
     assert choice_number("5", 5) == 5
+
+
+@pytest.mark.parametrize(("answer", "number"), [("３", 3), ("๓", 3), ("０２", 2), ("๑๐", 10)])
+def test_full_width_and_thai_digits_name_a_choice(answer: str, number: int) -> None:
+    """Issue 23: a Japanese keyboard types ３, a Thai one ๓: both are the choice's number."""
+    assert choice_number(answer, 10) == number
+
+
+def test_a_line_of_thousands_of_digits_is_answered_and_the_game_goes_on() -> None:
+    """Issue 23: 4,300+ digits ended the game with Python's message; now a clear answer, cut
+    short, and the prompt again."""
+    feed = Feed("7" * 5000, "")
+    assert run(feed) == 0
+    wrong = [t for t in feed.shown if t.startswith("“777")]
+    assert len(wrong) == 1 and "…" in wrong[0] and len(wrong[0]) < 200
+    assert feed.shown[-1] == translator("en").gettext("Game ended.")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_choice_is_asked_for_as_one(lang: str) -> None:
+    """Issue 23: "type a number from 1 to 1" reads wrong: one choice says "type 1"."""
+    tr = translator(lang)
+    assert wrong_answer(tr, "x", 1) == tr.t(NOT_THE_CHOICE, answer="x")
+    assert wrong_answer(tr, "", 1) == tr.gettext(EMPTY_ONE)
+    assert wrong_answer(tr, "x", 3) == tr.t(NOT_A_CHOICE, answer="x", last=tr.number(3))
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -282,3 +319,181 @@ def test_the_group_table_offers_only_your_own_moves() -> None:
     answering, guessing = menus[0], next(m for m in menus[1:] if any("bet" in o for o in m))
     assert any("Refuse" in o for o in answering) and not any("bet" in o for o in answering)
     assert not any("Refuse" in o for o in guessing)
+
+
+# --- out-of-turn moves, every event, the command line (issue 23) -----------------------------
+
+
+def menus(feed: Feed) -> list[list[str]]:
+    """The numbered choices shown before each prompt."""
+    out: list[list[str]] = [[]]
+    for kind, text in feed.log:
+        if kind == "ask":
+            out.append([])
+        else:
+            out[-1] += [line.strip() for line in text.splitlines() if line.startswith("  ")]
+    return out
+
+
+async def played(console: Console, feed: Feed, game: str, players: int, **options: Any) -> None:
+    await console.setup(game, players, options)
+    for _ in range(3000):
+        if not await console.play():
+            return
+    raise AssertionError("the game never ended")
+
+
+async def test_ano_the_call_is_offered_after_your_own_play_before_the_computers() -> None:
+    """Issue 23: "the computers move at once after your play, so the call window is zero".
+    Ruling (Ano, calling): the call is possible until the next player acts; so the terminal
+    offers "Ano!" after your play, before any computer acts, and the call is made."""
+    feed = Feed(*["1"] * 3000)
+    console = Console(ask=feed.ask, show=feed.show, lang="en", seed=5)
+    await played(console, feed, "ano", 3)
+    play_on = translator("en").gettext(PLAY_ON)
+    offered = [m for m in menus(feed) if m[:1] == ["1. 📣 Ano!"]]
+    assert offered and all(m[-1].endswith(play_on) for m in offered)
+    text = "\n".join(feed.shown)
+    me = console.me.name
+    assert text.count(f"• {me}: “Ano!”") == len(offered), "each call offered was made"
+    assert f"caught {me}!" not in text
+
+
+async def test_a_jump_in_is_offered_out_of_turn_when_it_opens() -> None:
+    """ "การแทรกไพ่ ... แม้จะไม่ใช่ตาของตัวเอง" (jump-in, even when it is not your turn): with
+    two decks and jump-in the terminal offers the identical card when it comes up, with a way
+    to let the others play on."""
+    feed = Feed(*["1"] * 3000)
+    console = Console(ask=feed.ask, show=feed.show, lang="en", seed=2)
+    await played(console, feed, "ano", 4, decks=2, jump_in=True)
+    play_on = "2. " + translator("en").gettext(PLAY_ON)
+    jumps = [m for m in menus(feed) if m[-1:] == [play_on] and "Ano!" not in m[0]]
+    assert jumps, "an identical card was offered out of turn"
+    assert f"• {console.me.name} jumped in with" in "\n".join(feed.shown)
+
+
+COUNT = re.compile(r"^(?:▶️ )?(.+?): (\d+) cards?$")
+DREW = re.compile(r"^(.+?) (?:drew|draws|drew the chain:) (\d+) cards?\b")
+PLAYED = re.compile(r"^(.+?) (?:played|jumped in with) (.+)\.$")
+
+
+def test_ano_every_event_is_printed_in_a_four_player_game() -> None:
+    """Issue 23: the table showed the last few events only, so a third of them were never
+    seen. Now every event is printed: each player's cards on every table printed are the 5
+    dealt plus every draw printed, less every card printed as played."""
+    feed = Feed(*["1"] * 3000)
+    assert run(feed, "ano", players=4, seed=3) == 0
+    delta: dict[str, int] = {}
+    checked = 0
+    due: dict[str, int] | None = None
+
+    def check(counts: dict[str, int]) -> None:
+        nonlocal checked
+        assert counts == {name: 5 + delta.get(name, 0) for name in counts}, counts
+        checked += 1
+
+    for text in feed.shown:
+        lines = text.strip("\n").splitlines()
+        if lines and lines[0].startswith("• "):
+            for line in (line[2:] for line in lines):
+                if m := DREW.match(line):
+                    delta[m[1]] = delta.get(m[1], 0) + int(m[2])
+                elif m := PLAYED.match(line):
+                    tokens = m[2].split()
+                    cards = len(tokens) - 2 * tokens.count("→")
+                    delta[m[1]] = delta.get(m[1], 0) - cards
+        if due is not None:
+            check(due)
+            due = None
+        if any(line.startswith("Draw pile:") for line in lines):
+            due = {m[1]: int(m[2]) for line in lines if (m := COUNT.match(line))}
+    assert checked > 20
+
+
+def test_ego_shows_a_key_to_its_eleven_choices() -> None:
+    """Issue 23: EGO's eleven choices need a one-line legend."""
+    feed = Feed("4", "1", "")
+    run(feed, "ego", players=3)
+    legend = registry()["ego"].presenter.legend(translator("en"))
+    eleven = next(m for m in menus(feed) if len(m) == 11)
+    under = [feed.shown[i - 1].strip() for i, t in enumerate(feed.shown) if t == legend]
+    assert eleven[-1] in under, "right under the eleven choices"
+
+
+@pytest.mark.parametrize(
+    ("flag", "help_text"), [("--jokers", "default: on"), ("--flip", "default: off")]
+)
+def test_each_option_says_its_own_default_and_can_be_turned_off(
+    flag: str, help_text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 23: "--jokers says default: off while Ano starts with jokers on and cannot turn
+    them off"."""
+    parser = build_parser(registry())
+    with pytest.raises(SystemExit):
+        parser.parse_args(["console", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    name = flag[2:]
+    assert f"--{name}, --no-{name}" in text
+    assert re.search(rf"--no-{name} .*?; {help_text}", text)
+    args = parser.parse_args(["console", "ano", "--no-jokers"])
+    assert console_choices(parser, registry(), args) == (3, {"jokers": False})
+
+
+def test_jump_in_with_one_deck_is_refused_with_the_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The ruling of 2026-12: jump-in only with two decks; the reason in the player's
+    language."""
+    for lang in ("en", "th"):
+        with pytest.raises(SystemExit) as ended:
+            main(["console", "ano", "--jump-in", "--lang", lang])
+        assert ended.value.code == 2
+        tr = translator(lang)
+        err = capsys.readouterr().err
+        assert (
+            tr.t(
+                "{option} is played only with {needed}.",
+                option=tr.gettext("Jump-in"),
+                needed=tr.gettext("Decks") + ": 2",
+            )
+            in err
+        )
+    parser = build_parser(registry())
+    args = parser.parse_args(["console", "ano", "--jump-in", "--decks", "2"])
+    assert console_choices(parser, registry(), args) == (3, {"jump_in": True, "decks": 2})
+
+
+def test_a_language_without_a_catalogue_is_named_with_those_there_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23: `--lang fr` silently played English."""
+    with pytest.raises(SystemExit) as ended:
+        main(["console", "--lang", "fr"])
+    assert ended.value.code == 2
+    assert f"--lang fr: not available; the languages are {', '.join(LANGS)}" in (
+        capsys.readouterr().err
+    )
+    parser = build_parser(registry())
+    assert parser.parse_args(["console", "--lang", "th-TH"]).lang == "th-TH"
+
+
+def test_egobot_help_names_egobot(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: `egobot --help` printed "usage: python -m chatbot"."""
+    script = Path(sys.executable).parent / "egobot"
+    done = subprocess.run([script, "--help"], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("usage: egobot ")
+    done = subprocess.run(
+        [sys.executable, "-m", "chatbot", "--help"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.startswith("usage: python -m chatbot ")
+
+
+def test_ego_every_turns_reveal_is_printed() -> None:
+    """Every event, EGO's too: each turn's reveal (the finished turn's table, edited into its
+    results with a new table below) is printed, one for each answer revealed."""
+    feed = Feed(*["1", "4"] * 40)
+    run(feed, "ego", players=3, seed=5)
+    text = "\n".join(feed.shown)
+    revealed = re.findall(r"^• .+ answered \d: \d+ right guess", text, re.MULTILINE)
+    assert len(revealed) > 5
+    assert text.count("🎉 Reveal!") == len(revealed)

@@ -23,6 +23,8 @@ from chatbot.core.model import Answer, Button, Incoming, Message, Reply, User
 from chatbot.core.service import GameService
 from chatbot.games import registry
 from chatbot.i18n import available_locales, translator
+from chatbot.rules import names as rule_names
+from chatbot.rules import normalise
 from chatbot.rules.egonomy import EGONOMY_RULES
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
@@ -153,7 +155,7 @@ async def test_rules_asked_by_someone_the_bot_cannot_write_to_open_the_private_c
     assert reply.messages == []
 
 
-@pytest.mark.parametrize("key", ["components", "flip", "round_end"])
+@pytest.mark.parametrize("key", ["components", "flip", "round_end", "general"])
 def test_the_rulings_a_player_asks_about_stand_in_their_sections(key: str) -> None:
     """RULINGS.md: name each ruling in the rule help where a player would ask (card list,
     flip sides, the stuck-player ending), marked as the bot's house ruling."""
@@ -334,3 +336,87 @@ async def test_an_unknown_command_in_a_private_chat_gets_the_help(service: GameS
 
 async def test_an_unknown_command_in_a_group_is_left_to_other_bots(service: GameService) -> None:
     assert await service.handle(command("dance", who=user(1, "ja"))) == Reply()
+
+
+# --- /rule: the best match, the game in the chat, the words players type (issue 23) ---------
+
+
+def read_more(message: Message) -> tuple[str, str]:
+    """(game, section) of a single answer's "Read more" button."""
+    assert len(message.buttons) == 1 and len(message.buttons[0]) == 1, message
+    press = b.decode(message.buttons[0][0].data or "")
+    assert press is not None
+    return press.fields[0], press.fields[1]
+
+
+@pytest.mark.parametrize(
+    ("query", "game", "section"),
+    [
+        ("ラウンド終了", "egonomy", "round_end"),  # EGO's "win" merely contains 終了
+        ("การ์ดคำถาม", "ego", "turn"),  # not Egonomy's argument cards
+        ("A", "ano", "specials"),  # not EGO's answer tokens
+    ],
+)
+async def test_an_exact_name_of_one_game_wins_over_a_part_of_anothers(
+    service: GameService, query: str, game: str, section: str
+) -> None:
+    found = only(await service.handle(command("rule", query)))
+    assert "several games" not in found.text
+    assert read_more(found) == (game, section)
+
+
+@pytest.mark.parametrize(
+    ("query", "term"),
+    [
+        ("กองจั่ว", "Draw pile"),
+        ("山札", "Draw pile"),
+        ("กองทิ้ง", "Discard pile"),
+        ("กองกลาง", "Discard pile"),
+        ("捨て札", "Discard pile"),
+        ("ป๊อก", "Playing cards"),
+        ("ไพ่ป๊อก", "Playing cards"),
+        ("トランプ", "Playing cards"),
+        ("ไพ่", "Playing cards"),  # not "ไพ่โจ๊กเกอร์", the joker
+    ],
+)
+async def test_the_words_players_type_find_ano_terms(
+    service: GameService, query: str, term: str
+) -> None:
+    th = translator("th")
+    found = only(await service.handle(command("rule", query, user(1, "th"))))
+    assert found.text.startswith(f"<b>{html.escape(th.gettext(term))}</b>\n"), found.text
+    assert read_more(found)[0] == "ano"
+
+
+async def test_the_game_being_played_in_the_chat_wins_next(service: GameService) -> None:
+    """A word of several games ("turn": ตา, 手番) asks which game outside a game, and answers
+    with the game open in the chat."""
+    for query in ("ตา", "手番", "turn"):
+        asked = only(await service.handle(command("rule", query)))
+        assert "several games" in asked.text and len(asked.buttons) >= 2
+    await service.handle(command("newgame", "ano"))
+    for query in ("ตา", "手番", "turn"):
+        found = only(await service.handle(command("rule", query)))
+        assert read_more(found) == ("ano", "turn")
+    found = only(await service.handle(command("rule", "เทิร์น")))
+    assert read_more(found) == ("egonomy", "turn"), "an exact name of one game still wins"
+
+
+async def test_no_exact_name_of_one_game_asks_which_game(service: GameService) -> None:
+    """Issue 23: 45 exact terms of one game led to the several-games prompt. Every name of
+    every entry, in every language: a name exact in one game alone answers at once."""
+    games = registry()
+    asked: list[str] = []
+    for tr in i18n.translators():
+        owners: dict[str, set[str]] = {}
+        for bundle in games:
+            for entry in bundle.rules.glossary:
+                for name in rule_names(entry, tr):
+                    owners.setdefault(normalise(name), set()).add(bundle.name)
+        for key, where in owners.items():
+            if len(where) > 1:
+                continue
+            found = only(await service.handle(command("rule", key)))
+            if "several games" in found.text:
+                asked.append(key)
+    assert asked == []

@@ -95,17 +95,35 @@ RULING_MARK = {
 
 
 def test_the_bots_own_rulings_are_in_the_rule_help_marked_in_every_language() -> None:
-    """What the rulebook leaves open and the engine settles: a call owed again after a draw
-    that leaves an Ano hand; with fumble a wrong play is one card; a whole round where
-    nobody can play or draw ends the game, the players left ranked by fewest cards."""
+    """What the rulebook leaves open and the engine settles (RULINGS.md, Ano, and its rulings
+    of 2026-12): a call owed again after a draw or a penalty that leaves an Ano hand, and not
+    after a draw of no card; "Caught!" only against an Ano hand; two players' A and J; jump-in
+    only with two decks, one card at a time, never a joker; with fumble a wrong play is one
+    card; only the drawn card after a draw; drawing what is left; a whole round where nobody
+    can play or draw ends the game, ranked by fewest cards or points; tied points share."""
     rulings = {
-        "ano": "If a draw leaves you cards that could all go down at once, you owe the call again",
-        "options": "a wrong play is one card",
-        "end": "the players left rank by fewest cards",
+        "ano": (
+            "If a draw or a penalty (a catch too) leaves you cards that could all go down at "
+            "once, you owe the call again",
+            "a draw that finds no card changes nothing",
+            "“Caught!” is offered only against a hand that could win at once",
+        ),
+        "specials": ("With two players an A changes nothing (it is not a skip)",),
+        "chains": ("With two players a J sends the draw back to you",),
+        "options": (
+            "jump-in is offered only with two decks; one card at a time, never a joker",
+            "a wrong play is one card",
+            "only the drawn card may still be played",
+            "equal points share a place",
+        ),
+        "end": (
+            "the players left rank by fewest cards (in points mode by fewest points)",
+            "you draw what there is",
+        ),
     }
-    for key, words in rulings.items():
+    for key, phrases in rulings.items():
         ruling = ANO_RULES.section(key).ruling
-        assert words in ruling, key
+        assert all(words in ruling for words in phrases), key
         for lang, mark in RULING_MARK.items():
             text = translator(lang).gettext(ruling)
             assert text.startswith(mark) and (lang == "en" or text != ruling), (key, lang)

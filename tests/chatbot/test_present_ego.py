@@ -57,7 +57,7 @@ def test_every_event_and_table_is_told_in_every_language(lang: str) -> None:
                     assert text and "{" not in text
                     assert lang == "en" or set(LATIN_WORD.findall(text)) <= PROPER, text
                     seen.add(type(event).__name__)
-    assert {"TurnStarted", "Revealed", "Refused", "Passed", "Skipped", "GameEnded"} <= seen
+    assert {"TurnStarted", "Revealed", "Refused", "Skipped", "GameEnded"} <= seen
 
 
 def test_the_table_offers_exactly_the_legal_picks() -> None:
@@ -164,3 +164,20 @@ def test_the_rules_keep_the_rulebook_examples_and_mark_the_rulings(lang: str) ->
     assert len(rulings) >= 5
     assert all(r.startswith(marks[lang]) for r in rulings), "the bot's rulings say so"
     assert {"refusing", "end", "guessing"} <= {s.key for s in EGO_RULES.sections if s.ruling}
+
+
+def test_the_rule_help_says_an_idle_answerer_has_refused() -> None:
+    """RULINGS.md, EGO, "An idle active player": the turn counts as their refusal, with its
+    cost; "Changing a pick": an answer may be changed into a refusal. The help says both, as
+    the bot's ruling, in every language."""
+    from chatbot.rules.ego import EGO_RULES
+
+    ruling = EGO_RULES.section("refusing").ruling
+    assert "A player who does not answer in time has refused, and pays what a refusal costs" in (
+        ruling
+    )
+    assert "you may change your answer into a refusal" in ruling
+    assert "at no cost" not in ruling
+    for lang in LANGS:
+        text = translator(lang).gettext(ruling)
+        assert lang == "en" or text != ruling

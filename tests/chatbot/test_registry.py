@@ -135,7 +135,7 @@ async def test_rules_offer_a_game_menu_and_a_shared_term_asks_which_game() -> No
     (message,) = ask.messages
     assert "several games" in message.text
     labels = [b.label for row in message.buttons for b in row]
-    assert labels == ["Pick: Turn", "Slap: Turn"]
+    assert labels == ["EGO: Turn", "Ano: A turn", "Pick: Turn", "Slap: Turn"]
     one = await service.handle(Incoming("tg:1", True, ANN, command="rule", args="momentum"))
     assert only_text(one).startswith("<b>Momentum</b>"), "a term of one game is answered"
 

@@ -3,6 +3,7 @@ its button, and its effect as the players see it on the table and in their hands
 
 from __future__ import annotations
 
+from chatbot.core import buttons as b
 from engine.ano.rules import OWES
 from tests.e2e.ano_table import (
     arrange,
@@ -17,7 +18,7 @@ from tests.e2e.ano_table import (
 )
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, playable
-from tests.e2e.helpers import GROUP
+from tests.e2e.helpers import GROUP, load
 
 
 async def test_two_decks(tg: FakeTelegram, harness: Harness) -> None:
@@ -100,6 +101,48 @@ async def test_jump_in(tg: FakeTelegram, harness: Harness) -> None:
     assert "▶️ <b>Dee</b>" in (table.html or ""), "Dee, after the jumper, plays next"
     assert "Your turn!" in hand_of(tg, dee).text
     assert not playable(hand_of(tg, ann)), "Ann's turn was taken: her buttons are gone"
+
+
+async def test_the_lobby_offers_jump_in_only_with_two_decks(
+    tg: FakeTelegram, harness: Harness
+) -> None:
+    """ "การแทรกไพ่(กรณีใช้สองสำรับ)" (jump-in, when two decks are used); the ruling of 2026-12:
+    "the lobby offers it only then". Back to one deck, jump-in goes off; its old button is
+    refused with the reason, and the lobby stays as it is."""
+    h = harness
+    ann, bob = people(tg, "Ann", "Bob")
+    tg.group(GROUP, "Card night", creator=ann)
+    for user in (ann, bob):
+        await h.command(user["id"], user, "/start")
+    await h.command(GROUP, ann, "/newgame ano")
+    lobby = tg.last_message(GROUP)
+    assert lobby is not None and "Jump-in" not in lobby.text
+    assert not any(b.decode(d).fields == ("jump_in",) for d in lobby.callback_data)
+
+    def option(name: str) -> str:
+        return next(d for d in lobby.callback_data if b.decode(d).fields == (name,))
+
+    await h.press(ann, lobby, option("decks"))
+    lobby = tg.message(GROUP, lobby.message_id)
+    assert "Decks: 2" in lobby.text and "⬜ Jump-in" in lobby.text
+    await h.press(ann, lobby, option("jump_in"))
+    lobby = tg.message(GROUP, lobby.message_id)
+    jump_in = option("jump_in")
+    assert "✅ Jump-in" in lobby.text
+    await h.press(ann, lobby, option("decks"))
+    lobby = tg.message(GROUP, lobby.message_id)
+    assert "Decks: 1" in lobby.text and "Jump-in" not in lobby.text
+    session = await load(h)
+    assert session.options["jump_in"] is False
+    stamp = b.decode(option("decks")).stamp
+    stale = b.encode(b.OPTION, "jump_in", stamp=stamp)
+    assert b.decode(jump_in).fields == b.decode(stale).fields
+    update = tg.callback_update(ann, lobby, stale, check=False)
+    await h.feed(update)
+    answer = tg.callback_answer(update["callback_query"]["id"])
+    assert answer is not None and answer["show_alert"]
+    assert answer["text"] == "Jump-in is played only with Decks: 2."
+    assert (await load(h)).options == session.options
 
 
 async def test_without_jump_in_nobody_plays_out_of_turn(tg: FakeTelegram, harness: Harness) -> None:

@@ -313,7 +313,8 @@ async def test_a_language_switch_mid_game_shows_the_card_in_the_new_language(
 async def test_idle_players_are_reminded_then_passed_or_skipped(
     tg: FakeTelegram, pair: tuple[Harness, Harness], clock: Clock
 ) -> None:
-    """An idle answerer's turn passes at no cost (Bob's guess withdrawn); an idle guesser is
+    """RULINGS.md, EGO, "An idle active player": an idle answerer's turn counts as their
+    refusal, at its cost (Ann pays 2 into the bank; Bob's guess withdrawn); an idle guesser is
     skipped (no stake, no loss) and the others' picks are revealed."""
     a, _ = pair
     ann, bob, cid = people(tg, "Ann", "Bob", "Cid")
@@ -328,8 +329,11 @@ async def test_idle_players_are_reminded_then_passed_or_skipped(
     await a.tick()
     session = await load(a)
     state = state_of(session)
-    assert state.active == 1 and state.tokens == (10, 10, 10) and state.bank == 30
-    said = "Ann did not answer in time: the turn passes at no cost. 1 guess withdrawn."
+    assert state.active == 1 and state.tokens == (8, 10, 10) and state.bank == 32
+    said = (
+        "Ann did not answer in time, so the turn counts as a refusal. Ann refused to answer "
+        "and paid 2 tokens into the bank. 1 guess withdrawn."
+    )
     assert said in table_message(tg, session).text
     table = table_message(tg, session)
     await a.press(bob, table, code_button(table, "1"))
@@ -339,6 +343,6 @@ async def test_idle_players_are_reminded_then_passed_or_skipped(
     clock.now += SETTINGS.takeover_after
     await a.tick()
     state = state_of(await load(a))
-    assert state.active == 2 and state.tokens == (11, 11, 10), "Cid skipped, no loss"
+    assert state.active == 2 and state.tokens == (9, 11, 10), "Cid skipped, no loss"
     reveal = [m for m in tg.sent_to(GROUP) if "Reveal!" in m.text][-1]
     assert "Ann guessed 1, bet 1: right! +1" in reveal.text and "Cid guessed" not in reveal.text

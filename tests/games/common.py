@@ -37,5 +37,8 @@ class PlainPresenter:
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         return (f"Not allowed: {code}", "general")
 
+    def legend(self, tr: Translator) -> str:
+        return ""
+
     def confirm(self, view: Any, action: Any, tr: Translator) -> str:
         return ""

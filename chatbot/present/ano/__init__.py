@@ -63,6 +63,7 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
     "card_not_in_hand": (N_("You do not hold that card."), "turn"),
     "finished": (N_("You have finished: well done!"), "end"),
     "game_over": (N_("The game is over."), "end"),
+    "option_needs": (N_("Jump-in is played only with two decks."), "options"),
 }
 UNKNOWN_REFUSAL = (N_("That is not possible now."), "turn")
 
@@ -220,6 +221,9 @@ class AnoPresenter:
         elif winners:
             lines += ["", tr.t("🏆 {players} share the win!", players=tr.list(winners))]
         return "\n".join(lines)
+
+    def legend(self, tr: Translator) -> str:
+        return ""
 
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         msgid, section = EXPLANATIONS.get(code, UNKNOWN_REFUSAL)

@@ -10,7 +10,7 @@ from typing import Any
 from chatbot.i18n import N_, Translator
 from chatbot.present.base import Option, Options
 from chatbot.present.ego.questions import question
-from engine.ego.events import GameEnded, Passed, Refused, Revealed, Skipped, TurnStarted
+from engine.ego.events import GameEnded, Refused, Revealed, Skipped, TurnStarted
 from engine.ego.rules import ANSWERS, REFUSAL_COST, REFUSE, STAKES, Action
 from engine.ego.view import View
 
@@ -239,17 +239,6 @@ class EgoPresenter:
                     "{player} did not pick in time: skipped this turn, no loss.",
                     player=names[player],
                 )
-            case Passed(player=player, withdrawn=withdrawn):
-                text = tr.t(
-                    "{player} did not answer in time: the turn passes at no cost.",
-                    player=names[player],
-                )
-                if withdrawn:
-                    withdrawn_text = tr.nt(
-                        "{n} guess withdrawn.", "{n} guesses withdrawn.", withdrawn
-                    )
-                    text = tr.sentences(text, withdrawn_text)
-                return text
             case Refused():
                 return self._refused(event, names, tr)
             case Revealed(player=player, answer=answer, guesses=guesses, void=void):
@@ -271,6 +260,11 @@ class EgoPresenter:
 
     def _refused(self, event: Refused, names: Sequence[str], tr: Translator) -> str:
         player = names[event.player]
+        late = ""
+        if event.timed_out:
+            late = tr.t(
+                "{player} did not answer in time, so the turn counts as a refusal.", player=player
+            )
         if event.from_bank:
             text = tr.nt(
                 "{player} refused to answer: {n} token left the bank.",
@@ -290,7 +284,7 @@ class EgoPresenter:
         if event.withdrawn:
             withdrawn = tr.nt("{n} guess withdrawn.", "{n} guesses withdrawn.", event.withdrawn)
             text = tr.sentences(text, withdrawn)
-        return text
+        return tr.sentences(late, text) if late else text
 
     def announce(self, event: Any, names: Sequence[str], tr: Translator) -> str | None:
         if isinstance(event, Revealed):
@@ -371,6 +365,13 @@ class EgoPresenter:
         ]
         lines += ["", winner_line(winners, tr) if any(event.tokens) else nobody_won(tr)]
         return "\n".join(lines)
+
+    def legend(self, tr: Translator) -> str:
+        """The key to the eleven picks a guesser may see at once."""
+        return tr.gettext(
+            "1️⃣ 2️⃣ 3️⃣: an answer (yours, or your guess) · “2 · bet 1”: a guess and its bet in "
+            "one pick · 🪙 bet: the bet alone"
+        )
 
     @staticmethod
     def _too_high(params: dict[str, Any], tr: Translator) -> str:

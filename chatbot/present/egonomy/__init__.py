@@ -211,6 +211,9 @@ class EgonomyPresenter:
             return announce_game(event, names, tr)
         return None
 
+    def legend(self, tr: Translator) -> str:
+        return ""
+
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         """Why the engine refused an action, and the rule section that says so."""
         msgid, section = EXPLANATIONS.get(code, UNKNOWN_REFUSAL)

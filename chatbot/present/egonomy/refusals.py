@@ -92,5 +92,6 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "rulings",
     ),
     "bad_option": (N_("Egonomy's options are yes or no."), "rulings"),
+    "option_needs": (N_("Egonomy's options can each be set on their own."), "rulings"),
 }
 UNKNOWN_REFUSAL = (N_("That is not allowed now."), "turn")

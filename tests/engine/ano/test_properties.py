@@ -42,9 +42,13 @@ Step = tuple[int, Action]
 
 
 def option_mix(index: int) -> dict[str, Any]:
-    """The index-th of every combination of the options (2 decks x 2^7 yes/no options)."""
+    """The index-th of every combination of the options (2 decks x 2^7 yes/no options; jump-in
+    only with two decks)."""
     bits = [bool(index >> i & 1) for i in range(len(FLAGS))]
-    return {"decks": 1 + (index >> len(FLAGS) & 1), **dict(zip(FLAGS, bits, strict=True))}
+    decks = 1 + (index >> len(FLAGS) & 1)
+    mix: dict[str, Any] = {"decks": decks, **dict(zip(FLAGS, bits, strict=True))}
+    mix["jump_in"] = mix["jump_in"] and decks == 2  # jump-in with two decks only
+    return mix
 
 
 ALL_MIXES = 2 ** (len(FLAGS) + 1)

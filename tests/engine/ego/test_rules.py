@@ -13,7 +13,6 @@ from engine.ego.cards import CARDS
 from engine.ego.events import (
     GameEnded,
     Guess,
-    Passed,
     Picked,
     Refused,
     Revealed,
@@ -264,9 +263,32 @@ def test_a_guesser_who_does_not_pick_is_skipped() -> None:
     assert [g.player for g in revealed.guesses] == [2] and state.tokens == (11, 10, 12)
 
 
-def test_a_missing_active_player_passes_the_turn_at_no_cost() -> None:
-    """Issue: a missing active player's turn passes at no cost, guesses withdrawn."""
-    state, _ = play(game(3), (1, Action(2, 2)), (2, Action(1, 1)))
-    state, events = timeout(state, 0)
-    assert events[0] == Passed(0, 2) and state.active == 1
-    assert state.tokens == (10, 10, 10) and state.bank == 30
+def test_an_idle_active_player_refuses_at_a_refusals_cost() -> None:
+    """Ruling "An idle active player": "Letting one's time run out must not be cheaper than
+    refusing: when the active player does not answer in time, the turn counts as their
+    refusal, with its cost under the table's option." Guesses are withdrawn as in a refusal."""
+    start, _ = play(game(3), (1, Action(2, 2)), (2, Action(1, 1)))
+    idle, events = timeout(start, 0)
+    refused, _ = apply(start, 0, REFUSE)
+    assert idle == refused and idle.tokens == (8, 10, 10) and idle.bank == 32
+    assert events[0] == Refused(0, start.card, 2, False, 2, 32, (8, 10, 10), True)
+    assert idle.active == 1 and idle.quiet == 0, "a token moved: the turn was not quiet"
+    bank, _ = play(game(3, from_bank=True), (1, Action(2, 2)))
+    idle, events = timeout(bank, 0)
+    assert idle == apply(bank, 0, REFUSE)[0] and idle.bank == 28 and idle.removed == 2
+    assert isinstance(events[0], Refused) and events[0].from_bank and events[0].timed_out
+
+
+def test_an_answer_may_be_changed_into_a_refusal_until_the_reveal() -> None:
+    """Ruling "Changing a pick": "a pick (an answer, a guess, a stake) may be changed until
+    everyone has locked in, and an answer may be changed into a refusal; a refusal ends the
+    turn at once." """
+    state, _ = play(game(3), (0, Action(1)), (1, Action(2, 2)), (0, Action(3)))
+    assert state.turn == 1 and state.answer == 3 and GAME.to_move(state) == (2,)
+    assert REFUSE in legal_actions(state, 0), "the answer can still become a refusal"
+    state, events = apply(state, 0, REFUSE)
+    assert not any(isinstance(e, Revealed) for e in events), "ended at once, nothing revealed"
+    assert state.turn == 2 and state.active == 1 and state.tokens == (8, 10, 10)
+    revealed, _ = play(game(3), (1, Action(2, 2)), (2, Action(1, 1)), (0, Action(2)))
+    with pytest.raises(IllegalAction):  # everyone locked in: revealed, the next turn is on
+        apply(revealed, 0, REFUSE)
