@@ -59,6 +59,12 @@ CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without bu
 CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
 MINOR_ROOM = 0.25  # share of a chat's budget left free before a `minor` update goes
 MINOR_RECHECK = 1.0  # seconds between looks at the budget for a waiting `minor` update
+REPLY_MESSAGES = 5  # messages one reply may carry (LINE's limit)
+
+
+class Undelivered(Exception):
+    """Raised by an outbox: the platform could not be reached (after its retries); the
+    message may be sent again later."""
 
 
 class Outbox(Protocol):
@@ -483,10 +489,15 @@ class Runner:
                     continue
                 message, batch = picked
                 queue.sending = True
-                sent = await self._send(message)
-                if sent is not None and message.coalesce and message.edit is None:
-                    queue.edited[sent] = self.monotonic()  # a new table: edited from now on
-                self._done(batch)
+                try:
+                    if not await self._outdone(message, batch):
+                        sent = await self._send(message)
+                        if sent is not None and message.coalesce and message.edit is None:
+                            queue.edited[sent] = self.monotonic()  # a new table: edited later
+                    self._done(batch)
+                except Undelivered as exc:
+                    log.warning("could not deliver to %s for now: %s", message.chat, exc)
+                    self._undelivered(batch)
                 queue.sending = False
                 self._sent.set()
         finally:
@@ -555,14 +566,36 @@ class Runner:
             return None
         return f"{message.game}/{message.slot}" if message.slot and message.game else None
 
+    async def _outdone(self, message: Message, batch: _Batch | None) -> bool:
+        """Whether an unasked table update (it costs) is outdone by a newer change of its game,
+        made here or by another process: that change's owner sends the table as it is now, so
+        two processes never both pay for the same table."""
+        if batch is None or self._held(message) is None:
+            return False
+        try:
+            session, _ = await self.service.tables.load(batch.chat)
+        except Exception as exc:  # unknown: send it (a table twice rather than none)
+            log.warning("could not look at %s before a push: %r", batch.chat, exc)
+            return False
+        return session is not None and session.change > batch.change
+
+    def _undelivered(self, batch: _Batch | None) -> None:
+        """A message of `batch` could not be delivered for now (the platform unreachable): its
+        change is not recorded as delivered, and is delivered again after the grace."""
+        if batch is not None:
+            self.service.tables.unsent.add((batch.chat, batch.change))
+
     async def _send(self, message: Message) -> str | None:
-        """Send one message; the id of the message that shows it (None: none)."""
+        """Send one message; the id of the message that shows it (None: none). Undelivered
+        when it may go later (the platform unreachable)."""
         if message.only_edit:
             await self._bare(message)
             return None
         sent: str | None = None
         try:
             sent = await self.outbox.send(message)
+        except Undelivered:
+            raise
         except Exception as exc:  # one message lost must not stop the chat's queue
             log.exception("could not deliver to %s", message.chat)
             self.errors.append(exc)
@@ -807,4 +840,26 @@ def _merged(messages: list[Message]) -> list[Message]:
             game=message.game or last.game,
             coalesce=last.coalesce and message.coalesce,
         )
+    return _bundled(out)
+
+
+def _bundled(messages: list[Message]) -> list[Message]:
+    """The messages that answer an event in its chat as one reply (up to REPLY_MESSAGES: the
+    first carries the others); an answer is never merged into a later table update (each
+    press keeps its own reply)."""
+    out: list[Message] = []
+    first: dict[tuple[str, str], int] = {}  # (chat, token) -> index in `out` of its reply
+    for message in messages:
+        token = message.reply_token
+        if token is None:
+            out.append(message)
+            continue
+        message = replace(message, coalesce=False)
+        key = (message.chat, token)
+        at = first.get(key)
+        if at is not None and len(out[at].also) < REPLY_MESSAGES - 1:
+            out[at] = replace(out[at], also=(*out[at].also, message))
+            continue
+        first.setdefault(key, len(out))
+        out.append(message)
     return out
