@@ -130,7 +130,8 @@ class Table:
             table = self.last(group, b.GROUP_MOVE)
             moves = data_of(hand, b.MOVE, b.NAV)
             if not self.bot.tables.bundle(session).private_hands:
-                await self.send(self.line.postback(group, user, self.rng.choice(data_of(table, b.GROUP_MOVE))))
+                pick = self.rng.choice(data_of(table, b.GROUP_MOVE))
+                await self.send(self.line.postback(group, user, pick))
             elif moves and hand is self.last(user):
                 await self.send(self.line.postback(user, user, self.rng.choice(moves)))
             else:
@@ -166,9 +167,7 @@ async def one(
         try:
             names = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"][:humans]
             langs = ["th", "ja", "en"]
-            people = [
-                line.user(n, langs[i % 3], friend=False) for i, n in enumerate(names)
-            ]
+            people = [line.user(n, langs[i % 3], friend=False) for i, n in enumerate(names)]
             table = Table(bot, line, random.Random(seed))
             group = await table.open(game, people, set(people[:friends]), computers)
             if rules:
