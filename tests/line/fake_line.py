@@ -113,9 +113,10 @@ class FakeLine:
     calls: list[str] = field(default_factory=list)
     tokens: dict[str, _Token] = field(default_factory=dict)
     port: int = 0
-    # Failures to play, for the next sends (reply or push): an HTTP status LINE answers
-    # instead (nothing delivered), or "lost": delivered, but answered 500 (the answer lost).
+    # Failures to play, for the next pushes (`reply_failures`: replies): an HTTP status LINE
+    # answers instead (nothing delivered), or "lost": delivered, but answered 500.
     failures: list[int | str] = field(default_factory=list)
+    reply_failures: list[int | str] = field(default_factory=list)
     retry_keys: dict[str, JSON] = field(default_factory=dict)  # accepted key -> its answer
     retry_key_of: list[str | None] = field(default_factory=list)  # each push's X-Line-Retry-Key
     # While set and not released, the look-ups (bot info, profiles, group summary) wait for it:
@@ -252,12 +253,13 @@ class FakeLine:
                 content["details"] = [{"message": d, "property": "messages"} for d in exc.details]
             return JSONResponse(content, status_code=exc.status)
 
-    def _failing(self) -> int | str | None:
-        return self.failures.pop(0) if self.failures else None
+    @staticmethod
+    def _failing(failures: list[int | str]) -> int | str | None:
+        return failures.pop(0) if failures else None
 
     async def _reply(self, request: Request) -> JSONResponse:
         def act(body: JSON) -> JSON:
-            failure = self._failing()
+            failure = self._failing(self.reply_failures)
             if isinstance(failure, int):
                 raise Refused(failure, "Internal server error")
             token = self.tokens.get(str(body.get("replyToken")))
@@ -277,7 +279,7 @@ class FakeLine:
         self.retry_key_of.append(key)
 
         def act(body: JSON) -> JSON:
-            failure = self._failing()
+            failure = self._failing(self.failures)
             if isinstance(failure, int):
                 raise Refused(failure, "Internal server error")
             if key is not None and key in self.retry_keys:
