@@ -549,14 +549,16 @@ class GameDesk:
         return Reply(messages=messages, confirm=(session.chat, session.change))
 
     async def hurry(self, session: Session, state: Any, messages: list[Message]) -> Any:
-        """Where unasked messages cost, computers awaited together with others (simultaneous
-        choices) act at once instead of after their delay (their messages join `messages`),
-        turn after turn while no person is awaited: the last person's press then carries what
-        follows (a reveal) in its free answer. The state now."""
+        """Where unasked messages cost, computers act at once instead of after their delay
+        (their messages join `messages`) when they are awaited together with others
+        (simultaneous choices) or the game is all on the group's table (no private hands to
+        go stale), turn after turn while no person is awaited: the last person's press then
+        carries what follows (a reveal) in its free answer. The state now."""
+        bundle = self.tables.bundle(session)
         if self.tables.caps.unasked_free:
             return state
-        game = self.tables.bundle(session).game
-        together = False  # several were awaited at once (a game of turns never is)
+        game = bundle.game
+        together = not bundle.private_hands  # or several were awaited at once
         for _ in range(HURRIED_STEPS):
             if session.phase != PLAYING:
                 break
