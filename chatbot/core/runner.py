@@ -110,6 +110,9 @@ class _Batch:
     chat: str
     change: int
     left: int
+    # Batches of unasked table updates that went out with one of these messages (a reply
+    # carries them): delivered, or not, with it.
+    riders: list[_Batch] = field(default_factory=list)
 
 
 Item = tuple[Message, _Batch | None]
@@ -306,7 +309,8 @@ class Runner:
             if chatty and inc is not None and message.chat == inc.chat:
                 self._chatter(message, (inc.user.id, inc.command or "", i))
             else:
-                self._enqueue(message, batch)
+                message, carrier = self._carry(message, batch)
+                self._enqueue(message, carrier)
 
     def _chatter(self, message: Message, key: Chatter) -> None:
         """A reply to a command that changed nothing: it replaces the member's unsent reply
@@ -335,6 +339,29 @@ class Runner:
         if queue is None:
             queue = self._queues[chat] = _Queue()
         return queue
+
+    def _carry(self, message: Message, batch: _Batch | None) -> tuple[Message, _Batch | None]:
+        """Where unasked messages cost, a reply to a group takes along the table updates
+        that wait there (free instead of pushed), up to REPLY_MESSAGES in all; one of a table
+        the reply itself shows anew is dropped. The message, and the batch it now counts for."""
+        queue = self._queues.get(message.chat)
+        if message.reply_token is None or self.caps.unasked_free or queue is None:
+            return message, batch
+        shown = {(m.game, m.slot) for m in (message, *message.also) if m.slot}
+        waiting = [(m, bt) for m, bt in queue.fifo if self._held(m) is not None]
+        room = REPLY_MESSAGES - 1 - len(message.also)
+        carried = [item for item in waiting if (item[0].game, item[0].slot) not in shown][:room]
+        dropped = [item for item in waiting if (item[0].game, item[0].slot) in shown]
+        if not carried and not dropped:
+            return message, batch
+        carrier = batch or _Batch(message.chat, 0, 1)
+        for item in carried + dropped:
+            queue.fifo.remove(item)
+            queue.held.pop(self._held(item[0]) or "", None)
+            if item[1] is not None:
+                carrier.riders.append(item[1])
+        also = (*(m for m, _ in carried), *message.also)
+        return replace(message, also=also), carrier
 
     def _unchanged(self, message: Message, inc: Incoming, shown: int) -> bool:
         """Whether `message` edits the pressed message into what it shows already (a button
@@ -427,8 +454,11 @@ class Runner:
         meanwhile and the ids of new hand messages: one store write for many presses."""
         if batch is None:
             return
+        riders, batch.riders = batch.riders, []
+        for rider in riders:
+            self._done(rider)
         batch.left -= 1
-        if batch.left > 0:
+        if batch.left > 0 or batch.change <= 0:  # (0: a reply's carrier, no change of its own)
             return
         self._delivered[batch.chat] = max(batch.change, self._delivered.get(batch.chat, 0))
         self._record_soon()
@@ -582,8 +612,11 @@ class Runner:
     def _undelivered(self, batch: _Batch | None) -> None:
         """A message of `batch` could not be delivered for now (the platform unreachable): its
         change is not recorded as delivered, and is delivered again after the grace."""
-        if batch is not None:
-            self.service.tables.unsent.add((batch.chat, batch.change))
+        if batch is None:
+            return
+        riders, batch.riders = batch.riders, []
+        for rider in [batch, *riders]:
+            self.service.tables.unsent.add((rider.chat, rider.change))
 
     async def _send(self, message: Message) -> str | None:
         """Send one message; the id of the message that shows it (None: none). Undelivered

@@ -185,3 +185,31 @@ async def test_a_reply_whose_answer_was_lost_is_not_pushed_again(
     assert token and line.answered(token)
     assert [s.via for s in line.to(group)] == ["reply"], "once, and never pushed"
     assert not bot.errors
+
+
+async def test_a_waiting_table_update_rides_on_the_next_reply(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """Ann's move in her 1:1 chat owes the group its table (a push, waiting its interval for
+    newer news); Bob presses 📖 Rules in the group meanwhile: his reply carries the table too,
+    and nothing is pushed."""
+    settings = bot_settings(line, table_interval=3600)
+    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    await lb.start()
+    try:
+        group, users = await egonomy_table(lb, line)
+        mover = await private_move(lb, line, group, users)
+        other = next(u for u in users.values() if u != mover)
+        (rules,) = buttons(line.to(group)[-1], b.RULE)
+        token = await deliver(lb, line, line.postback(group, other, rules))
+        answer = [s for s in line.to(group) if s.token == token]
+        assert [bool(buttons(s, b.RULE)) for s in answer] == [True, True], "overview, table"
+        assert "Which rule" in answer[0].text
+        session, _ = await lb.tables.load(qualify(group))
+        assert session is not None
+    finally:
+        await lb.stop()
+    assert not line.pushes, "the table went with the reply"
+    assert not lb.errors
+    sent = await lb.tables.store.get_setting(f"sent:{session.chat}", "change")
+    assert sent is not None and int(sent) == session.change, "recorded as delivered"
