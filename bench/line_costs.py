@@ -6,7 +6,9 @@ line-bot-sdk, on a real Redis, with people and computer players mixed; then pres
 table's 📖 Rules button and the overview's sections. People press at random among the buttons
 they see (their hand in their 1:1 chat, the group's table); a person who has no hand asks for
 it with the table's "My hand" link (a message of their own: a free reply). Prints, per game,
-the events sent, the replies, the pushes (and to where), and events left unanswered.
+the events sent, the moves made in 1:1 chats (each owes the group its table: a push unless a
+reply in the group carries it), the messages sent by reply and by push (and to where), and
+events left unanswered by their reply token.
 
 Usage: python bench/line_costs.py [--seed N] [--redis-url URL]
 (without --redis-url a throwaway redis-server is started on a free port).
@@ -44,6 +46,7 @@ JSON = dict[str, Any]
 class Costs:
     events: int = 0
     unanswered: int = 0
+    private_moves: int = 0  # moves made in a 1:1 chat (each owes the group its table)
     to: dict[str, int] = field(default_factory=dict)
 
 
@@ -134,6 +137,8 @@ class Table:
                 await self.send(self.line.postback(group, user, pick))
             elif moves and hand is self.last(user):
                 await self.send(self.line.postback(user, user, self.rng.choice(moves)))
+                after, _ = await self.bot.tables.load(chat)
+                self.costs.private_moves += after is None or after.moves != session.moves
             else:
                 shown = self.last(group)
                 request = link_of(shown, "🃏") if shown else None
@@ -144,10 +149,15 @@ class Table:
     async def rules(self, group: str, user: str, presses: int) -> None:
         """The table's 📖 Rules, then a section of the overview, `presses` times."""
         for _ in range(presses):
-            table = self.last(group, b.RULE)
-            assert table is not None
-            rule = next(d for d in data_of(table, b.RULE) if d.endswith(b.SEND_PRIVATELY))
-            await self.send(self.line.postback(group, user, rule))
+            tables = [s for s in self.line.to(group) if self.rules_of(s)]
+            await self.send(self.line.postback(group, user, self.rules_of(tables[-1])[0]))
+            overview = self.line.to(group)[-1]
+            section = data_of(overview, b.RULE)[0]
+            await self.send(self.line.postback(group, user, section))
+
+    @staticmethod
+    def rules_of(sent: Sent) -> list[str]:
+        return [d for d in data_of(sent, b.RULE) if d.endswith(b.SEND_PRIVATELY)]
 
 
 async def one(
@@ -201,20 +211,23 @@ GAMES = [
 async def main(redis_url: str, seed: int) -> None:
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print("| game | people (friends) | computers | events | replies | pushes | unanswered |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| game | people (friends) | computers | events | moves in 1:1 chats | replies"
+        " | pushes | unanswered |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for i, (label, game, humans, friends, computers) in enumerate(GAMES):
         costs, line = await one(redis_url, f"bench{i}:", game, humans, friends, computers, seed)
         pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
         print(
             f"| {label} | {humans} ({friends}) | {computers} | {costs.events} |"
-            f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
+            f" {costs.private_moves} | {len(line.replies)} | {pushes} | {costs.unanswered} |"
         )
     costs, line = await one(redis_url, "benchr:", "egonomy", 2, 2, 0, seed, rules=10)
     pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
     print(
-        f"| 📖 Rules ×10 on a table | 2 (2) | 0 | {costs.events} | {len(line.replies)} |"
-        f" {pushes} | {costs.unanswered} |"
+        f"| Egonomy: 📖 Rules and a section ×10 | 2 (2) | 0 | {costs.events} | 0 |"
+        f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
     )
 
 
