@@ -1,8 +1,10 @@
 """The LINE adapter: signed webhook bodies in, the runner between, the Messaging API out.
 
 Replies first, pushes last: a message that answers an event goes out with the event's reply
-token (free, single use, short-lived); only messages nothing answers are pushed (a small
-monthly quota). A token is used at most once and never after `REPLY_WITHIN` seconds.
+token (free, single use, short-lived), with the messages it carries in the same request; only
+messages nothing answers are pushed (a small monthly quota), with a retry key, retried. A token
+is used at most once and never after `REPLY_WITHIN` seconds. A webhook is answered within
+`answer_within` seconds whatever LINE's API does (docs/platforms.md).
 """
 
 from __future__ import annotations
@@ -197,7 +199,11 @@ class LineBot:
         for event in events:
             if self._stale(event):
                 continue
-            await self.on_event(event)
+            try:
+                await self.on_event(event)
+            except Exception as exc:  # the next events still count
+                log.exception("event %s failed", getattr(event, "webhook_event_id", "?"))
+                self.runner.errors.append(exc)
 
     async def idle(self) -> None:
         """Wait until the events of every webhook answered so far have been handled."""
@@ -233,11 +239,18 @@ class LineBot:
             self._profiles.pop(user_id, None)
         user = None
         if user_id:
-            user = await self.profile(user_id, chat_id)
+            try:
+                user = await self.profile(user_id, chat_id)
+            except Exception as exc:  # LINE answered nonsense: the event still counts
+                log.warning("profile of %s unavailable: %r", user_id, exc)
+                user = User(qualify(user_id), "?")
         group = chat_id if chat_id and chat_id[:1] in "CR" else None
         language = None
         if group is not None and event.type != "leave":
-            language = await self.group_language(group, user, _text_of(event))
+            try:
+                language = await self.group_language(group, user, _text_of(event))
+            except Exception as exc:  # the store or LINE unreachable: no guess this time
+                log.warning("language of %s unknown: %r", group, exc)
             if user is not None and user.language is None:  # not a friend: as the group
                 user = replace(user, language=language)
         inc = incoming(event, user)
