@@ -60,7 +60,6 @@ PROFILES_KEPT = 10_000  # names and languages remembered
 PROFILE_TTL = 3600.0  # seconds a friend's remembered profile (or a group's name) is trusted
 STRANGER_TTL = 60.0  # seconds the name of a member who is not the bot's friend is trusted
 LOOKUP_TIMEOUT = 3.0  # seconds a profile, group summary or bot info call may take
-ANSWER_WITHIN = 0.8  # seconds a webhook waits for its events before it answers anyway
 EVENT_WINDOW = 300.0  # seconds after its timestamp an event is still handled (then: a replay)
 BY_SCRIPT, BY_PROFILE = 1, 2  # how a group's language was told (the better, the higher)
 SEND_TIMEOUT = 10.0  # seconds a reply or push may take before it is tried again
@@ -114,7 +113,7 @@ class LineBot:
         self._named: set[str] = set()  # groups whose name was read for their language
         self._handling: set[asyncio.Task[None]] = set()  # webhooks' events being handled
         self._background: set[asyncio.Future[Any]] = set()
-        self.answer_within = ANSWER_WITHIN
+        self.answer_within = settings.line_answer_within  # then the events are handled on
         self.replies = 0
         self.pushes = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # between retries

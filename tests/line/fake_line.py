@@ -425,9 +425,16 @@ def _checked(messages: Any) -> list[JSON]:
 
 def bot_settings(line: FakeLine, **overrides: Any) -> Settings:
     """A LINE bot's settings pointed at `line`, as the tests run it: computers move at once,
-    table updates go at once and nothing ticks in the background (the tests tick), unless
-    `overrides` say otherwise."""
-    options: dict[str, Any] = {"bot_delay": 0, "table_interval": 0, "tick": 3600, **overrides}
+    table updates go at once, nothing ticks in the background (the tests tick) and a webhook
+    is answered once its events were handled (however slow the machine), unless `overrides`
+    say otherwise."""
+    options: dict[str, Any] = {
+        "bot_delay": 0,
+        "table_interval": 0,
+        "tick": 3600,
+        "line_answer_within": 600.0,
+        **overrides,
+    }
     return Settings(
         line_channel_secret=SECRET,
         line_channel_access_token=ACCESS_TOKEN,
