@@ -64,6 +64,7 @@ class Table:
 
     def __init__(self, bot: LineBot, line: FakeLine, rng: random.Random) -> None:
         self.bot, self.line, self.rng, self.costs = bot, line, rng, Costs()
+        self.table: Sent | None = None  # the game's table as it began
 
     async def send(self, event: JSON) -> None:
         """One event; the computers due after it act before its table update is pushed (as
@@ -148,9 +149,10 @@ class Table:
 
     async def rules(self, group: str, user: str, presses: int) -> None:
         """The table's 📖 Rules, then a section of the overview, `presses` times."""
+        table = self.table
+        assert table is not None
         for _ in range(presses):
-            tables = [s for s in self.line.to(group) if self.rules_of(s)]
-            await self.send(self.line.postback(group, user, self.rules_of(tables[-1])[0]))
+            await self.send(self.line.postback(group, user, self.rules_of(table)[0]))
             overview = self.line.to(group)[-1]
             section = data_of(overview, b.RULE)[0]
             await self.send(self.line.postback(group, user, section))
@@ -180,8 +182,8 @@ async def one(
             people = [line.user(n, langs[i % 3], friend=False) for i, n in enumerate(names)]
             table = Table(bot, line, random.Random(seed))
             group = await table.open(game, people, set(people[:friends]), computers)
+            table.table = next(s for s in reversed(line.to(group)) if table.rules_of(s))
             if rules:
-                await table.rules(group, people[-1], rules)
                 line.sent.clear()
                 table.costs = Costs()
                 await table.rules(group, people[-1], rules)
