@@ -173,7 +173,8 @@ async def one(
     rules: int = 0,
 ) -> tuple[Costs, FakeLine]:
     async with FakeLine.running() as line:
-        settings = bot_settings(line, table_interval=0.05, thinkers=0)
+        # a computer thinks (up to THINK_BUDGET) within the interval a pushed table waits
+        settings = bot_settings(line, table_interval=1.0, thinkers=0)
         bot = LineBot(settings, RedisStore.from_url(redis_url, prefix), registry())
         await bot.start()
         try:
