@@ -22,7 +22,7 @@ from chatbot.present.egonomy.text import card_text
 
 LIMIT = LineBot.capabilities.label_chars
 LANGUAGES = ("th", "ja", "en")
-NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu"]
 
 
 def positions(bundle: Bundle, count: int, seed: int) -> Iterator[tuple[int, Any]]:
@@ -72,7 +72,8 @@ def every_label(count: int, seed: int) -> int:
         for i, (players, state) in enumerate(positions(bundle, count, seed)):
             tr = translator(LANGUAGES[i % len(LANGUAGES)])
             legal = [game.legal_actions(state, p) for p in range(players)]
-            checked(presenter.table_options(game.view(state, None), legal, tr), bundle.name)
+            shown = presenter.table_options(game.view(state, None), legal, NAMES[:players], tr)
+            checked(shown, bundle.name)
             messages += 1
             for player in range(players):
                 if not legal[player]:
