@@ -7,13 +7,15 @@ group unless someone chose it."""
 
 from __future__ import annotations
 
+import json
+
 from chatbot.core import buttons as b
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify, script_language
 from tests.line.fake_line import FakeLine
 from tests.line.test_line_game import buttons, deliver
 
-GREETINGS = {"en": "I host card games", "th": "ผมเป็นบอทจัดเกม", "ja": "カードゲームを主催"}
+GREETINGS = {"en": "I host card games", "th": "บอทนี้จัดเกม", "ja": "カードゲームを主催"}
 
 
 def test_the_script_of_a_text_tells_thai_from_japanese() -> None:
@@ -38,7 +40,8 @@ async def test_an_unknown_group_is_asked_in_every_language(bot: LineBot, line: F
     group = line.group(ann, name="Picnic")
     await deliver(bot, line, line.join(group))
     greeting = line.to(group)[-1]
-    assert all(text in greeting.text for text in GREETINGS.values()), greeting.text
+    said = json.dumps(greeting.message, ensure_ascii=False)  # (its altText is cut short)
+    assert all(text in said for text in GREETINGS.values()), said
     labels = {a["label"]: a["data"] for a in greeting.actions()}
     assert set(labels) == {"English", "ไทย", "日本語"}
     token = await deliver(bot, line, line.postback(group, ann, labels["日本語"]))
@@ -61,7 +64,7 @@ async def test_a_group_speaks_its_first_known_members_language(
     (join,) = buttons(lobby, b.JOIN)
     await deliver(bot, line, line.postback(group, cid, join))  # Egonomy: a 1:1 chat first
     said = line.to(group)[-1]
-    assert said.text.startswith("Cid: ") and said.via == "reply"
+    assert said.text.startswith("Cid：") and said.via == "reply", said.text  # (Japanese colon)
     assert said.text.isascii() is False and "private chat" not in said.text, said.text
 
 
