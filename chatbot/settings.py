@@ -61,6 +61,7 @@ class Settings:
     line_channel_secret: str | None = None  # checks the signatures of LINE webhooks
     line_channel_access_token: str | None = None
     line_api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
+    line_answer_within: float = 0.8  # seconds a LINE webhook waits for its events' handling
     host: str = "0.0.0.0"  # where the webhook server listens
     port: int = 8080
     metrics_host: str = "127.0.0.1"  # where /healthz and /metrics are served (not public)
@@ -125,6 +126,7 @@ class Settings:
             line_channel_secret=env.get("LINE_CHANNEL_SECRET") or None,
             line_channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
             line_api_base_url=env.get("LINE_API_BASE_URL") or None,
+            line_answer_within=num("LINE_ANSWER_WITHIN", d.line_answer_within),
             telegram_webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
             telegram_webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
             host=env.get("HOST") or d.host,

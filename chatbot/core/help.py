@@ -12,7 +12,7 @@ from chatbot.core.model import Answer, Button, Incoming, Keyboard, Message, Repl
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Session
 from chatbot.core.tables import PREFS_TTL, Tables
-from chatbot.i18n import N_, Translator, available_locales, translator, translators
+from chatbot.i18n import N_, Translator, available_locales, negotiate, translator, translators
 from chatbot.rules import CLOSE, GlossaryEntry, RuleBook, match_term
 
 INTRO = N_(
@@ -44,7 +44,10 @@ class HelpDesk:
         self.tables = tables
 
     async def command(self, inc: Incoming) -> Reply:
-        tr = translator(await self.tables.chat_language(inc))
+        known = await self.tables.known_chat_language(inc)
+        if known is None and inc.command == "help":  # a group of unknown language
+            return Reply(messages=[self.greeting(inc.chat)])
+        tr = translator(known or negotiate(None))
         if inc.command == "rules":
             return Reply(messages=[await self.rules(inc, tr)])
         if inc.command == "rule":
@@ -78,6 +81,21 @@ class HelpDesk:
         ]
         lines.extend(f"/{name} — {tr.gettext(text)}" for name, text in COMMANDS)
         return Message(chat, "\n".join(lines))
+
+    def greeting(self, chat: str) -> Message:
+        """What the bot does and which language to speak, in every language, with a button
+        per language (each in its own language)."""
+        parts = []
+        for code in available_locales():
+            tr = translator(code)
+            titles = tr.list(g.presenter.title(tr) for g in self.tables.games)
+            ask = tr.gettext("Which language should I use in this group?")
+            parts.append(f"{tr.t(INTRO, games=titles)}\n{ask}")
+        buttons = [
+            Button(language_name(code), b.encode(b.LANGUAGE, "c", code))
+            for code in available_locales()
+        ]
+        return Message(chat, "\n\n".join(parts), _rows(buttons))
 
     def games_menu(self, chat: str, tr: Translator, edit: str | None = None) -> Message:
         """Which game's rules to read."""
@@ -190,7 +208,10 @@ class HelpDesk:
         if bundle is None:
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
         # The table's rules button is shared by everyone: the overview goes to the presser's
-        # private chat instead of replacing the table.
+        # private chat instead of replacing the table (without edits it cannot replace it: it
+        # comes in the group, as the press's own free answer where the platform answers so).
+        if key == b.SEND_PRIVATELY and not tables.caps.edits:
+            return Reply(Answer(), [self.overview(inc.chat, bundle, tr)])
         if key == b.SEND_PRIVATELY:
             ptr = translator(await tables.user_language(inc.user.id, inc.user.language))
             if not await tables.reachable(inc.user.id):
@@ -219,8 +240,7 @@ class HelpDesk:
         tr = translator(code)
         if scope == "u":
             await store.set_setting(f"user:{inc.user.id}", "lang", code, PREFS_TTL)
-            for game_chat in await tables.games_of(inc.user.id):
-                await tables.update(game_chat, lambda s: _seat_language(s, inc.user.id, code))
+            await self.seat_languages(inc.user.id, code)
             text = tr.gettext("Done: I will write to you in English.")
         else:
             session, _ = await tables.load(inc.chat)
@@ -237,6 +257,11 @@ class HelpDesk:
             text = tr.gettext("Done: I will write in English in this group.")
         edit = await self._own(inc)
         return Reply(Answer(text), [Message(inc.chat, text, edit=edit)])
+
+    async def seat_languages(self, user: str, code: str) -> None:
+        """The user's seats in the games they sit in speak `code` from now on."""
+        for game_chat in await self.tables.games_of(user):
+            await self.tables.update(game_chat, lambda s: _seat_language(s, user, code))
 
     async def _own(self, inc: Incoming) -> str | None:
         """The pressed message when help may edit it: never a game's table or lobby (a forged
@@ -264,11 +289,13 @@ def _shown(query: str) -> str:
 
 
 def _seat_language(session: Session, user: str, code: str) -> bool:
-    """The user's private messages in this game in `code` (False: not a player here)."""
+    """The user's private messages in this game in `code` (False: not a player here, or
+    already so)."""
     seat = session.seat_of(user)
-    if seat is not None:
-        session.seats[seat].language = code
-    return seat is not None
+    if seat is None or session.seats[seat].language == code:
+        return False
+    session.seats[seat].language = code
+    return True
 
 
 def _group_language(session: Session, code: str) -> bool:

@@ -218,6 +218,9 @@ class LobbyDesk:
         except BadState:
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
         change = self.play.start(session, state, events)
+        dealt = state
+        hurried: list[Message] = []  # computers that act at once (where pushes cost)
+        state = await self.play.hurry(session, state, hurried)
         try:
             await tables.save(session, version, owed=True)
         except Conflict:
@@ -237,8 +240,8 @@ class LobbyDesk:
             messages.append(Message(session.chat, started, edit=lobby_id))
         else:
             messages.append(say(session.chat, started))
-        rendered = self.play.render(session, state, events, change, None)
+        rendered = self.play.render(session, dealt, events, change, None)
         rendered[0] = fresh(rendered[0])
-        messages += rendered
+        messages += rendered + hurried
         confirm = (session.chat, session.change)
         return Reply(Answer(tr.gettext("The game begins!")), messages, confirm=confirm)

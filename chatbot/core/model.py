@@ -35,6 +35,9 @@ class Incoming:
     chat_title: str = ""  # a group's name (hand messages say which group they belong to)
     event: str | None = None  # a change of who is where: OPENED, CLOSED, ARRIVED, LEFT
     shown: int | None = None  # `looks` of the pressed message as the platform shows it now
+    # The platform's guess at a group's language (LINE: its members' profiles, the script of
+    # its name and messages), used until someone chooses one; None when it cannot tell.
+    chat_language: str | None = None
 
 
 # Incoming.event: the user opened or closed the private chat with the bot (added or blocked
@@ -69,6 +72,9 @@ class Message:
     only_edit: bool = False  # an edit of the slot's last message, skipped when there is none
     reply_token: str | None = None  # set by the runner on messages that answer an event
     minor: bool = False  # a table update that only marks a hidden choice: may wait for room
+    # Messages to the same chat that go out in the same request after this one (a reply of
+    # several messages: LINE takes up to 5 a reply token).
+    also: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule 
 # earlier game's messages in the chat must not match the next game's.
 STAMP_START = 1_000_000
 TIMEOUT_STEPS = 16  # due timers handled in one go for one game (the rest at the next tick)
+HURRIED_STEPS = 64  # computer actions taken at once after one change (see `hurry`)
 
 
 @dataclass(frozen=True)
@@ -305,11 +306,12 @@ class GameDesk:
             change = self.record(session, state, events, seat)
             pressed = inc.message if inc.private else None
             messages = self.render(session, state, events, change, pressed, inc.private)
+            view = bundle.game.view(state, seat)
+            state = await self.hurry(session, state, messages)
             seen = handled(session.chat, inc.update_id)  # where `load_press` looks (the chat moved)
             saved = await self.tables.try_save(session, version, owed=True, seen=seen)
             if saved and session.phase == OVER:
                 await self.finish(session)
-            view = bundle.game.view(state, seat)
             answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)
             reply = Reply(answer, messages, confirm=(session.chat, session.change))
             if saved:
@@ -463,6 +465,8 @@ class GameDesk:
             return Reply(answer)
         rule = Button(tr.gettext("📖 Full rule"), b.encode(b.RULE, session.game, section))
         explained = Message(inc.user.id, why, ((rule,),))
+        if not caps.popups and caps.answers_in_chat and not inc.private:  # a free reply there
+            explained = Message(inc.chat, f"{html.escape(inc.user.name)}: {why}", ((rule,),))
         return Reply(answer if caps.popups else Answer(), [explained])
 
     # --- the end ---------------------------------------------------------------------------
@@ -538,6 +542,8 @@ class GameDesk:
             moved = moved or acted
             if session.phase != PLAYING:
                 break
+        if moved and session.phase == PLAYING:
+            state = await self.hurry(session, state, messages)
         if session.deadline is not None and session.deadline <= now and not messages:
             self.schedule_all(session, state)  # a stale deadline (e.g. an older schema)
         if not await self.tables.try_save(session, version, owed=bool(messages)):
@@ -545,6 +551,35 @@ class GameDesk:
         if session.phase == OVER:
             await self.finish(session)
         return Reply(messages=messages, confirm=(session.chat, session.change))
+
+    async def hurry(self, session: Session, state: Any, messages: list[Message]) -> Any:
+        """Where unasked messages cost, computers act at once instead of after their delay
+        (their messages join `messages`) when they are awaited together with others
+        (simultaneous choices) or the game is all on the group's table (no private hands to
+        go stale), turn after turn while no person is awaited: the last person's press then
+        carries what follows (a reveal) in its free answer. The state now."""
+        bundle = self.tables.bundle(session)
+        if self.tables.caps.unasked_free:
+            return state
+        game = bundle.game
+        together = not bundle.private_hands  # or several were awaited at once
+        for _ in range(HURRIED_STEPS):
+            if session.phase != PLAYING:
+                break
+            awaited = set(game.to_move(state))
+            together = together or len(awaited) > 1
+            if not together:
+                break
+            due = [
+                p
+                for p in sorted(awaited)
+                if session.seats[p].bot and session.timers.get(str(p), [""])[0] == WAIT_BOT
+            ]
+            if not due:
+                break
+            state, out, _ = await self._expire(session, state, due[0], WAIT_BOT)
+            messages += out
+        return state
 
     def recover(self, session: Session, state: Any) -> list[Message]:
         """The messages of the session's last change, rendered again from what is stored:

@@ -59,6 +59,12 @@ CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without bu
 CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
 MINOR_ROOM = 0.25  # share of a chat's budget left free before a `minor` update goes
 MINOR_RECHECK = 1.0  # seconds between looks at the budget for a waiting `minor` update
+REPLY_MESSAGES = 5  # messages one reply may carry (LINE's limit)
+
+
+class Undelivered(Exception):
+    """Raised by an outbox: the platform could not be reached (after its retries); the
+    message may be sent again later."""
 
 
 class Outbox(Protocol):
@@ -104,6 +110,9 @@ class _Batch:
     chat: str
     change: int
     left: int
+    # Batches of unasked table updates that went out with one of these messages (a reply
+    # carries them): delivered, or not, with it.
+    riders: list[_Batch] = field(default_factory=list)
 
 
 Item = tuple[Message, _Batch | None]
@@ -300,7 +309,8 @@ class Runner:
             if chatty and inc is not None and message.chat == inc.chat:
                 self._chatter(message, (inc.user.id, inc.command or "", i))
             else:
-                self._enqueue(message, batch)
+                message, carrier = self._carry(message, batch)
+                self._enqueue(message, carrier)
 
     def _chatter(self, message: Message, key: Chatter) -> None:
         """A reply to a command that changed nothing: it replaces the member's unsent reply
@@ -329,6 +339,29 @@ class Runner:
         if queue is None:
             queue = self._queues[chat] = _Queue()
         return queue
+
+    def _carry(self, message: Message, batch: _Batch | None) -> tuple[Message, _Batch | None]:
+        """Where unasked messages cost, a reply to a group takes along the table updates
+        that wait there (free instead of pushed), up to REPLY_MESSAGES in all; one of a table
+        the reply itself shows anew is dropped. The message, and the batch it now counts for."""
+        queue = self._queues.get(message.chat)
+        if message.reply_token is None or self.caps.unasked_free or queue is None:
+            return message, batch
+        shown = {(m.game, m.slot) for m in (message, *message.also) if m.slot}
+        waiting = [(m, bt) for m, bt in queue.fifo if self._held(m) is not None]
+        room = REPLY_MESSAGES - 1 - len(message.also)
+        carried = [item for item in waiting if (item[0].game, item[0].slot) not in shown][:room]
+        dropped = [item for item in waiting if (item[0].game, item[0].slot) in shown]
+        if not carried and not dropped:
+            return message, batch
+        carrier = batch or _Batch(message.chat, 0, 1)
+        for item in carried + dropped:
+            queue.fifo.remove(item)
+            queue.held.pop(self._held(item[0]) or "", None)
+            if item[1] is not None:
+                carrier.riders.append(item[1])
+        also = (*(m for m, _ in carried), *message.also)
+        return replace(message, also=also), carrier
 
     def _unchanged(self, message: Message, inc: Incoming, shown: int) -> bool:
         """Whether `message` edits the pressed message into what it shows already (a button
@@ -421,8 +454,11 @@ class Runner:
         meanwhile and the ids of new hand messages: one store write for many presses."""
         if batch is None:
             return
+        riders, batch.riders = batch.riders, []
+        for rider in riders:
+            self._done(rider)
         batch.left -= 1
-        if batch.left > 0:
+        if batch.left > 0 or batch.change <= 0:  # (0: a reply's carrier, no change of its own)
             return
         self._delivered[batch.chat] = max(batch.change, self._delivered.get(batch.chat, 0))
         self._record_soon()
@@ -483,10 +519,15 @@ class Runner:
                     continue
                 message, batch = picked
                 queue.sending = True
-                sent = await self._send(message)
-                if sent is not None and message.coalesce and message.edit is None:
-                    queue.edited[sent] = self.monotonic()  # a new table: edited from now on
-                self._done(batch)
+                try:
+                    if not await self._outdone(message, batch):
+                        sent = await self._send(message)
+                        if sent is not None and message.coalesce and message.edit is None:
+                            queue.edited[sent] = self.monotonic()  # a new table: edited later
+                    self._done(batch)
+                except Undelivered as exc:
+                    log.warning("could not deliver to %s for now: %s", message.chat, exc)
+                    self._undelivered(batch)
                 queue.sending = False
                 self._sent.set()
         finally:
@@ -555,14 +596,39 @@ class Runner:
             return None
         return f"{message.game}/{message.slot}" if message.slot and message.game else None
 
+    async def _outdone(self, message: Message, batch: _Batch | None) -> bool:
+        """Whether an unasked table update (it costs) is outdone by a newer change of its game,
+        made here or by another process: that change's owner sends the table as it is now, so
+        two processes never both pay for the same table."""
+        if batch is None or self._held(message) is None:
+            return False
+        try:
+            session, _ = await self.service.tables.load(batch.chat)
+        except Exception as exc:  # unknown: send it (a table twice rather than none)
+            log.warning("could not look at %s before a push: %r", batch.chat, exc)
+            return False
+        return session is not None and session.change > batch.change
+
+    def _undelivered(self, batch: _Batch | None) -> None:
+        """A message of `batch` could not be delivered for now (the platform unreachable): its
+        change is not recorded as delivered, and is delivered again after the grace."""
+        if batch is None:
+            return
+        riders, batch.riders = batch.riders, []
+        for rider in [batch, *riders]:
+            self.service.tables.unsent.add((rider.chat, rider.change))
+
     async def _send(self, message: Message) -> str | None:
-        """Send one message; the id of the message that shows it (None: none)."""
+        """Send one message; the id of the message that shows it (None: none). Undelivered
+        when it may go later (the platform unreachable)."""
         if message.only_edit:
             await self._bare(message)
             return None
         sent: str | None = None
         try:
             sent = await self.outbox.send(message)
+        except Undelivered:
+            raise
         except Exception as exc:  # one message lost must not stop the chat's queue
             log.exception("could not deliver to %s", message.chat)
             self.errors.append(exc)
@@ -807,4 +873,26 @@ def _merged(messages: list[Message]) -> list[Message]:
             game=message.game or last.game,
             coalesce=last.coalesce and message.coalesce,
         )
+    return _bundled(out)
+
+
+def _bundled(messages: list[Message]) -> list[Message]:
+    """The messages that answer an event in its chat as one reply (up to REPLY_MESSAGES: the
+    first carries the others); an answer is never merged into a later table update (each
+    press keeps its own reply)."""
+    out: list[Message] = []
+    first: dict[tuple[str, str], int] = {}  # (chat, token) -> index in `out` of its reply
+    for message in messages:
+        token = message.reply_token
+        if token is None:
+            out.append(message)
+            continue
+        message = replace(message, coalesce=False)
+        key = (message.chat, token)
+        at = first.get(key)
+        if at is not None and len(out[at].also) < REPLY_MESSAGES - 1:
+            out[at] = replace(out[at], also=(*out[at].also, message))
+            continue
+        first.setdefault(key, len(out))
+        out.append(message)
     return out

@@ -141,6 +141,9 @@ class GameService:
         """A private chat opened or closed, people arrived in a group, the bot was removed."""
         tables = self.tables
         if inc.event == OPENED:  # as a /start without payload: the private chat is open
+            if inc.user.language:  # their own language is known now: their seats follow it
+                language = await tables.user_language(inc.user.id, inc.user.language)
+                await self.help.seat_languages(inc.user.id, language)
             return await self._start_command(replace(inc, command="start", args=""))
         if inc.event == CLOSED:
             await tables.store.set_setting(f"user:{inc.user.id}", "dm", "0", PREFS_TTL)

@@ -322,10 +322,16 @@ class Tables:
         return chosen or negotiate(code)
 
     async def chat_language(self, inc: Incoming) -> str:
+        return await self.known_chat_language(inc) or negotiate(None)
+
+    async def known_chat_language(self, inc: Incoming) -> str | None:
+        """The language of the event's chat: chosen for the group, else the platform's guess,
+        else the sender's; None when nothing tells (a group the bot just joined)."""
         if inc.private:
             return await self.user_language(inc.user.id, inc.user.language)
         chosen = await self.store.get_setting(f"chat:{inc.chat}", "lang", refresh=PREFS_TTL)
-        return chosen or negotiate(inc.user.language)
+        code = chosen or inc.chat_language or inc.user.language
+        return negotiate(code) if code else None
 
     async def may_host(self, inc: Incoming, session: Session) -> bool:
         """The player who opened the table, or an admin of the chat."""

@@ -209,7 +209,7 @@ def hand(
     legal = game.legal_actions(state, seat)
     path, _, page = path.partition(b.PAGE)
     text, options = bundle.presenter.hand(
-        game.view(state, seat), legal, path, names(session, tr), tr
+        game.view(state, seat), legal, path, names(session, tr), tr, caps.label_chars
     )
     if not legal and not options and not game.is_over(state):
         text += "\n" + waiting(bundle, caps, tr)

@@ -1,21 +1,26 @@
 """The LINE adapter: signed webhook bodies in, the runner between, the Messaging API out.
 
 Replies first, pushes last: a message that answers an event goes out with the event's reply
-token (free, single use, short-lived); only messages nothing answers are pushed (a small
-monthly quota). A token is used at most once and never after `REPLY_WITHIN` seconds.
+token (free, single use, short-lived), with the messages it carries in the same request; only
+messages nothing answers are pushed (a small monthly quota), with a retry key, retried. A token
+is used at most once and never after `REPLY_WITHIN` seconds. A webhook is answered within
+`answer_within` seconds whatever LINE's API does (docs/platforms.md).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
+import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
+import aiohttp
 from linebot.v3.exceptions import InvalidSignatureError
 from linebot.v3.messaging import (
     AsyncApiClient,
@@ -30,15 +35,17 @@ from linebot.v3.webhook import WebhookParser
 from chatbot import metrics
 from chatbot.core.model import Capabilities, Message, User
 from chatbot.core.registry import Registry
-from chatbot.core.runner import Runner
+from chatbot.core.runner import Runner, Undelivered
 from chatbot.core.service import GameService
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.tables import PREFS_TTL, Platform, Tables
+from chatbot.i18n import negotiate
 from chatbot.line.convert import (
     LABEL_CHARS,
     incoming,
     line_id,
     message_object,
     qualify,
+    script_language,
     sender_id,
     source_ids,
 )
@@ -50,8 +57,13 @@ ID_RETRY = 60.0  # seconds between tries to learn the bot's id while LINE was un
 REPLY_WITHIN = 50.0  # seconds a reply token is trusted (LINE keeps it about a minute)
 TOKENS_KEPT = 10_000  # unused reply tokens remembered
 PROFILES_KEPT = 10_000  # names and languages remembered
-PROFILE_TTL = 3600.0  # seconds a remembered name is trusted
+PROFILE_TTL = 3600.0  # seconds a friend's remembered profile (or a group's name) is trusted
+STRANGER_TTL = 60.0  # seconds the name of a member who is not the bot's friend is trusted
+LOOKUP_TIMEOUT = 3.0  # seconds a profile, group summary or bot info call may take
 EVENT_WINDOW = 300.0  # seconds after its timestamp an event is still handled (then: a replay)
+BY_SCRIPT, BY_PROFILE = 1, 2  # how a group's language was told (the better, the higher)
+SEND_TIMEOUT = 10.0  # seconds a reply or push may take before it is tried again
+RETRY_BACKOFF = (0.5, 2.0, 8.0)  # seconds before each further try of a failed send
 
 
 class LineBot:
@@ -96,8 +108,15 @@ class LineBot:
         self.runner = Runner(self.service, self, monotonic=monotonic)
         self._tokens: OrderedDict[str, float] = OrderedDict()  # unused token -> when received
         self._profiles: OrderedDict[str, tuple[float, User]] = OrderedDict()
+        self._names: OrderedDict[str, tuple[float, str]] = OrderedDict()  # group -> its name
+        self._guesses: OrderedDict[str, tuple[int, str | None]] = OrderedDict()  # languages
+        self._named: set[str] = set()  # groups whose name was read for their language
+        self._handling: set[asyncio.Task[None]] = set()  # webhooks' events being handled
+        self._background: set[asyncio.Future[Any]] = set()
+        self.answer_within = settings.line_answer_within  # then the events are handled on
         self.replies = 0
         self.pushes = 0
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # between retries
 
     @property
     def errors(self) -> list[BaseException]:
@@ -114,7 +133,7 @@ class LineBot:
     async def learn_id(self) -> None:
         self._id_asked = self.monotonic()
         try:
-            info = await self.api.get_bot_info()
+            info = await self._lookup(self.api.get_bot_info())
             self.basic_id = str(info.basic_id)
         except Exception as exc:  # refused, or LINE unreachable (DNS, connection)
             log.warning("bot info unavailable: %r", exc)
@@ -122,6 +141,10 @@ class LineBot:
     async def stop(self, close_store: bool = True) -> None:
         """Stop the timers, deliver what is owed, close the connections (the store's too,
         unless it is shared and closed by its owner)."""
+        await self.idle()
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
         await self.runner.stop()
         await self.client.close()
         if close_store:
@@ -139,8 +162,8 @@ class LineBot:
 
     async def is_member(self, chat: str, user: str) -> bool:
         try:
-            await self._member(line_id(chat), line_id(user))
-        except ApiException:
+            await self._lookup(self._member(line_id(chat), line_id(user)))
+        except (ApiException, TimeoutError, aiohttp.ClientError):
             return False
         return True
 
@@ -154,17 +177,37 @@ class LineBot:
 
     async def webhook(self, body: str, signature: str | None) -> int:
         """Handle one webhook request: 400 (and nothing touched) when its signature is not
-        the channel's, else 200 once every event was handled (their messages are queued)."""
+        the channel's, else 200 once every event was handled (their messages are queued), or
+        after `answer_within` seconds at most (LINE wants a prompt answer: the events are
+        then handled on, in order, after it)."""
         try:
             events = self.parser.parse(body, signature or "")
         except (InvalidSignatureError, ValueError, KeyError, TypeError, RecursionError) as exc:
             log.info("webhook refused: %s", str(exc)[:200])
             return 400
+        task = asyncio.create_task(self._events(events))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
+        try:
+            await asyncio.wait_for(asyncio.shield(task), self.answer_within)
+        except TimeoutError:
+            log.info("webhook answered while its %d events are handled", len(events))
+        return 200
+
+    async def _events(self, events: list[Any]) -> None:
         for event in events:
             if self._stale(event):
                 continue
-            await self.on_event(event)
-        return 200
+            try:
+                await self.on_event(event)
+            except Exception as exc:  # the next events still count
+                log.exception("event %s failed", getattr(event, "webhook_event_id", "?"))
+                self.runner.errors.append(exc)
+
+    async def idle(self) -> None:
+        """Wait until the events of every webhook answered so far have been handled."""
+        while self._handling:
+            await asyncio.gather(*self._handling, return_exceptions=True)
 
     def signed(self, body: str, signature: str | None) -> bool:
         """Whether `body` carries the channel's signature."""
@@ -182,60 +225,131 @@ class LineBot:
 
     async def on_event(self, event: Any) -> None:
         if self.basic_id is None and self.monotonic() - self._id_asked > ID_RETRY:
-            await self.learn_id()
+            self._id_asked = self.monotonic()
+            self._later(self.learn_id())  # links work once it is known
         token = getattr(event, "reply_token", None)
         if token:
             self._tokens[token] = self.monotonic()
             while len(self._tokens) > TOKENS_KEPT:
                 self._tokens.popitem(last=False)
         user_id = sender_id(event)
+        chat_id = source_ids(event)[0]
+        if event.type == "follow" and user_id:  # a friend now: their own profile tells more
+            self._profiles.pop(user_id, None)
         user = None
         if user_id:
             try:
-                user = await self.profile(user_id, source_ids(event)[0])
-            except Exception as exc:  # the API unreachable: the event still counts
+                user = await self.profile(user_id, chat_id)
+            except Exception as exc:  # LINE answered nonsense: the event still counts
                 log.warning("profile of %s unavailable: %r", user_id, exc)
                 user = User(qualify(user_id), "?")
+        group = chat_id if chat_id and chat_id[:1] in "CR" else None
+        language = None
+        if group is not None and event.type != "leave":
+            try:
+                language = await self.group_language(group, user, _text_of(event))
+            except Exception as exc:  # the store or LINE unreachable: no guess this time
+                log.warning("language of %s unknown: %r", group, exc)
+            if user is not None and user.language is None:  # not a friend: as the group
+                user = replace(user, language=language)
         inc = incoming(event, user)
-        if inc is not None and inc.command == "newgame" and not inc.private:
+        if inc is None:
+            return
+        inc = replace(inc, chat_language=language)
+        if inc.command == "newgame" and not inc.private:
             inc = replace(inc, chat_title=await self._group_name(line_id(inc.chat)))
-        if inc is not None:
-            await self.runner.handle(inc)
+        await self.runner.handle(inc)
+
+    def _later(self, call: Awaitable[Any]) -> None:
+        """Run `call` after the answer (its task is kept until done)."""
+        task = asyncio.ensure_future(call)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _lookup(self, call: Awaitable[Any]) -> Any:
+        """A look-up call to LINE's API, bounded by LOOKUP_TIMEOUT (TimeoutError)."""
+        return await asyncio.wait_for(call, LOOKUP_TIMEOUT)
+
+    async def group_language(self, group: str, user: User | None, text: str) -> str | None:
+        """A group's language as far as it can be told: the first profile language of a
+        member who is the bot's friend, else the Thai or Japanese script of its name or of a
+        message sent there. Remembered (in the store, for every process)."""
+        key = qualify(group)
+        guess = self._guesses.get(group)
+        if guess is None:
+            stored = await self.tables.store.get_setting(f"chat:{key}", "guess")
+            rank, _, told = (stored or "0:").partition(":")
+            guess = (int(rank) if rank.isdigit() else 0, told or None)
+        learnt = guess
+        if guess[0] < BY_PROFILE and user is not None and user.language:
+            learnt = (BY_PROFILE, negotiate(user.language))
+        elif guess[0] < BY_SCRIPT:
+            code = script_language(text)
+            if code is None and group.startswith("C") and group not in self._named:
+                self._named.add(group)  # its name is looked at once in this process
+                code = script_language(await self._group_name(group))
+            if code is not None:
+                learnt = (BY_SCRIPT, code)
+        if learnt != guess:
+            value = f"{learnt[0]}:{learnt[1]}"
+            await self.tables.store.set_setting(f"chat:{key}", "guess", value, PREFS_TTL)
+        self._guesses[group] = learnt
+        self._guesses.move_to_end(group)
+        while len(self._guesses) > PROFILES_KEPT:
+            self._guesses.popitem(last=False)
+        return learnt[1]
 
     async def _group_name(self, chat: str) -> str:
-        """A group's name (hand messages say which group they belong to); "" when unknown."""
+        """A group's name (hand messages say which group they belong to); "" when unknown.
+        Remembered for PROFILE_TTL."""
         if not chat.startswith("C"):
             return ""
+        kept = self._names.get(chat)
+        if kept is not None and kept[0] > self.monotonic():
+            return kept[1]
         try:
-            summary = await self.api.get_group_summary(chat)
+            summary = await self._lookup(self.api.get_group_summary(chat))
+            name = str(summary.group_name)
         except ApiException as exc:
             log.info("no summary of %s: %s", chat, exc.status)
-            return ""
-        return str(summary.group_name)
+            name = ""
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            log.warning("summary of %s unavailable: %r", chat, exc)
+            return kept[1] if kept is not None else ""
+        _keep(self._names, chat, (self.monotonic() + PROFILE_TTL, name))
+        return name
 
     async def profile(self, user_id: str, chat: str | None) -> User:
-        """The user's name and language (their profile when they are the bot's friend, else
-        their name in the group), remembered for a while."""
+        """The user's name and language: their own profile when they are the bot's friend
+        (remembered for PROFILE_TTL), else their name in the group (no language; remembered
+        for STRANGER_TTL only: they may add the bot any time). LINE unreachable or slow: what
+        was remembered, however old, else "?"."""
         kept = self._profiles.get(user_id)
         if kept is not None and kept[0] > self.monotonic():
             return kept[1]
+        try:
+            user, ttl = await self._fetch_profile(user_id, chat), PROFILE_TTL
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            log.warning("profile of %s unavailable: %r", user_id, exc)
+            return kept[1] if kept is not None else User(qualify(user_id), "?")
+        if user.language is None:
+            ttl = STRANGER_TTL
+        _keep(self._profiles, user_id, (self.monotonic() + ttl, user))
+        return user
+
+    async def _fetch_profile(self, user_id: str, chat: str | None) -> User:
         name, language = "?", None
         try:
-            found = await self.api.get_profile(user_id)
+            found = await self._lookup(self.api.get_profile(user_id))
             name, language = str(found.display_name), found.language
         except ApiException:
             if chat and chat != user_id:
                 try:
-                    member = await self._member(chat, user_id)
+                    member = await self._lookup(self._member(chat, user_id))
                     name = str(member.display_name)
                 except ApiException as exc:
                     log.info("no profile of %s: %s", user_id, exc.status)
-        user = User(qualify(user_id), name, language)
-        self._profiles[user_id] = (self.monotonic() + PROFILE_TTL, user)
-        self._profiles.move_to_end(user_id)
-        while len(self._profiles) > PROFILES_KEPT:
-            self._profiles.popitem(last=False)
-        return user
+        return User(qualify(user_id), name, language)
 
     # --- messages out ----------------------------------------------------------------------
 
@@ -249,30 +363,96 @@ class LineBot:
         return token
 
     async def send(self, message: Message) -> str | None:
-        """Reply with the message's token when it has an unused one, else push."""
-        body = [message_object(message)]
+        """Reply with the message's token when it has an unused one, else push (never to a
+        user who has not added the bot). The message and those it carries go in one request.
+        Undelivered when LINE could not be reached after the retries."""
+        body = [message_object(m) for m in (message, *message.also)]
         token = self._take(message.reply_token)
         try:
             if token is not None:
+                request = ReplyMessageRequest.from_dict({"replyToken": token, "messages": body})
                 try:
-                    request = ReplyMessageRequest.from_dict({"replyToken": token, "messages": body})
-                    sent = await self.api.reply_message(request)
+                    sent = await self._retried(lambda: self.api.reply_message(request))
                     self.replies += 1
                     metrics.SENT.labels(self.platform, "reply").inc()
                     return _first_id(sent)
+                except _Gone:  # used by a try whose answer was lost: delivered
+                    return None
                 except ApiException as exc:  # expired after all: tell them by push instead
                     if exc.status != 400 or "reply token" not in str(exc.body).lower():
                         raise
                     log.info("reply refused (%s): pushing", exc.body)
-            request = PushMessageRequest.from_dict({"to": line_id(message.chat), "messages": body})
-            sent = await self.api.push_message(request)
-            self.pushes += 1
-            metrics.SENT.labels(self.platform, "push").inc()
-            return _first_id(sent)
+            if not await self._may_push(message):
+                return None
+            return await self._push(message.chat, body)
         except ApiException as exc:
             metrics.API_ERRORS.labels(self.platform).inc()
             log.warning("could not deliver to %s: %s %s", message.chat, exc.status, exc.body)
         return None
+
+    async def _may_push(self, message: Message) -> bool:
+        """A push goes to a group, or to a user who added the bot (LINE refuses the rest)."""
+        to = line_id(message.chat)
+        if not to.startswith("U") or await self.tables.reachable(message.chat):
+            return True
+        log.info("no push to %s: not the bot's friend", to)
+        return False
+
+    async def _push(self, chat: str, body: list[dict[str, Any]]) -> str | None:
+        """A push, retried with the same retry key: LINE delivers it at most once."""
+        request = PushMessageRequest.from_dict({"to": line_id(chat), "messages": body})
+        key = str(uuid.uuid4())
+        try:
+            sent = await self._retried(lambda: self.api.push_message(request, x_line_retry_key=key))
+        except _Gone:  # an earlier try went through (its answer was lost)
+            sent = None
+        self.pushes += 1
+        metrics.SENT.labels(self.platform, "push").inc()
+        return _first_id(sent)
+
+    async def _retried(self, call: Callable[[], Awaitable[Any]]) -> Any:
+        """`call`, tried again with backoff on timeouts, 429 and 5xx; _Gone when a retry
+        finds the first try accepted (a used reply token, a retry key seen); Undelivered
+        when every try failed."""
+        failed: BaseException | None = None
+        for attempt, pause in enumerate((*RETRY_BACKOFF, None)):
+            try:
+                return await asyncio.wait_for(call(), SEND_TIMEOUT)
+            except ApiException as exc:
+                if failed is not None and (exc.status == 409 or _token_refused(exc)):
+                    raise _Gone from exc
+                if exc.status != 429 and exc.status < 500:
+                    raise
+                failed = exc
+            except (TimeoutError, aiohttp.ClientError) as exc:
+                failed = exc
+            metrics.API_ERRORS.labels(self.platform).inc()
+            if pause is None:
+                break
+            log.info("LINE call failed (%r), try %d again in %.1f s", failed, attempt + 2, pause)
+            await self.sleep(pause)
+        raise Undelivered(repr(failed))
+
+
+class _Gone(Exception):
+    """A retried request that LINE had accepted already."""
+
+
+def _token_refused(exc: ApiException) -> bool:
+    return exc.status == 400 and "reply token" in str(exc.body).lower()
+
+
+def _keep(cache: OrderedDict[str, Any], key: str, value: Any) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > PROFILES_KEPT:
+        cache.popitem(last=False)
+
+
+def _text_of(event: Any) -> str:
+    """The text of a text message event, else ""."""
+    message = getattr(event, "message", None)
+    return str(getattr(message, "text", "") or "") if event.type == "message" else ""
 
 
 def _first_id(sent: Any) -> str | None:

@@ -105,6 +105,16 @@ def sender_id(event: Any) -> str | None:
     return source_ids(event)[1]
 
 
+def script_language(text: str) -> str | None:
+    """ "th" or "ja" when a text is written mostly in Thai script or in Japanese kana; None
+    for anything else (kanji alone may be Chinese)."""
+    thai = sum("\u0e00" <= c <= "\u0e7f" for c in text)
+    kana = sum("\u3040" <= c <= "\u30ff" for c in text)
+    if not thai and not kana:
+        return None
+    return "th" if thai >= kana else "ja"
+
+
 def plain(text: str) -> str:
     """Our tiny HTML subset as LINE's plain text."""
     return html.unescape(_TAG.sub("", text))

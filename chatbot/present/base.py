@@ -61,10 +61,17 @@ class Presenter(Protocol):
         ...
 
     def hand(
-        self, view: Any, legal: Sequence[Any], path: str, names: Sequence[str], tr: Translator
+        self,
+        view: Any,
+        legal: Sequence[Any],
+        path: str,
+        names: Sequence[str],
+        tr: Translator,
+        label_chars: int = 64,
     ) -> tuple[str, Options]:
         """A player's private message: their hand and, when they must act, the choices at
-        `path` (with a Back option below the top level). `legal` is empty when not to act."""
+        `path` (with a Back option below the top level). `legal` is empty when not to act.
+        Labels fit `label_chars` characters (the platform's buttons) and differ."""
         ...
 
     def peek(self, view: Any, tr: Translator) -> str:

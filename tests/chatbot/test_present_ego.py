@@ -83,7 +83,7 @@ def test_the_refusal_button_follows_the_option(from_bank: bool) -> None:
     legal = [GAME.legal_actions(state, p) for p in range(3)]
     options = PRESENTER.table_options(GAME.view(state, None), legal, NAMES, tr)
     (refuse,) = [o for row in options for o in row if o.act == GAME.encode_action(REFUSE)]
-    wanted = "2 tokens leave the bank" if from_bank else "costs you 2 tokens"
+    wanted = "bank −2" if from_bank else "−2 tokens"
     assert wanted in refuse.label
 
 

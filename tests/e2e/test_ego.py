@@ -180,7 +180,7 @@ async def test_a_refusal_follows_the_lobby_option(
     a, _ = pair
     ann, bob, cid = people(tg, "Ann", "Bob", "Cid")
     table = await open_ego(a, tg, [ann, bob, cid], from_bank=from_bank)
-    label = "Refuse (2 tokens leave the bank)" if from_bank else "Refuse (costs you 2 tokens)"
+    label = "Refuse (bank −2)" if from_bank else "Refuse (−2 tokens)"
     assert any(label in button["text"] for button in table.buttons), table.buttons
     await a.press(bob, table, code_button(table, "2b2"))
     update = await a.press(bob, table, code_button(table, "x"), check=False)

@@ -139,7 +139,9 @@ class PickPresenter(PlainPresenter):
             return ()
         return (tuple(Option(str(n), act=f"p{n}") for n in (1, 2, 3)),)
 
-    def hand(self, view: Any, legal: Any, path: str, names: Any, tr: Translator) -> Any:
+    def hand(
+        self, view: Any, legal: Any, path: str, names: Any, tr: Translator, label_chars: int = 64
+    ) -> Any:
         return "", ()
 
     def narrate(self, event: Any, names: Sequence[str], tr: Translator) -> str | None:

@@ -138,7 +138,13 @@ class SlapPresenter(PlainPresenter):
         return ((Option("Slap!", act=SLAP),),) if any(SLAP in x for x in legal) else ()
 
     def hand(
-        self, view: State, legal: Sequence[str], path: str, names: Any, tr: Translator
+        self,
+        view: State,
+        legal: Sequence[str],
+        path: str,
+        names: Any,
+        tr: Translator,
+        label_chars: int = 64,
     ) -> tuple[str, Options]:
         if FLIP not in legal:
             return "Wait for your turn.", ()

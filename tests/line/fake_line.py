@@ -4,7 +4,9 @@ Only what the bot calls: reply, push, the bot's info, profiles and group member 
 refuses what LINE refuses: a missing or wrong channel access token (401), a reply token that is
 unknown, used already or older than `token_life` seconds (400 "Invalid reply token"), more
 than 5 messages a request, over-long texts, labels and postback data, more than 13 quick reply
-items (400), a push to a user who is not the bot's friend or to a group it is not in (400).
+items (400), a push to a user who is not the bot's friend or to a group it is not in (400), a
+push whose X-Line-Retry-Key was accepted before (409). It can fail sends on purpose (5xx, or
+an answer lost after delivering) and stall its look-ups (a slow API).
 
 It also makes the webhook side: events with fresh reply tokens, and signed bodies
 (X-Line-Signature: base64 of the HMAC-SHA256 of the body with the channel secret).
@@ -17,6 +19,7 @@ It also makes the webhook side: events with fresh reply tokens, and signed bodie
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import hashlib
@@ -110,6 +113,15 @@ class FakeLine:
     calls: list[str] = field(default_factory=list)
     tokens: dict[str, _Token] = field(default_factory=dict)
     port: int = 0
+    # Failures to play, for the next pushes (`reply_failures`: replies): an HTTP status LINE
+    # answers instead (nothing delivered), or "lost": delivered, but answered 500.
+    failures: list[int | str] = field(default_factory=list)
+    reply_failures: list[int | str] = field(default_factory=list)
+    retry_keys: dict[str, JSON] = field(default_factory=dict)  # accepted key -> its answer
+    retry_key_of: list[str | None] = field(default_factory=list)  # each push's X-Line-Retry-Key
+    # While set and not released, the look-ups (bot info, profiles, group summary) wait for it:
+    # LINE's API slow or stalled.
+    stall: asyncio.Event | None = None
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
@@ -241,19 +253,37 @@ class FakeLine:
                 content["details"] = [{"message": d, "property": "messages"} for d in exc.details]
             return JSONResponse(content, status_code=exc.status)
 
+    @staticmethod
+    def _failing(failures: list[int | str]) -> int | str | None:
+        return failures.pop(0) if failures else None
+
     async def _reply(self, request: Request) -> JSONResponse:
         def act(body: JSON) -> JSON:
+            failure = self._failing(self.reply_failures)
+            if isinstance(failure, int):
+                raise Refused(failure, "Internal server error")
             token = self.tokens.get(str(body.get("replyToken")))
             if token is None or token.used or self.clock() - token.issued > self.token_life:
                 raise Refused(400, INVALID_TOKEN)
             messages = _checked(body.get("messages"))
             token.used = True
-            return self._deliver(token.chat, "reply", messages, str(body["replyToken"]))
+            answer = self._deliver(token.chat, "reply", messages, str(body["replyToken"]))
+            if failure == "lost":
+                raise Refused(500, "Internal server error")
+            return answer
 
         return await self._call(request, act)
 
     async def _push(self, request: Request) -> JSONResponse:
+        key = request.headers.get("x-line-retry-key")
+        self.retry_key_of.append(key)
+
         def act(body: JSON) -> JSON:
+            failure = self._failing(self.failures)
+            if isinstance(failure, int):
+                raise Refused(failure, "Internal server error")
+            if key is not None and key in self.retry_keys:
+                raise Refused(409, "The retry key is already accepted")
             to = str(body.get("to"))
             if to in self.groups:
                 pass
@@ -262,9 +292,18 @@ class FakeLine:
                     raise Refused(400, "Failed to send messages")
             else:
                 raise Refused(400, "The property, 'to', in the request body is invalid")
-            return self._deliver(to, "push", _checked(body.get("messages")))
+            answer = self._deliver(to, "push", _checked(body.get("messages")))
+            if key is not None:
+                self.retry_keys[key] = answer
+            if failure == "lost":
+                raise Refused(500, "Internal server error")
+            return answer
 
         return await self._call(request, act)
+
+    async def _stalled(self) -> None:
+        if self.stall is not None:
+            await self.stall.wait()
 
     def _deliver(self, chat: str, via: str, messages: list[JSON], token: str | None = None) -> JSON:
         out = []
@@ -274,6 +313,7 @@ class FakeLine:
         return {"sentMessages": out}
 
     async def _info(self, request: Request) -> JSONResponse:
+        await self._stalled()
         info = {
             "userId": BOT_ID,
             "basicId": BASIC_ID,
@@ -284,6 +324,8 @@ class FakeLine:
         return await self._call(request, lambda body: info)
 
     async def _profile(self, request: Request) -> JSONResponse:
+        await self._stalled()
+
         def act(body: JSON) -> JSON:
             profile = self.friends.get(str(body["user"]))
             if profile is None:
@@ -293,6 +335,7 @@ class FakeLine:
         return await self._call(request, act)
 
     async def _member(self, request: Request) -> JSONResponse:
+        await self._stalled()
         room = request.url.path.startswith("/v2/bot/room/")
 
         def act(body: JSON) -> JSON:
@@ -304,6 +347,8 @@ class FakeLine:
         return await self._call(request, act)
 
     async def _summary(self, request: Request) -> JSONResponse:
+        await self._stalled()
+
         def act(body: JSON) -> JSON:
             group = str(body["group"])
             if not group.startswith("C") or group not in self.groups:
@@ -380,9 +425,16 @@ def _checked(messages: Any) -> list[JSON]:
 
 def bot_settings(line: FakeLine, **overrides: Any) -> Settings:
     """A LINE bot's settings pointed at `line`, as the tests run it: computers move at once,
-    table updates go at once and nothing ticks in the background (the tests tick), unless
-    `overrides` say otherwise."""
-    options: dict[str, Any] = {"bot_delay": 0, "table_interval": 0, "tick": 3600, **overrides}
+    table updates go at once, nothing ticks in the background (the tests tick) and a webhook
+    is answered once its events were handled (however slow the machine), unless `overrides`
+    say otherwise."""
+    options: dict[str, Any] = {
+        "bot_delay": 0,
+        "table_interval": 0,
+        "tick": 3600,
+        "line_answer_within": 600.0,
+        **overrides,
+    }
     return Settings(
         line_channel_secret=SECRET,
         line_channel_access_token=ACCESS_TOKEN,

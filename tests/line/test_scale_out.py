@@ -43,6 +43,7 @@ def server(line: FakeLine, redis_url: str, port: int, ops: int) -> subprocess.Po
         "LINE_CHANNEL_SECRET": SECRET,
         "LINE_CHANNEL_ACCESS_TOKEN": ACCESS_TOKEN,
         "LINE_API_BASE_URL": line.base_url,
+        "LINE_ANSWER_WITHIN": "600",  # the webhook answers once its events were handled
         "REDIS_URL": redis_url,
         "HOST": "127.0.0.1",
         "PORT": str(port),

@@ -166,7 +166,13 @@ class AnoPresenter:
         return (buttons,)
 
     def hand(
-        self, view: View, legal: Sequence[Action], path: str, names: Sequence[str], tr: Translator
+        self,
+        view: View,
+        legal: Sequence[Action],
+        path: str,
+        names: Sequence[str],
+        tr: Translator,
+        label_chars: int = 64,
     ) -> tuple[str, Options]:
         cards = cards_text(by_suit(view.hand)) or tr.gettext("(empty)")
         # the context: Thai says ไพ่ for playing cards where other games say การ์ด

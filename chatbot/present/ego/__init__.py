@@ -72,14 +72,10 @@ def standings(tokens: Sequence[int], names: Sequence[str], tr: Translator) -> li
 def refuse_label(from_bank: bool, tr: Translator) -> str:
     """The refusal button, whose cost follows the lobby option."""
     if from_bank:
-        return tr.nt(
-            "🙅 Refuse ({n} token leaves the bank)",
-            "🙅 Refuse ({n} tokens leave the bank)",
-            REFUSAL_COST,
-        )
-    return tr.nt(
-        "🙅 Refuse (costs you {n} token)", "🙅 Refuse (costs you {n} tokens)", REFUSAL_COST
-    )
+        # TRANSLATORS: a button (LINE allows 20 characters): the bank loses {n} tokens.
+        return tr.t("🙅 Refuse (bank −{n})", n=REFUSAL_COST)
+    # TRANSLATORS: a button (LINE allows 20 characters): the refuser pays {n} tokens.
+    return tr.nt("🙅 Refuse (−{n} token)", "🙅 Refuse (−{n} tokens)", REFUSAL_COST)
 
 
 def winner_line(winners: Sequence[str], tr: Translator) -> str:
@@ -190,7 +186,13 @@ class EgoPresenter:
         return tuple(r for r in rows if r)
 
     def hand(
-        self, view: View, legal: Sequence[Any], path: str, names: Sequence[str], tr: Translator
+        self,
+        view: View,
+        legal: Sequence[Any],
+        path: str,
+        names: Sequence[str],
+        tr: Translator,
+        label_chars: int = 64,
     ) -> tuple[str, Options]:
         """EGO has no private hand: everything is on the group's table."""
         return self.peek(view, tr), ()

@@ -168,7 +168,13 @@ class EgonomyPresenter:
         return "\n".join(lines)
 
     def hand(
-        self, view: View, legal: Sequence[Action], path: str, names: Sequence[str], tr: Translator
+        self,
+        view: View,
+        legal: Sequence[Action],
+        path: str,
+        names: Sequence[str],
+        tr: Translator,
+        label_chars: int = 64,
     ) -> tuple[str, Options]:
         """The private hand message, and the choices at `path` when the player must act."""
         lines = [_hand_line(view, tr), _own_line(view, tr), ""]
@@ -179,7 +185,7 @@ class EgonomyPresenter:
                 "Egonomy's turn", "⏳ Not your turn yet: the table in the group shows the game."
             )
             return "\n".join([*lines, wait]), ()
-        _, prompt, options = choices(view, legal, path, tr)
+        _, prompt, options = choices(view, legal, path, tr, label_chars)
         lines += [*table_lines(view, tr), "", _to_act_line(view, tr), prompt]
         return "\n".join(lines), options
 

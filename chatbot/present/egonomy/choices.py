@@ -10,8 +10,9 @@ skipped on the way down and on the way Back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chatbot.i18n import N_, Translator
 from chatbot.present.base import Option, Options
@@ -279,24 +280,77 @@ def _rows(options: Sequence[Option], per_row: int) -> Options:
 
 
 def choices(
-    view: View, legal: Sequence[Action], path: str, tr: Translator
+    view: View, legal: Sequence[Action], path: str, tr: Translator, label_chars: int = 64
 ) -> tuple[str, str, Options]:
-    """The path actually shown (stale paths fall back to ""), its prompt and its options."""
+    """The path actually shown (stale paths fall back to ""), its prompt and its options:
+    labels within `label_chars` (written compactly where the long form is longer), and
+    distinct (moves that look the same, with twin cards, are offered once)."""
     legal = list(dict.fromkeys(legal))
     path, under = _resolve(path, legal)
     level = _next_level(path)
     groups = _groups(under, level)
     whole = len(under) <= ONE_PRESS and any(len(g) > 1 for g in groups)  # a button a move fits
+    rows: Options = ()
     if whole:
         moves = sorted(under, key=_move_order)
-        rows = _rows([Option(_move_label(a, view, tr), act=encode_action(a)) for a in moves], 1)
-    else:
-        rows = _rows([_option(path, g, level, view, tr) for g in groups], level.per_row)
+        labels = _fitted([_move_label(a, view, tr) for a in moves], label_chars, tr)
+        if labels is not None:
+            options = [
+                Option(lb, act=encode_action(a)) for lb, a in zip(labels, moves, strict=True)
+            ]
+            rows = _rows(_distinct(options), 1)
+        whole = bool(rows)  # else the step tree: its labels fit
+    if not rows:
+        options = [_option(path, g, level, view, tr) for g in groups]
+        labels = _fitted([o.label for o in options], label_chars, tr, always=True)
+        assert labels is not None
+        options = [replace(o, label=lb) for o, lb in zip(options, labels, strict=True)]
+        rows = _rows(_distinct(options), level.per_row)
     if path:
         back = tr.gettext("Back")
         rows += ((Option(f"⬅️ {back}", nav=_back(path, legal)),),)
     prompt = level.whole if whole and level.whole else level.prompt
     return path, _prompt(prompt, under[0], tr), rows
+
+
+CIRCLED = "①②③④⑤⑥⑦⑧⑨"  # a table's number on a compact label
+_CARD_GAP = re.compile(r"(?<=\d) (?=[⚖🧩🌌])")
+
+
+def compact(label: str, tr: Translator) -> str:
+    """A label written short: tables as ①②③, cards without gaps or emoji variation marks
+    ("Argue ⚖️1 🧩2 → Table 1 ⚖️" -> "Argue ⚖1🧩2→①⚖")."""
+    for table in range(len(CIRCLED)):
+        label = label.replace(table_name(table, tr), CIRCLED[table])
+    label = label.replace("\ufe0f", "").replace(" → ", "→")
+    return _CARD_GAP.sub("", label)
+
+
+def _fitted(
+    labels: list[str], limit: int, tr: Translator, always: bool = False
+) -> list[str] | None:
+    """The labels, each written compactly when it is over `limit`; None when one is still
+    over it or two that stood for different moves now read the same (unless `always`: then
+    they are cut to the limit)."""
+    out = [lb if len(lb) <= limit else compact(lb, tr) for lb in labels]
+    if all(len(lb) <= limit for lb in out) and _same_as_before(labels, out):
+        return out
+    if not always:
+        return None
+    return [lb if len(lb) <= limit else lb[: limit - 1] + "…" for lb in out]
+
+
+def _same_as_before(before: list[str], after: list[str]) -> bool:
+    """Whether shortening kept labels apart exactly as they were."""
+    return len(set(zip(before, after, strict=True))) == len(set(before)) == len(set(after))
+
+
+def _distinct(options: Sequence[Option]) -> list[Option]:
+    """One option per label: moves that read the same play twin cards, to the same effect."""
+    first: dict[str, Option] = {}
+    for option in options:
+        first.setdefault(option.label, option)
+    return list(first.values())
 
 
 def _move_order(action: Action) -> tuple[int, ...]:
