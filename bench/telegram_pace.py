@@ -346,6 +346,7 @@ async def _play(
     spammer = tg.user(base + 50, f"Spammer{index}", language_code="en")
     stopper = tg.user(base + 51, f"Stopper{index}", language_code="en")
     await table.open(game, people, computers)
+    await asyncio.sleep(2.0)  # the start's messages are out: from here on, calls are the game's
     session = await table.session()
     assert session is not None
     calls_before = len(table._group_calls())
