@@ -12,7 +12,7 @@
   when the chat may get its next message, never committed early to a wait. First a table
   whose buttons are gone (a finished turn: presses on it could only be refused), then new game
   messages in order, then table edits due by their interval, then a table update that only
-  marks a hidden choice (`Message.minor`: it waits two table intervals, and goes only while
+  marks a hidden choice (`Message.minor`: it waits three table intervals, and goes only while
   a quarter of the chat's budget is free; the next real update carries it), and last replies
   to commands that only tell, while the budget has that room (or they waited
   `CHATTER_PATIENCE`). A member repeating a
@@ -60,7 +60,7 @@ CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without bu
 CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
 MINOR_ROOM = 0.25  # share of a chat's budget left free before a `minor` update goes
 MINOR_RECHECK = 1.0  # seconds between looks at the budget for a waiting `minor` update
-MINOR_WAIT = 2  # table intervals a `minor` update waits after the table's last edit
+MINOR_WAIT = 3  # table intervals a `minor` update waits after the table's last edit
 REPLY_MESSAGES = 5  # messages one reply may carry (LINE's limit)
 
 

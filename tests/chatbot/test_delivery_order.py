@@ -218,18 +218,18 @@ async def test_the_runner_cuts_every_pop_up_to_the_platforms_limit() -> None:
     assert units(answer.text) <= 20 and answer.text.startswith("No game")
 
 
-async def test_a_mark_waits_two_intervals_after_the_tables_last_edit() -> None:
+async def test_a_mark_waits_three_intervals_after_the_tables_last_edit() -> None:
     """A hidden pick's mark does not spend a message while the turn may end any moment."""
     runner, outbox, clock = started(interval=3.0)
     table = Message(GROUP, "Turn 1", KEYS, edit="7", slot="table:1", game=GROUP, coalesce=True)
     runner.post([table], confirm=(GROUP, 1))
     await settled(runner)
     runner.post([replace(table, text="Turn 1 · Ann ✅", minor=True)])
+    clock.now += 6.0
+    runner.wake()
+    await settled(runner)
+    assert [m.text for m in outbox.sent] == ["Turn 1"], "two intervals: not yet"
     clock.now += 3.0
     runner.wake()
     await settled(runner)
-    assert [m.text for m in outbox.sent] == ["Turn 1"], "one interval: not yet"
-    clock.now += 3.0
-    runner.wake()
-    await settled(runner)
-    assert outbox.sent[-1].text == "Turn 1 · Ann ✅", "two intervals: the mark goes"
+    assert outbox.sent[-1].text == "Turn 1 · Ann ✅", "three intervals: the mark goes"
