@@ -524,7 +524,7 @@ class Runner:
                 try:
                     if not await self._outdone(message, batch):
                         sent = await self._send(message)
-                        if sent is not None and message.coalesce and message.edit is None:
+                        if sent is not None and message.slot and message.edit is None:
                             queue.edited[sent] = self.monotonic()  # a new table: edited later
                     self._done(batch)
                 except Undelivered as exc:
