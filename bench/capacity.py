@@ -311,7 +311,7 @@ async def measure(
             opened.append(done)
         try:
             await asyncio.gather(*opened)
-        except TimeoutError as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             print(f"{target:>6} could not open its groups ({exc}): stopping", flush=True)
             break
         await asyncio.sleep(args.warmup)
@@ -358,7 +358,10 @@ async def run(args: argparse.Namespace, url: str) -> None:
     try:
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(
-            f"http://127.0.0.1:{port}", connector=connector, trust_env=False
+            f"http://127.0.0.1:{port}",
+            connector=connector,
+            trust_env=False,
+            timeout=aiohttp.ClientTimeout(total=30),
         ) as session:
             await until_up(session, world, proc)
             pid = bot_pid(proc.pid) if args.profile else proc.pid

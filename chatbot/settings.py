@@ -84,6 +84,7 @@ class Settings:
     redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
     redis_retries: int = 2  # new connections tried after a refused or broken one
     redis_health_check: float = 30.0  # a connection idle this long is PINGed before use
+    redis_pool_size: int = 64  # connections to Redis at most; a command waits for a free one
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -151,4 +152,5 @@ class Settings:
             redis_connect_timeout=num("REDIS_CONNECT_TIMEOUT", d.redis_connect_timeout),
             redis_retries=int(num("REDIS_RETRIES", d.redis_retries)),
             redis_health_check=num("REDIS_HEALTH_CHECK", d.redis_health_check),
+            redis_pool_size=int(positive("REDIS_POOL_SIZE", d.redis_pool_size)),
         )

@@ -192,9 +192,16 @@ class RedisStore(Store):
     """
 
     def __init__(
-        self, client: redis.Redis | RedisCluster, prefix: str = "egobot:", cluster: bool = False
+        self,
+        client: redis.Redis | RedisCluster,
+        prefix: str = "egobot:",
+        cluster: bool = False,
+        deadline: float | None = None,
     ) -> None:
+        """`deadline`: seconds a store call may take in all (a wait for a free connection
+        included) before it fails as unavailable; None: the client's own timeouts alone."""
         self._r = client
+        self._deadline = deadline
         self._prefix = prefix
         self._shards = SHARDS if cluster else 1
         self._cluster = cluster
@@ -237,7 +244,14 @@ class RedisStore(Store):
         }
         if cluster:
             return cls(RedisCluster.from_url(url, **options), prefix, cluster=True)
-        return cls(redis.Redis.from_url(url, **options), prefix)
+        # At most `redis_pool_size` connections; under load a command waits for a free one
+        # (redis-py's default pool would refuse it: "storage unavailable" while Redis is up).
+        # The wait and the command share one deadline, `redis_timeout`: a frozen Redis is
+        # still reported within it, however many commands queue for a connection.
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=s.redis_pool_size, timeout=s.redis_timeout, **options
+        )
+        return cls(redis.Redis.from_pool(pool), prefix, deadline=s.redis_timeout)
 
     @classmethod
     def from_settings(cls, settings: Settings, prefix: str = "egobot:") -> RedisStore:
@@ -249,16 +263,17 @@ class RedisStore(Store):
     @asynccontextmanager
     async def _reachable(self, what: str) -> AsyncIterator[None]:
         """Any failure to talk to Redis (refused, reset, timed out, loading, read-only
-        replica, script error) becomes StoreUnavailable, which the runner answers with a
+        replica, script error, past the deadline) becomes StoreUnavailable, which the runner answers with a
         short apology. A Cluster client first learns the cluster's map, once (commands
         racing on a client that has not yet can break each other's new connections)."""
         try:
-            if not self._ready:
-                async with self._starting:
-                    if not self._ready and isinstance(self._r, RedisCluster):
-                        await self._r.initialize()
-                    self._ready = True
-            yield
+            async with asyncio.timeout(self._deadline):  # TimeoutError, an OSError, past it
+                if not self._ready:
+                    async with self._starting:
+                        if not self._ready and isinstance(self._r, RedisCluster):
+                            await self._r.initialize()
+                        self._ready = True
+                yield
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"{what}: {exc!r}") from exc
         _raise_lost_cancel()
