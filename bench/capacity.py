@@ -70,7 +70,8 @@ class Group:
     @property
     def full(self) -> bool:
         """The lobby shows all four people."""
-        return self.lobby is not None and all(p["first_name"] in self.lobby.text for p in self.people)
+        lobby = self.lobby
+        return lobby is not None and all(p["first_name"] in lobby.text for p in self.people)
 
 
 class World(FakeTelegram):
@@ -135,6 +136,7 @@ class Driver:
         self.stopping = False
         self.rng = random.Random(25)
         self.next_group = -1_000_000_000_100
+        self.starting = asyncio.Semaphore(8)
 
     async def deliver(self, update: JSON) -> bytes:
         """Post the update to the bot's webhook; carry out the method its response names."""
@@ -180,7 +182,10 @@ class Driver:
         tg.groups[gid] = group
         for user in people:
             tg.groups[user["id"]] = group
-            await self.deliver(tg.message_update(user["id"], user, "/start"))
+        async with self.starting:  # a few groups at a time: the others keep their pace
+            await asyncio.gather(
+                *(self.deliver(tg.message_update(u["id"], u, "/start")) for u in people)
+            )
         return group
 
     async def open_table(self, group: Group, timeout: float) -> None:
@@ -260,8 +265,11 @@ def rss_mb(pid: int) -> float:
 
 
 def quantile(values: list[float], q: float) -> float:
+    """The `q` quantile (nearest rank) of `values` (0 for none)."""
     ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, int(len(ordered) * q + 0.5) - 1))] if ordered else 0.0
+    if not ordered:
+        return 0.0
+    return ordered[max(0, min(len(ordered) - 1, int(len(ordered) * q + 0.5) - 1))]
 
 
 async def scrape(session: aiohttp.ClientSession, step: Step, seconds: float) -> None:
@@ -287,6 +295,20 @@ async def until_up(session: aiohttp.ClientSession, world: World, proc: Any) -> N
         await asyncio.sleep(0.1)
 
 
+async def progress(groups: list[Group]) -> None:
+    """While groups open: every 10 s, how many wait for what (on stderr)."""
+    while True:
+        await asyncio.sleep(10)
+        lobby = sum(g.lobby is None for g in groups)
+        full = sum(g.lobby is not None and not g.full and g.hand is None for g in groups)
+        hand = sum(g.full and g.hand is None for g in groups)
+        print(
+            f"  opening: {lobby} wait for a lobby, {full} for its joins, {hand} for a hand",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 HEADER = (
     f"{'groups':>6} {'presses/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'outdated':>8} "
     f"{'no store':>8} {'late':>5} {'cpu ms':>6} {'RSS MB':>6} {'Redis B':>7} "
@@ -302,18 +324,21 @@ async def measure(
     knee: list[tuple[int, float]] = []
     print(HEADER, flush=True)
     for target in args.groups:
+        fresh = await asyncio.gather(*(driver.new_group() for _ in range(target - len(groups))))
         opened = []
-        for _ in range(target - len(groups)):
-            group = await driver.new_group()
+        for group in fresh:
             groups.append(group)
             done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             tasks.append(asyncio.create_task(driver.play(group, done, args.open_timeout)))
             opened.append(done)
+        watch = asyncio.create_task(progress(groups))
         try:
             await asyncio.gather(*opened)
         except (TimeoutError, aiohttp.ClientError) as exc:
-            print(f"{target:>6} could not open its groups ({exc}): stopping", flush=True)
+            print(f"{target:>6} could not open its groups ({exc!r}): stopping", flush=True)
             break
+        finally:
+            watch.cancel()
         await asyncio.sleep(args.warmup)
         step = driver.step = Step()
         cpu, own = cpu_seconds(pid), time.process_time()
@@ -353,7 +378,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
     if args.profile:
         spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
         prefix = [spy, "record", "--nonblocking", "--rate", "200", "-o", args.profile, "--"]
-    proc = server(world, url, port, prefix)
+    proc = server(world, url, port, prefix, env=dict(args.env), without=args.without)
     pid = proc.pid
     try:
         connector = aiohttp.TCPConnector(limit=0)
@@ -368,8 +393,11 @@ async def run(args: argparse.Namespace, url: str) -> None:
             driver = Driver(world, session, args.pace)
             knee = await measure(args, driver, session, pid, url)
         fits = [n for n, p99 in knee if p99 < KNEE_P99]
-        print(f"knee (largest N with answer p99 < {KNEE_P99 * 1000:.0f} ms): "
-              f"{max(fits) if fits else 'none'} groups", flush=True)
+        print(
+            f"knee (largest N with answer p99 < {KNEE_P99 * 1000:.0f} ms): "
+            f"{max(fits) if fits else 'none'} groups",
+            flush=True,
+        )
     finally:
         os.kill(pid, signal.SIGTERM)  # under py-spy: the bot, then py-spy writes its graph
         proc.wait(timeout=60)
@@ -398,6 +426,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a group's presses")
     parser.add_argument("--open-timeout", type=float, default=60.0)
     parser.add_argument("--profile", default=None, help="run the bot under py-spy: flame graph")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        type=lambda s: tuple(s.split("=", 1)),
+        help="NAME=VALUE in the bot's environment (e.g. ACCESS_LOG=1, REDIS_POOL_SIZE=16)",
+    )
+    parser.add_argument(
+        "--without", default="", help="modules the bot cannot import, e.g. uvloop,httptools"
+    )
     args = parser.parse_args(argv)
     redis_proc, url = start_redis()
     try:

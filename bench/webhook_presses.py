@@ -26,6 +26,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -82,12 +83,25 @@ def bot_env(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> dict[str, 
 
 
 def server(
-    tg: FakeTelegram, redis_url: str, port: int, ops: int, prefix: Sequence[str] = ()
+    tg: FakeTelegram,
+    redis_url: str,
+    port: int,
+    ops: int,
+    prefix: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    without: str = "",
 ) -> subprocess.Popen[bytes]:
-    """`python -m chatbot web` as `bot_env` sets it up (`prefix`: a command that runs it)."""
+    """`python -m chatbot web` as `bot_env` sets it up, and `env`; `prefix`: a command that
+    runs it; `without`: modules (comma-separated) it cannot import, to compare without them."""
+    environment = bot_env(tg, redis_url, port, ops) | (env or {})
+    if without:
+        stubs = Path(tempfile.mkdtemp())
+        for name in without.split(","):
+            (stubs / f"{name}.py").write_text(f"raise ImportError('{name}: left out')\n")
+        environment["PYTHONPATH"] = f"{stubs}{os.pathsep}{environment['PYTHONPATH']}"
     return subprocess.Popen(
         [*prefix, sys.executable, "-m", "chatbot", "web"],
-        env=bot_env(tg, redis_url, port, ops),
+        env=environment,
         cwd=REPO,
         stdout=subprocess.DEVNULL,  # its access log
         stderr=subprocess.DEVNULL,

@@ -67,6 +67,7 @@ class Settings:
     metrics_host: str = "127.0.0.1"  # where /healthz and /metrics are served (not public)
     metrics_port: int = 9180
     max_body: int = 1_000_000  # bytes of a webhook request's body read at most (then 413)
+    access_log: bool = False  # the webhook server logs a line per request
     bot_delay: float = 1.5  # seconds before a computer player moves
     remind_after: float = 120.0  # seconds before an idle player is reminded
     takeover_after: float = 60.0  # seconds after the reminder before a computer plays for them
@@ -135,6 +136,7 @@ class Settings:
             metrics_host=env.get("METRICS_HOST") or d.metrics_host,
             metrics_port=metrics_port,
             max_body=int(positive("MAX_BODY", d.max_body)),
+            access_log=flag("ACCESS_LOG"),
             bot_delay=num("BOT_DELAY", d.bot_delay),
             remind_after=num("REMIND_AFTER", d.remind_after),
             takeover_after=num("TAKEOVER_AFTER", d.takeover_after),

@@ -263,9 +263,10 @@ class RedisStore(Store):
     @asynccontextmanager
     async def _reachable(self, what: str) -> AsyncIterator[None]:
         """Any failure to talk to Redis (refused, reset, timed out, loading, read-only
-        replica, script error, past the deadline) becomes StoreUnavailable, which the runner answers with a
-        short apology. A Cluster client first learns the cluster's map, once (commands
-        racing on a client that has not yet can break each other's new connections)."""
+        replica, script error, past the deadline) becomes StoreUnavailable, which the runner
+        answers with a short apology. A Cluster client first learns the cluster's map, once
+        (commands racing on a client that has not yet can break each other's new
+        connections)."""
         try:
             async with asyncio.timeout(self._deadline):  # TimeoutError, an OSError, past it
                 if not self._ready:

@@ -55,10 +55,7 @@ class Proxies:
         if key not in self._for:
             info = self._by_scheme.get(parts.scheme)
             options: dict[str, Any] = {}
-            host = parts.hostname or ""
-            if info is not None and not urllib.request.proxy_bypass_environment(
-                host, self._bypass
-            ):
+            if info is not None and not _bypass(parts.hostname or "", self._bypass):
                 options["proxy"] = str(info.proxy)
                 if info.proxy_auth is not None:
                     auth = {"Proxy-Authorization": info.proxy_auth.encode()}
@@ -161,6 +158,12 @@ class AiohttpRequest(BaseRequest):
             raise TimedOut from exc
         except aiohttp.ClientError as exc:
             raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
+
+
+def _bypass(host: str, proxies: dict[str, str]) -> bool:
+    """NO_PROXY's verdict on `host`, by the standard library's rules (as aiohttp's)."""
+    verdict = urllib.request.proxy_bypass_environment(host, proxies)  # type: ignore[attr-defined]
+    return bool(verdict)
 
 
 def _given(value: ODVInput[float], default: float | None) -> float | None:
