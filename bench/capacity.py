@@ -162,13 +162,20 @@ class Driver:
             step.unavailable += STORAGE in body
         return body
 
-    async def until(self, group: Group, ready: Any, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
+    async def until(
+        self, group: Group, ready: Any, wait: float, deadline: float | None = None
+    ) -> None:
+        """Wait until `ready()` or `wait` seconds passed; past `deadline` TimeoutError."""
+        end = time.monotonic() + wait
         while not ready():
             group.changed.clear()
-            left = deadline - time.monotonic()
-            if left <= 0:
+            left = end - time.monotonic()
+            if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"group {group.id} waited in vain")
+            if left <= 0:
+                if deadline is None:
+                    raise TimeoutError(f"group {group.id} waited in vain")
+                return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(group.changed.wait(), left)
 
@@ -198,16 +205,23 @@ class Driver:
             await self.press(first, over, again)
         else:
             await self.deliver(tg.message_update(group.id, first, "/newgame egonomy"))
+        deadline = time.monotonic() + timeout
         await self.until(group, lambda: group.lobby is not None, timeout)
-        assert group.lobby is not None
-        join = next(d for d in group.lobby.callback_data if d.startswith("j"))
-        for user in group.people:
-            if user["first_name"] not in group.lobby.text:
-                await self.press(user, group.lobby, join)
-        await self.until(group, lambda: group.full, timeout)  # the lobby's edits wait their turn
-        begin = next(d for d in group.lobby.callback_data if d.startswith("s"))
-        await self.press(first, group.lobby, begin)
-        await self.until(group, lambda: group.hand is not None, timeout)
+        joined: set[int] = set()
+        while not group.full:  # a press on a lobby edited since is refused: press again
+            lobby = group.lobby
+            assert lobby is not None
+            join = next(d for d in lobby.callback_data if d.startswith("j"))
+            for user in group.people:
+                if user["id"] not in joined and OUTDATED not in await self.press(user, lobby, join):
+                    joined.add(user["id"])
+            await self.until(group, lambda: group.full, 4.0, deadline)
+        while group.hand is None:
+            lobby = group.lobby
+            assert lobby is not None
+            begin = next(d for d in lobby.callback_data if d.startswith("s"))
+            await self.press(first, lobby, begin)
+            await self.until(group, lambda: group.hand is not None, 4.0, deadline)
 
     async def play(self, group: Group, opened: asyncio.Future[None], timeout: float) -> None:
         """Open the group's table, then press once every `pace` seconds until stopped."""
