@@ -255,18 +255,20 @@ class Driver:
                     group.fresh = True  # press what the hand shows now
 
 
-async def redis_bytes(url: str) -> int:
-    """MEMORY USAGE of every key, summed (SCAN, pipelined)."""
+async def redis_bytes(url: str) -> tuple[int, dict[str, int]]:
+    """MEMORY USAGE of every key, summed (SCAN, pipelined), and by kind of key."""
     client = aredis.Redis.from_url(url)
     try:
-        total = 0
+        kinds: dict[str, int] = {}
         keys = [k async for k in client.scan_iter(count=1000)]
         for i in range(0, len(keys), 500):
             async with client.pipeline(transaction=False) as pipe:
                 for key in keys[i : i + 500]:
                     pipe.memory_usage(key, samples=0)
-                total += sum(v or 0 for v in await pipe.execute())
-        return total
+                for key, used in zip(keys[i : i + 500], await pipe.execute(), strict=True):
+                    kind = key.decode().split(":")[1]
+                    kinds[kind] = kinds.get(kind, 0) + (used or 0)
+        return sum(kinds.values()), kinds
     finally:
         await client.aclose()
 
@@ -361,7 +363,7 @@ async def measure(
         elapsed = time.perf_counter() - began
         cpu, own = cpu_seconds(pid) - cpu, time.process_time() - own
         driver.step = None
-        kept = await redis_bytes(url)
+        kept, kinds = await redis_bytes(url)
         n = len(step.answers)
         p99 = quantile(step.answers, 0.99)
         knee.append((target, p99))
@@ -374,6 +376,13 @@ async def measure(
             f"{own / elapsed:>6.0%}  {load}",
             flush=True,
         )
+        if args.breakdown:
+            parts = sorted(kinds.items(), key=lambda kv: -kv[1])
+            print(
+                "    Redis bytes a group by key: "
+                + ", ".join(f"{k} {v / target:.0f}" for k, v in parts),
+                flush=True,
+            )
         if p99 > 4 * KNEE_P99 and target != args.groups[-1]:
             print("p99 is four times the knee's bound: stopping", flush=True)
             break
@@ -439,6 +448,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup", type=float, default=4.0, help="seconds before a step's clock")
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a group's presses")
     parser.add_argument("--open-timeout", type=float, default=60.0)
+    parser.add_argument("--breakdown", action="store_true", help="Redis bytes by kind of key")
     parser.add_argument("--profile", default=None, help="run the bot under py-spy: flame graph")
     parser.add_argument(
         "--env",
