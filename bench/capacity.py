@@ -137,6 +137,7 @@ class Driver:
         self.rng = random.Random(25)
         self.next_group = -1_000_000_000_100
         self.starting = asyncio.Semaphore(8)
+        self.opening = asyncio.Semaphore(40)
 
     async def deliver(self, update: JSON) -> bytes:
         """Post the update to the bot's webhook; carry out the method its response names."""
@@ -226,7 +227,8 @@ class Driver:
     async def play(self, group: Group, opened: asyncio.Future[None], timeout: float) -> None:
         """Open the group's table, then press once every `pace` seconds until stopped."""
         try:
-            await self.open_table(group, timeout)
+            async with self.opening:  # a few tables at a time
+                await self.open_table(group, timeout)
         except BaseException as exc:
             opened.set_exception(exc)
             return
@@ -404,7 +406,9 @@ async def run(args: argparse.Namespace, url: str) -> None:
     proc = server(world, url, port, prefix, env=dict(args.env), without=args.without)
     pid = proc.pid
     try:
-        connector = aiohttp.TCPConnector(limit=0)
+        # Idle connections are dropped before uvicorn's 5 s keep-alive ends them: a POST sent
+        # on a connection as the server closes it is lost (it is never retried).
+        connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=3.0)
         async with aiohttp.ClientSession(
             f"http://127.0.0.1:{port}",
             connector=connector,
@@ -447,7 +451,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="each step's measurement")
     parser.add_argument("--warmup", type=float, default=4.0, help="seconds before a step's clock")
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a group's presses")
-    parser.add_argument("--open-timeout", type=float, default=60.0)
+    parser.add_argument("--open-timeout", type=float, default=60.0, help="a table's")
     parser.add_argument("--breakdown", action="store_true", help="Redis bytes by kind of key")
     parser.add_argument("--profile", default=None, help="run the bot under py-spy: flame graph")
     parser.add_argument(
