@@ -31,6 +31,7 @@ import random
 import shutil
 import signal
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -66,6 +67,16 @@ class Group:
     fresh: bool = False  # `hand` changed since the last press
     over: StoredMessage | None = None  # the final results, with the "again" button
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    said: bytes = b""  # the webhook's response to the last join
+
+    def state(self) -> str:
+        """What the driver knows of the group (for a failure's message)."""
+        lobby = self.lobby
+        shown = f"{lobby.text!r} {lobby.callback_data}" if lobby else "no lobby"
+        return (
+            f"{shown}; hand {self.hand is not None}, over {self.over is not None}; "
+            f"the last press's answer {self.said!r}"
+        )
 
     @property
     def full(self) -> bool:
@@ -172,10 +183,10 @@ class Driver:
             group.changed.clear()
             left = end - time.monotonic()
             if deadline is not None and time.monotonic() > deadline:
-                raise TimeoutError(f"group {group.id} waited in vain")
+                raise TimeoutError(f"group {group.id} waited in vain: {group.state()}")
             if left <= 0:
                 if deadline is None:
-                    raise TimeoutError(f"group {group.id} waited in vain")
+                    raise TimeoutError(f"group {group.id} waited in vain: {group.state()}")
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(group.changed.wait(), left)
@@ -214,7 +225,10 @@ class Driver:
             assert lobby is not None
             join = next(d for d in lobby.callback_data if d.startswith("j"))
             for user in group.people:
-                if user["id"] not in joined and OUTDATED not in await self.press(user, lobby, join):
+                if user["id"] in joined:
+                    continue
+                group.said = await self.press(user, lobby, join)
+                if OUTDATED not in group.said:
                     joined.add(user["id"])
             await self.until(group, lambda: group.full, 4.0, deadline)
         while group.hand is None:
@@ -402,7 +416,9 @@ async def run(args: argparse.Namespace, url: str) -> None:
     prefix: list[str] = []
     if args.profile:
         spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-        prefix = [spy, "record", "--nonblocking", "--rate", "200", "-o", args.profile, "--"]
+        kind = "raw" if args.profile.endswith(".txt") else "flamegraph"  # raw: collapsed stacks
+        prefix = [spy, "record", "--nonblocking", "--rate", "200", "--format", kind]
+        prefix += ["-o", args.profile, "--"]
     proc = server(world, url, port, prefix, env=dict(args.env), without=args.without)
     pid = proc.pid
     try:
@@ -427,7 +443,11 @@ async def run(args: argparse.Namespace, url: str) -> None:
         )
     finally:
         os.kill(pid, signal.SIGTERM)  # under py-spy: the bot, then py-spy writes its graph
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.kill(pid, signal.SIGKILL)
+            proc.wait(timeout=30)
         await world.stop()
 
 
@@ -453,7 +473,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a group's presses")
     parser.add_argument("--open-timeout", type=float, default=60.0, help="a table's")
     parser.add_argument("--breakdown", action="store_true", help="Redis bytes by kind of key")
-    parser.add_argument("--profile", default=None, help="run the bot under py-spy: flame graph")
+    parser.add_argument(
+        "--profile",
+        default=None,
+        help="run the bot under py-spy: a flame graph (.svg) or collapsed stacks (.txt)",
+    )
     parser.add_argument(
         "--env",
         action="append",
