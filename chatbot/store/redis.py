@@ -201,6 +201,24 @@ return {doc, 0, false}
 """
 
 SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
+PACK_FROM = 200  # bytes: a longer document is stored deflated (a session: 1.4 KB to about 0.6)
+_DEFLATED, _AS_IS = b"\x00z", b"\x00="  # NUL never starts a JSON document
+
+
+def pack(data: bytes) -> bytes:
+    """A document as stored: deflated when long (zlib, fastest level: about 15 µs), marked
+    so; one that starts with NUL is marked as kept as is; any other is stored unchanged
+    (documents written before deflating load as they were)."""
+    if len(data) >= PACK_FROM:
+        return _DEFLATED + zlib.compress(data, 1)
+    return _AS_IS + data if data[:1] == b"\x00" else data
+
+
+def unpack(stored: bytes) -> bytes:
+    """The document `pack` stored."""
+    if stored[:2] == _DEFLATED:
+        return zlib.decompress(stored[2:])
+    return stored[2:] if stored[:2] == _AS_IS else stored
 
 
 class RedisStore(Store):
@@ -342,7 +360,10 @@ class RedisStore(Store):
         version, colon, data = raw.partition(b":")
         if not (colon and version.isdigit()):
             raise Unreadable(f"not a document: {raw[:20]!r}")
-        return Doc(int(version), data)
+        try:
+            return Doc(int(version), unpack(data))
+        except zlib.error as exc:
+            raise Unreadable(f"a deflated document that does not inflate: {exc}") from exc
 
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """One EVALSHA: the check against handled and held updates, the claim, the load."""
@@ -388,7 +409,7 @@ class RedisStore(Store):
         async with self._reachable("save"):
             args: list[bytes | str | int | float] = [
                 expected,
-                data,
+                pack(data),
                 b"" if ttl is None else ttl,
                 b"" if deadline is None else repr(deadline).encode(),
                 key,
