@@ -136,6 +136,7 @@ class Step:
     unavailable: int = 0
     late: int = 0
     metrics: list[float] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # presses whose request failed
 
 
 class Driver:
@@ -234,8 +235,9 @@ class Driver:
         while group.hand is None:
             lobby = group.lobby
             assert lobby is not None
-            begin = next(d for d in lobby.callback_data if d.startswith("s"))
-            await self.press(first, lobby, begin)
+            begin = next((d for d in lobby.callback_data if d.startswith("s")), None)
+            if begin is not None:  # else the game began: its first hand is on its way
+                await self.press(first, lobby, begin)
             await self.until(group, lambda: group.hand is not None, 4.0, deadline)
 
     async def play(self, group: Group, opened: asyncio.Future[None], timeout: float) -> None:
@@ -254,7 +256,7 @@ class Driver:
             await asyncio.sleep(max(0.0, at - loop.time()))
             at += self.pace
             if group.over is not None:
-                with contextlib.suppress(TimeoutError):
+                with contextlib.suppress(TimeoutError, aiohttp.ClientError):
                     await self.open_table(group, timeout)
                 continue
             hand = group.hand
@@ -265,10 +267,16 @@ class Driver:
                 continue
             group.fresh, waited = False, 0
             person = next(p for p in group.people if p["id"] == hand.chat_id)
-            with contextlib.suppress(ValueError):  # a button gone since (the hand was edited)
+            try:
                 body = await self.press(person, hand, pick(hand, self.rng))
-                if OUTDATED in body:
-                    group.fresh = True  # press what the hand shows now
+            except ValueError:  # a button gone since (the hand was edited)
+                continue
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                if self.step is not None:
+                    self.step.failed.append(repr(exc))
+                continue
+            if OUTDATED in body:
+                group.fresh = True  # press what the hand shows now
 
 
 async def redis_bytes(url: str) -> tuple[int, dict[str, int]]:
@@ -392,6 +400,8 @@ async def measure(
             f"{own / elapsed:>6.0%}  {load}",
             flush=True,
         )
+        if step.failed:
+            print(f"    {len(step.failed)} presses failed: {step.failed[:3]}", flush=True)
         if args.breakdown:
             parts = sorted(kinds.items(), key=lambda kv: -kv[1])
             print(
@@ -471,7 +481,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="each step's measurement")
     parser.add_argument("--warmup", type=float, default=4.0, help="seconds before a step's clock")
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a group's presses")
-    parser.add_argument("--open-timeout", type=float, default=60.0, help="a table's")
+    parser.add_argument("--open-timeout", type=float, default=120.0, help="a table's")
     parser.add_argument("--breakdown", action="store_true", help="Redis bytes by kind of key")
     parser.add_argument(
         "--profile",
