@@ -5,9 +5,9 @@ twice as much when calls overlap, as ours do (a press's answer and each chat's m
 out at once): httpcore's pool hands one idle connection to every request that arrives in
 the same moment, all but one find it taken and go round again, and each round checks every
 idle connection's socket. aiohttp's pool gives each request a connection of its own.
-bench/telegram_presses.py with `--bare-request ours|ptb` measures both (README,
-Performance). aiohttp is already here for the LINE SDK. Bodies are form-encoded, as PTB's
-own request sends them.
+bench/telegram_presses.py with `--bare-request ours|ptb` measures both (docs/performance.md).
+aiohttp is already here for the LINE SDK. Bodies are form-encoded, as PTB's own request sends
+them.
 
 Proxies come from the environment once, when the request is made (aiohttp's `trust_env`
 would read the environment and ~/.netrc again in a worker thread for every call: a fifth of
