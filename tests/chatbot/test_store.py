@@ -483,11 +483,15 @@ async def test_redis_client_settings_come_from_the_environment() -> None:
             "REDIS_CONNECT_TIMEOUT": "0.25",
             "REDIS_RETRIES": "4",
             "REDIS_HEALTH_CHECK": "7",
+            "REDIS_POOL_SIZE": "5",
         }
     )
     store = RedisStore.from_settings(settings)
     try:
-        kwargs = store._r.connection_pool.connection_kwargs
+        pool = store._r.connection_pool
+        assert isinstance(pool, aioredis.BlockingConnectionPool)
+        assert (pool.max_connections, pool.timeout) == (5, 0.5)  # the wait within REDIS_TIMEOUT
+        kwargs = pool.connection_kwargs
         assert (kwargs["socket_timeout"], kwargs["socket_connect_timeout"]) == (0.5, 0.25)
         assert kwargs["retry"].get_retries() == 4
         assert kwargs["health_check_interval"] == 7
