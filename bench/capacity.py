@@ -148,8 +148,8 @@ class Driver:
         self.stopping = False
         self.rng = random.Random(25)
         self.next_group = -1_000_000_000_100
-        self.starting = asyncio.Semaphore(8)
-        self.opening = asyncio.Semaphore(40)
+        self.starting = asyncio.Semaphore(4)
+        self.opening = asyncio.Semaphore(16)
 
     async def deliver(self, update: JSON) -> bytes:
         """Post the update to the bot's webhook; carry out the method its response names."""
@@ -243,7 +243,7 @@ class Driver:
     async def play(self, group: Group, opened: asyncio.Future[None], timeout: float) -> None:
         """Open the group's table, then press once every `pace` seconds until stopped."""
         try:
-            async with self.opening:  # a few tables at a time
+            async with self.opening:  # a few tables at a time (a burst is not human pace)
                 await self.open_table(group, timeout)
         except BaseException as exc:
             opened.set_exception(exc)
