@@ -15,7 +15,7 @@ RSS, Redis bytes a group (MEMORY USAGE of every key, divided by the groups), `/m
 latency (scraped once a second) and this process's own processor use (when it nears a
 whole core, the figures are this side's, not the bot's). Then the knee: the largest N whose
 answer p99 is under 250 ms. Loopback only; stops by itself (a step that cannot open its groups
-in `--open-timeout` seconds ends the run).
+in `--open-timeout` seconds, or whose presses fall under 80% of the pace, ends the run).
 
 Usage: python bench/capacity.py [--groups 100,200,300,400,500,600,700,800] [--seconds 20]
 [--pace 2] [--profile FILE] (--profile runs the bot under py-spy and writes its flame graph)
@@ -409,8 +409,8 @@ async def measure(
                 + ", ".join(f"{k} {v / target:.0f}" for k, v in parts),
                 flush=True,
             )
-        if p99 > 4 * KNEE_P99 and target != args.groups[-1]:
-            print("p99 is four times the knee's bound: stopping", flush=True)
+        if n / elapsed < 0.8 * target / args.pace and target != args.groups[-1]:
+            print("the bot no longer keeps the pace (presses/s under 80% of it): stopping")
             break
     driver.stopping = True
     for task in tasks:
