@@ -201,12 +201,12 @@ return {doc, 0, false}
 """
 
 SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
-PACK_FROM = 200  # bytes: a longer document is stored deflated (a session: 1.4 KB to about 0.6)
+PACK_FROM = 200  # bytes: a longer document is stored deflated (a session: 1.4 KB to about 0.7)
 _DEFLATED, _AS_IS = b"\x00z", b"\x00="  # NUL never starts a JSON document
 
 
 def pack(data: bytes) -> bytes:
-    """A document as stored: deflated when long (zlib, fastest level: about 15 µs), marked
+    """A document as stored: deflated when long (zlib, its fastest level), marked
     so; one that starts with NUL is marked as kept as is; any other is stored unchanged
     (documents written before deflating load as they were)."""
     if len(data) >= PACK_FROM:
