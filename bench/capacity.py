@@ -52,6 +52,7 @@ from tests.e2e.harness import pick, playable
 JSON = dict[str, Any]
 SENDS = ("sendMessage", "editMessageText")
 KNEE_P99 = 0.250  # seconds
+OPS = ""  # the bot's /healthz and /metrics server (METRICS_PORT), set when it starts
 STORAGE = b"game storage"  # in the apology when Redis cannot be reached
 OUTDATED = b"no longer"
 
@@ -317,7 +318,7 @@ async def scrape(session: aiohttp.ClientSession, step: Step, seconds: float) -> 
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         began = time.perf_counter()
-        async with session.get("/metrics") as response:
+        async with session.get(f"{OPS}/metrics") as response:
             await response.read()
         step.metrics.append(time.perf_counter() - began)
         await asyncio.sleep(1.0)
@@ -327,7 +328,7 @@ async def until_up(session: aiohttp.ClientSession, world: World, proc: Any) -> N
     deadline = time.monotonic() + 60
     while True:
         with contextlib.suppress(aiohttp.ClientError):
-            async with session.get("/healthz") as response:
+            async with session.get(f"{OPS}/healthz") as response:
                 if response.status == 200 and world.webhook_url:
                     return
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -422,14 +423,16 @@ async def measure(
 async def run(args: argparse.Namespace, url: str) -> None:
     world = World()
     await world.start()
-    port = free_port()
+    global OPS
+    port, ops = free_port(), free_port()
+    OPS = f"http://127.0.0.1:{ops}"  # /healthz and /metrics: the bot's ops port
     prefix: list[str] = []
     if args.profile:
         spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
         kind = "raw" if args.profile.endswith(".txt") else "flamegraph"  # raw: collapsed stacks
         prefix = [spy, "record", "--nonblocking", "--rate", "200", "--format", kind]
         prefix += ["-o", args.profile, "--"]
-    proc = server(world, url, port, prefix, env=dict(args.env), without=args.without)
+    proc = server(world, url, port, ops, prefix, env=dict(args.env), without=args.without)
     pid = proc.pid
     try:
         # Idle connections are dropped before uvicorn's 5 s keep-alive ends them: a POST sent
