@@ -1,18 +1,22 @@
 """Ano random self-play: actions/s and games/s, and in the same run the same figures for
-RLCard's UNO game object when rlcard is installed (it is never a dependency of the bot:
-`pip install rlcard` to compare).
+RLCard's UNO (its rules alone: the headline; and its `UnoGame.step()`) when rlcard is
+installed, and for OpenSpiel's crazy_eights when open_spiel is (neither is ever a dependency
+of the bot: `pip install rlcard open_spiel` to compare; see bench/anchors.py).
 
 What each side times, game after game with the same number of players:
 - Ano: `GAME.new_game` (shuffle and deal), then until the game is over: `GAME.legal_actions`
   for the player to move and `GAME.apply` of one of them (new state and events). Ano's
   out-of-turn chances (jump-in, calls, catches) are left aside, as UNO has none; an Ano game
   goes on until one loser is left.
-- RLCard: `UnoGame(num_players=N)` with its generator seeded, `init_game` (deal), then until
-  the game is over: `get_legal_actions` and `step` (which also builds the next player's state).
-Both pick the action the same way: `legal[int(random() * len(legal))]`, `random` a seeded
+- RLCard, rules alone: `UnoGame(num_players=N)` with its generator seeded, `init_game`
+  (deal), then until the game is over: `round.get_legal_actions` and `round.proceed_round`,
+  what its `step` does for the rules; beside it the public `get_legal_actions` and `step`
+  (which also builds the next player's whole observation).
+- OpenSpiel crazy_eights (C++ through pyspiel): its decisions, its chance events played too.
+All pick the action the same way: `legal[int(random() * len(legal))]`, `random` a seeded
 `random.Random(...).random`. An action = one listing plus
 one step. The two sides run in alternating rounds (the machine may be shared), and each figure
-is the median over the rounds; the ratio compares Ano's default options with RLCard.
+is the median over the rounds; the ratios compare Ano's default options with each.
 The stored JSON size is measured apart, untimed.
 Usage: python bench/ano_selfplay.py [--games N] [--players N] [--rounds N]
 """
@@ -20,12 +24,17 @@ Usage: python bench/ano_selfplay.py [--games N] [--players N] [--rounds N]
 from __future__ import annotations
 
 import argparse
-import importlib
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from anchors import openspiel_crazy_eights, rlcard_rules, rlcard_step  # beside this file
 
 from engine.ano import GAME
 from engine.ano.rules import State
@@ -68,31 +77,6 @@ def stored_sizes(games: int, players: int, options: dict[str, Any]) -> list[int]
     return sorted(sizes)
 
 
-def rlcard_uno(players: int) -> Run | None:
-    """RLCard's UnoGame: init_game, get_legal_actions, step with a random legal action."""
-    try:  # optional: imported by name, so that neither is needed to type-check the bot
-        np = importlib.import_module("numpy")
-        uno_game = importlib.import_module("rlcard.games.uno.game")
-    except ImportError:
-        return None
-
-    def run(games: int, first: int) -> tuple[int, float]:
-        pick = random.Random(first).random
-        actions = 0
-        started = time.perf_counter()
-        for seed in range(first, first + games):
-            game = uno_game.UnoGame(num_players=players)
-            game.np_random = np.random.RandomState(seed)
-            game.init_game()
-            while not game.is_over():
-                legal = game.get_legal_actions()
-                game.step(legal[int(pick() * len(legal))])
-                actions += 1
-        return actions, time.perf_counter() - started
-
-    return run
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=2000)
@@ -109,9 +93,14 @@ def main() -> None:
             two,
         ),
     }
-    uno = rlcard_uno(n)
-    if uno is not None:
-        sides["RLCard UnoGame"] = (uno, None)
+    anchors = {
+        RULES: rlcard_rules(lambda _: n),
+        "RLCard UnoGame.step()": rlcard_step(lambda _: n),
+        OPENSPIEL: openspiel_crazy_eights(lambda _: n),
+    }
+    for label, anchor in anchors.items():
+        if anchor is not None:
+            sides[label] = (anchor, None)
     figures: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in sides}
     for r in range(rounds):
         for label, (run, _) in sides.items():
@@ -127,19 +116,23 @@ def main() -> None:
         if options is not None:
             sizes = stored_sizes(200, n, options)
             print(f"  stored JSON after 20 actions: median {sizes[len(sizes) // 2]} B")
-    if uno is None:
-        print("RLCard UNO: rlcard is not installed (pip install rlcard)")
-        return
-    ratios = [
-        a / u
-        for a, u in zip(
-            figures["Ano, default options"][0], figures["RLCard UnoGame"][0], strict=True
+    for label, anchor in anchors.items():
+        if anchor is None:
+            package = "open_spiel" if label == OPENSPIEL else "rlcard"
+            print(f"{label}: not installed (pip install {package})")
+            continue
+        ratios = [
+            a / u
+            for a, u in zip(figures["Ano, default options"][0], figures[label][0], strict=True)
+        ]
+        print(
+            f"Ano / {label}, actions/s: {statistics.median(ratios):.2f}x "
+            f"(median of the rounds' ratios; rounds {min(ratios):.2f}x-{max(ratios):.2f}x)"
         )
-    ]
-    print(
-        f"Ano / RLCard actions/s: {statistics.median(ratios):.2f}x "
-        f"(median of the rounds' ratios; rounds {min(ratios):.2f}x-{max(ratios):.2f}x)"
-    )
+
+
+RULES = "RLCard UNO rules alone"
+OPENSPIEL = "OpenSpiel crazy_eights"
 
 
 if __name__ == "__main__":

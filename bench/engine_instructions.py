@@ -4,6 +4,8 @@ callgrind: steadier than seconds on a loaded machine, for comparing two versions
 The same loop as bench/engine_selfplay.py (list the legal actions through the public game API,
 apply one picked at random), run under callgrind for `--games` and for 4 times as many games;
 the difference of the two counts over the difference of the actions leaves out start-up.
+`--game rlcard-rules` counts RLCard's UNO rules alone and `--game rlcard-step` its
+`UnoGame.step()` the same way (bench/anchors.py; 2-4 players in turn, as Egonomy's games).
 Needs valgrind. Usage: python bench/engine_instructions.py [--games 100] [--game egonomy]
 """
 
@@ -15,7 +17,12 @@ import re
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from anchors import rlcard_rules, rlcard_step  # beside this file
 
 from chatbot.games import registry
 from engine.core import Rng
@@ -23,6 +30,11 @@ from engine.core import Rng
 
 def play(game_name: str, games: int) -> int:
     """Random self-play of `games` games (players and options in turn); the actions taken."""
+    if game_name in ANCHORS:
+        anchor = ANCHORS[game_name](lambda i: 2 + i % 3)
+        if anchor is None:
+            raise SystemExit("rlcard is not installed (pip install rlcard)")
+        return anchor(games, 0)[0]
     game = registry()[game_name].game
     spec = game.spec
     players = tuple(range(spec.min_players, spec.max_players + 1))
@@ -38,6 +50,9 @@ def play(game_name: str, games: int) -> int:
             state, _ = game.apply(state, player, legal[rng.below(len(legal))])
             actions += 1
     return actions
+
+
+ANCHORS = {"rlcard-rules": rlcard_rules, "rlcard-step": rlcard_step}
 
 
 def counted(game_name: str, games: int) -> tuple[int, int]:
@@ -68,7 +83,7 @@ def counted(game_name: str, games: int) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--game", default="egonomy", choices=sorted(registry().names))
+    parser.add_argument("--game", default="egonomy", choices=[*sorted(registry().names), *ANCHORS])
     parser.add_argument("--play", type=int, help=argparse.SUPPRESS)  # the counted child run
     args = parser.parse_args()
     if args.play is not None:

@@ -5,28 +5,35 @@ uniformly at random), all through the public game API, which is what a searching
 player's playout does. Setting up each game is timed too.
 
 When RLCard is installed (`pip install rlcard`; not a dependency of the project), the same
-loop runs its UnoGame (the same number of games, the same player counts, random legal actions
-through its public API: init_game, get_legal_actions, step, is_over) in runs interleaved with
-ours, and the ratio of the medians is printed. Without it only our figure is printed.
+number of games with the same player counts run on its UNO in runs interleaved with ours:
+its rules alone (`round.get_legal_actions` + `round.proceed_round`, the headline ratio) and
+its public `UnoGame.step()` (which also builds the next player's observation) beside it; see
+bench/anchors.py. Without it only our figure is printed.
 Usage: python bench/engine_selfplay.py [--games N] [--runs 5] [--game egonomy]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from anchors import rlcard_rules, rlcard_step  # beside this file
 
 from chatbot.games import registry
 from engine.core import Rng, to_json
 
-Run = Callable[[int, tuple[int, ...]], tuple[int, float]]
+Run = Callable[[int, int], tuple[int, float]]  # (games, first seed) -> (actions, seconds)
+RULES, STEP = "RLCard UNO rules alone", "RLCard UnoGame.step()"
 
 
-def ours(game_name: str) -> Run:
+def ours(game_name: str, players: tuple[int, ...]) -> Run:
     """A timed run of `games` random self-play games of our engine: (actions, seconds)."""
     game = registry()[game_name].game
     # the defaults, then each option at its last choice (flip on, two decks...)
@@ -34,42 +41,17 @@ def ours(game_name: str) -> Run:
         {o.name: o.choices[-1]} for o in game.spec.options
     ]
 
-    def run(games: int, players: tuple[int, ...]) -> tuple[int, float]:
-        rng = Rng(12345)
+    def run(games: int, first: int) -> tuple[int, float]:
+        rng = Rng(12345 + first)
         actions = 0
         started = time.perf_counter()
-        for i in range(games):
+        for i in range(first, first + games):
             state: Any
             state, _ = game.new_game(players[i % len(players)], options[i % len(options)], i)
             while not game.is_over(state):
                 (player,) = game.to_move(state)[:1]
                 legal = game.legal_actions(state, player)
                 state, _ = game.apply(state, player, legal[rng.below(len(legal))])
-                actions += 1
-        return actions, time.perf_counter() - started
-
-    return run
-
-
-def rlcard_uno() -> Run | None:
-    """The same timed run of RLCard's UnoGame, or None without RLCard."""
-    try:
-        np = importlib.import_module("numpy")
-        uno_game = importlib.import_module("rlcard.games.uno.game").UnoGame
-    except ImportError:
-        return None
-
-    def run(games: int, players: tuple[int, ...]) -> tuple[int, float]:
-        rng = Rng(12345)
-        actions = 0
-        started = time.perf_counter()
-        for i in range(games):
-            game = uno_game(num_players=players[i % len(players)])
-            game.np_random = np.random.RandomState(i)
-            game.init_game()
-            while not game.is_over():
-                legal = game.get_legal_actions()
-                game.step(legal[rng.below(len(legal))])
                 actions += 1
         return actions, time.perf_counter() - started
 
@@ -102,16 +84,19 @@ def main() -> None:
     args = parser.parse_args()
     spec = registry()[args.game].game.spec
     players = tuple(range(spec.min_players, spec.max_players + 1))
-    sides: dict[str, Run] = {args.game: ours(args.game)}
-    uno = rlcard_uno()
-    if uno is not None:
-        sides["RLCard UnoGame"] = uno
+    sides: dict[str, Run] = {args.game: ours(args.game, players)}
+    for label, anchor in (
+        (RULES, rlcard_rules(lambda i: players[i % len(players)])),
+        (STEP, rlcard_step(lambda i: players[i % len(players)])),
+    ):
+        if anchor is not None:
+            sides[label] = anchor
     rates: dict[str, list[float]] = {name: [] for name in sides}
     games_rates: dict[str, list[float]] = {name: [] for name in sides}
     per_game: dict[str, float] = {}
-    for _ in range(args.runs):  # interleaved: every side once per run
+    for _ in range(args.runs):  # interleaved: every side once per run, the same games
         for name, run in sides.items():
-            actions, elapsed = run(args.games, players)
+            actions, elapsed = run(args.games, 0)
             rates[name].append(actions / elapsed)
             games_rates[name].append(args.games / elapsed)
             per_game[name] = actions / args.games
@@ -120,14 +105,15 @@ def main() -> None:
     for name in sides:
         r = rates[name]
         print(
-            f"  {name:16} actions/s {statistics.median(r):9.0f} ({min(r):.0f}-{max(r):.0f})"
+            f"  {name:22} actions/s {statistics.median(r):9.0f} ({min(r):.0f}-{max(r):.0f})"
             f"  games/s {statistics.median(games_rates[name]):7.0f}"
             f"  ({per_game[name]:.1f} actions a game)"
         )
-    if uno is not None:
-        ratio = statistics.median(rates[args.game]) / statistics.median(rates["RLCard UnoGame"])
-        print(f"  ratio {args.game} / RLCard UnoGame: {ratio:.2f}")
-    else:
+    for name in (RULES, STEP):
+        if name in sides:
+            ratio = statistics.median(rates[args.game]) / statistics.median(rates[name])
+            print(f"  ratio {args.game} / {name}: {ratio:.2f}")
+    if RULES not in sides:
         print("  (RLCard not installed: no comparison)")
     sizes = stored_sizes(args.game, args.games, players)
     print(f"stored JSON after 20 actions: median {sizes[len(sizes) // 2]} B, max {sizes[-1]} B")

@@ -26,8 +26,9 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -54,8 +55,10 @@ def free_port() -> int:
         return port
 
 
-def server(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> subprocess.Popen[bytes]:
-    """`python -m chatbot web` serving Telegram by webhook, Telegram's flood limits lifted."""
+def bot_env(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> dict[str, str]:
+    """The environment of `python -m chatbot web` serving Telegram by webhook from the fake
+    Bot API server (`ops`: the port of /healthz and /metrics), Telegram's flood limits
+    lifted."""
     env = {
         **os.environ,
         "TELEGRAM_TOKEN": tg.token,
@@ -76,9 +79,29 @@ def server(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> subprocess.
     }
     for name in ("LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"):
         env.pop(name, None)
+    return env
+
+
+def server(
+    tg: FakeTelegram,
+    redis_url: str,
+    port: int,
+    ops: int,
+    prefix: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    without: str = "",
+) -> subprocess.Popen[bytes]:
+    """`python -m chatbot web` as `bot_env` sets it up, and `env`; `prefix`: a command that
+    runs it; `without`: modules (comma-separated) it cannot import, to compare without them."""
+    environment = bot_env(tg, redis_url, port, ops) | (env or {})
+    if without:
+        stubs = Path(tempfile.mkdtemp())
+        for name in without.split(","):
+            (stubs / f"{name}.py").write_text(f"raise ImportError('{name}: left out')\n")
+        environment["PYTHONPATH"] = f"{stubs}{os.pathsep}{environment['PYTHONPATH']}"
     return subprocess.Popen(
-        [sys.executable, "-m", "chatbot", "web"],
-        env=env,
+        [*prefix, sys.executable, "-m", "chatbot", "web"],
+        env=environment,
         cwd=REPO,
         stdout=subprocess.DEVNULL,  # its access log
         stderr=subprocess.DEVNULL,

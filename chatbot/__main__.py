@@ -8,6 +8,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from chatbot.core.registry import Registry
@@ -294,12 +295,22 @@ def run_web(settings: Settings, games: Registry) -> int:
     from chatbot.core import thinking
 
     try:
-        return asyncio.run(serve(settings, games))
+        with asyncio.Runner(loop_factory=fast_loop()) as runner:
+            return runner.run(serve(settings, games))
     except OSError as exc:  # a port taken, an address not of this host
         print(f"cannot listen: {exc.strerror or exc}", file=sys.stderr)
         return 2
     finally:
         thinking.shutdown()  # every thinking process ends with the server
+
+
+def fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed (not on Windows), else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 async def serve(settings: Settings, games: Registry) -> int:
@@ -346,7 +357,12 @@ async def serve(settings: Settings, games: Registry) -> int:
             super().handle_exit(sig, frame)
             self._captured_signals.clear()
 
-    config = uvicorn.Config(both, proxy_headers=True, timeout_graceful_shutdown=STOP_GRACE)
+    config = uvicorn.Config(  # http "auto": httptools' parser when installed, else h11
+        both,
+        proxy_headers=True,
+        timeout_graceful_shutdown=STOP_GRACE,
+        access_log=settings.access_log,
+    )
     await Server(config).serve(sockets=sockets)
     return 0
 

@@ -67,6 +67,7 @@ class Settings:
     metrics_host: str = "127.0.0.1"  # where /healthz and /metrics are served (not public)
     metrics_port: int = 9180
     max_body: int = 1_000_000  # bytes of a webhook request's body read at most (then 413)
+    access_log: bool = False  # the webhook server logs a line per request
     bot_delay: float = 1.5  # seconds before a computer player moves
     remind_after: float = 120.0  # seconds before an idle player is reminded
     takeover_after: float = 60.0  # seconds after the reminder before a computer plays for them
@@ -84,6 +85,7 @@ class Settings:
     redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
     redis_retries: int = 2  # new connections tried after a refused or broken one
     redis_health_check: float = 30.0  # a connection idle this long is PINGed before use
+    redis_pool_size: int = 64  # connections to Redis at most; a command waits for a free one
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -134,6 +136,7 @@ class Settings:
             metrics_host=env.get("METRICS_HOST") or d.metrics_host,
             metrics_port=metrics_port,
             max_body=int(positive("MAX_BODY", d.max_body)),
+            access_log=flag("ACCESS_LOG"),
             bot_delay=num("BOT_DELAY", d.bot_delay),
             remind_after=num("REMIND_AFTER", d.remind_after),
             takeover_after=num("TAKEOVER_AFTER", d.takeover_after),
@@ -151,4 +154,5 @@ class Settings:
             redis_connect_timeout=num("REDIS_CONNECT_TIMEOUT", d.redis_connect_timeout),
             redis_retries=int(num("REDIS_RETRIES", d.redis_retries)),
             redis_health_check=num("REDIS_HEALTH_CHECK", d.redis_health_check),
+            redis_pool_size=int(positive("REDIS_POOL_SIZE", d.redis_pool_size)),
         )

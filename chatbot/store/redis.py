@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -56,6 +55,21 @@ def _raise_lost_cancel() -> None:
         raise asyncio.CancelledError
 
 
+def _mark(key: str, update: str, ttl: str, keep: str) -> str:
+    """Lua: `update` joins the handled set `key` as its newest (score: one more than the
+    newest's), the set keeps its newest `keep`, and lives `ttl` seconds more. The scores are
+    small integers (the order of arrival, no ties), so a set of up to 128 ids stays in Redis's
+    compact listpack encoding: about 13 bytes an id, against 30 with a unix time as score."""
+    return f"""
+local newest = redis.call('ZRANGE', {key}, -1, -1, 'WITHSCORES')
+local score = 1
+if newest[2] then score = tonumber(newest[2]) + 1 end
+redis.call('ZADD', {key}, score, {update})
+redis.call('ZREMRANGEBYRANK', {key}, 0, -(tonumber({keep}) + 1))
+redis.call('EXPIRE', {key}, {ttl})
+"""
+
+
 def _keep_index(key: int, ttl: int) -> str:
     """Lua: the deadline index KEYS[key] expires in ARGV[ttl] seconds unless it lives longer
     already (an index with no expiry, written by an older version, gets one)."""
@@ -68,8 +82,8 @@ if redis.call('TTL', {k}) < tonumber({t}) then redis.call('EXPIRE', {k}, {t}) en
 # KEYS: document, its deadline index (a sorted set), the document's version counter, and
 # optionally a set of handled updates. ARGV: expected version, data, ttl seconds or ""
 # (persist), deadline or "" (unschedule), member, seconds the counter outlives the document,
-# the index's time to live; with the set: the update id, its score (unix time), the set's
-# ttl and how many ids it keeps; with the hash of claims too, the update's claim is released.
+# the index's time to live; with the set: the update id, the set's ttl and how many ids it
+# keeps; with the hash of claims too, the update's claim is released.
 # The new version comes from the counter, which survives the
 # document's deletion and expiry, so a version is never issued twice for a key. Returns the
 # new version, or 0 when the expected version is stale.
@@ -97,17 +111,26 @@ else
 end
 """
     + _keep_index(2, 7)
-    + """
-if KEYS[4] then
-  redis.call('ZADD', KEYS[4], ARGV[9], ARGV[8])
-  redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -(tonumber(ARGV[11]) + 1))
-  redis.call('EXPIRE', KEYS[4], ARGV[10])
-end
+    + "if KEYS[4] then"
+    + _mark("KEYS[4]", "ARGV[8]", "ARGV[9]", "ARGV[10]")
+    + """end
 if KEYS[5] then
   redis.call('HDEL', KEYS[5], ARGV[8])
   redis.call('ZREM', KEYS[6], ARGV[8])
 end
 return new
+"""
+)
+
+# KEYS: a set of handled updates, optionally the hash of claims and their expiries. ARGV: the
+# update, the set's ttl, how many ids it keeps. Marks the update handled, releases its claim.
+_SEEN = (
+    _mark("KEYS[1]", "ARGV[1]", "ARGV[2]", "ARGV[3]")
+    + """
+if KEYS[2] then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+end
 """
 )
 
@@ -178,6 +201,24 @@ return {doc, 0, false}
 """
 
 SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
+PACK_FROM = 200  # bytes: a longer document is stored deflated (a session: 1.4 KB to about 0.7)
+_DEFLATED, _AS_IS = b"\x00z", b"\x00="  # NUL never starts a JSON document
+
+
+def pack(data: bytes) -> bytes:
+    """A document as stored: deflated when long (zlib, its fastest level), marked
+    so; one that starts with NUL is marked as kept as is; any other is stored unchanged
+    (documents written before deflating load as they were)."""
+    if len(data) >= PACK_FROM:
+        return _DEFLATED + zlib.compress(data, 1)
+    return _AS_IS + data if data[:1] == b"\x00" else data
+
+
+def unpack(stored: bytes) -> bytes:
+    """The document `pack` stored."""
+    if stored[:2] == _DEFLATED:
+        return zlib.decompress(stored[2:])
+    return stored[2:] if stored[:2] == _AS_IS else stored
 
 
 class RedisStore(Store):
@@ -192,9 +233,16 @@ class RedisStore(Store):
     """
 
     def __init__(
-        self, client: redis.Redis | RedisCluster, prefix: str = "egobot:", cluster: bool = False
+        self,
+        client: redis.Redis | RedisCluster,
+        prefix: str = "egobot:",
+        cluster: bool = False,
+        deadline: float | None = None,
     ) -> None:
+        """`deadline`: seconds a store call may take in all (a wait for a free connection
+        included) before it fails as unavailable; None: the client's own timeouts alone."""
         self._r = client
+        self._deadline = deadline
         self._prefix = prefix
         self._shards = SHARDS if cluster else 1
         self._cluster = cluster
@@ -237,7 +285,14 @@ class RedisStore(Store):
         }
         if cluster:
             return cls(RedisCluster.from_url(url, **options), prefix, cluster=True)
-        return cls(redis.Redis.from_url(url, **options), prefix)
+        # At most `redis_pool_size` connections; under load a command waits for a free one
+        # (redis-py's default pool would refuse it: "storage unavailable" while Redis is up).
+        # The wait and the command share one deadline, `redis_timeout`: a frozen Redis is
+        # still reported within it, however many commands queue for a connection.
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=s.redis_pool_size, timeout=s.redis_timeout, **options
+        )
+        return cls(redis.Redis.from_pool(pool), prefix, deadline=s.redis_timeout)
 
     @classmethod
     def from_settings(cls, settings: Settings, prefix: str = "egobot:") -> RedisStore:
@@ -249,16 +304,18 @@ class RedisStore(Store):
     @asynccontextmanager
     async def _reachable(self, what: str) -> AsyncIterator[None]:
         """Any failure to talk to Redis (refused, reset, timed out, loading, read-only
-        replica, script error) becomes StoreUnavailable, which the runner answers with a
-        short apology. A Cluster client first learns the cluster's map, once (commands
-        racing on a client that has not yet can break each other's new connections)."""
+        replica, script error, past the deadline) becomes StoreUnavailable, which the runner
+        answers with a short apology. A Cluster client first learns the cluster's map, once
+        (commands racing on a client that has not yet can break each other's new
+        connections)."""
         try:
-            if not self._ready:
-                async with self._starting:
-                    if not self._ready and isinstance(self._r, RedisCluster):
-                        await self._r.initialize()
-                    self._ready = True
-            yield
+            async with asyncio.timeout(self._deadline):  # TimeoutError, an OSError, past it
+                if not self._ready:
+                    async with self._starting:
+                        if not self._ready and isinstance(self._r, RedisCluster):
+                            await self._r.initialize()
+                        self._ready = True
+                yield
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"{what}: {exc!r}") from exc
         _raise_lost_cancel()
@@ -303,7 +360,10 @@ class RedisStore(Store):
         version, colon, data = raw.partition(b":")
         if not (colon and version.isdigit()):
             raise Unreadable(f"not a document: {raw[:20]!r}")
-        return Doc(int(version), data)
+        try:
+            return Doc(int(version), unpack(data))
+        except zlib.error as exc:
+            raise Unreadable(f"a deflated document that does not inflate: {exc}") from exc
 
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """One EVALSHA: the check against handled and held updates, the claim, the load."""
@@ -320,19 +380,18 @@ class RedisStore(Store):
             return await self._r.zscore(self.name(seen), update) is not None
 
     async def mark_seen(self, seen: Seen) -> None:
-        """ZADD, trim to the newest SEEN_KEEP, EXPIRE: pipelined, one round trip."""
+        """Add, trim to the newest SEEN_KEEP, expire: one script, one round trip."""
         async with self._reachable("mark_seen"), self._r.pipeline(transaction=False) as pipe:
             self._mark(pipe, seen)
             await pipe.execute()
 
     def _mark(self, pipe: Any, seen: Seen) -> None:
-        key = self.name(seen.key)
-        pipe.zadd(key, {seen.update: time.time()})
-        pipe.zremrangebyrank(key, 0, -(SEEN_KEEP + 1))
-        pipe.expire(key, seen.ttl)
-        if seen.held is not None:  # its claim released, as the save script does
-            pipe.hdel(self.name(seen.held), seen.update)
-            pipe.zrem(self._expiries(seen.held), seen.update)
+        """The update marked handled and its claim released, as the save script does (EVAL:
+        a Cluster's pipeline runs no registered script; Redis caches it by its digest)."""
+        keys = [self.name(seen.key)]
+        if seen.held is not None:
+            keys += [self.name(seen.held), self._expiries(seen.held)]
+        pipe.eval(_SEEN, len(keys), *keys, seen.update, seen.ttl, SEEN_KEEP)
 
     async def save(
         self,
@@ -350,7 +409,7 @@ class RedisStore(Store):
         async with self._reachable("save"):
             args: list[bytes | str | int | float] = [
                 expected,
-                data,
+                pack(data),
                 b"" if ttl is None else ttl,
                 b"" if deadline is None else repr(deadline).encode(),
                 key,
@@ -360,7 +419,7 @@ class RedisStore(Store):
             keys = [self.name(key), self.index(key), self._counter(key)]
             if seen is not None:
                 keys.append(self.name(seen.key))
-                args += [seen.update, repr(time.time()), seen.ttl, SEEN_KEEP]
+                args += [seen.update, seen.ttl, SEEN_KEEP]
                 if seen.held is not None:
                     keys += [self.name(seen.held), self._expiries(seen.held)]
             new = int(await self._save(keys=keys, args=args))

@@ -32,7 +32,7 @@ from telegram.ext import (
 
 from chatbot import metrics
 from chatbot.core.help import COMMANDS
-from chatbot.core.model import Answer, Capabilities, Message
+from chatbot.core.model import Answer, Capabilities, Incoming, Message
 from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
@@ -40,7 +40,7 @@ from chatbot.core.tables import Platform, Tables
 from chatbot.i18n import available_locales, translator
 from chatbot.settings import Settings, bot_api_root
 from chatbot.store.base import Store
-from chatbot.telegram.convert import incoming, markup, qualify, telegram_id
+from chatbot.telegram.convert import incoming, markup, migration, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
 from chatbot.telegram.request import AiohttpRequest
 
@@ -50,6 +50,9 @@ MEMBER_TTL = 30.0  # seconds a member's status in a group is taken as known
 MEMBERS_KEPT = 10_000  # statuses remembered (all forgotten when full)
 ADMINS = frozenset({ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR})
 MEMBERS = ADMINS | {ChatMemberStatus.MEMBER}
+
+
+_Read = tuple[Incoming | None, tuple[str, str] | None, str | None]  # event, migration, query
 
 
 @dataclass
@@ -194,34 +197,45 @@ class TelegramBot:
     # --- updates in, messages out ----------------------------------------------------------
 
     async def on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        migrated = update.message.migrate_from_chat_id if update.message else None
-        if migrated and update.effective_chat is not None:  # a group became a supergroup
-            await self.runner.moved(qualify(migrated), qualify(update.effective_chat.id))
+        """A polled update (PTB made it into objects): handled as its JSON."""
+        event, moved = self._read(update.to_dict())
+        await self._handle(
+            event, moved, update.callback_query.id if update.callback_query else None
+        )
+
+    def _read(self, update: JSON) -> tuple[Incoming | None, tuple[str, str] | None]:
+        """The update's event, or the chats of a group that became a supergroup."""
+        moved = migration(update)
+        return (None, moved) if moved else (incoming(update, self.app.bot.username), None)
+
+    async def _handle(
+        self, event: Incoming | None, moved: tuple[str, str] | None, query: str | None
+    ) -> None:
+        if moved is not None:
+            await self.runner.moved(*moved)
             return
-        event = incoming(update, self.app.bot.username)
         if event is None:
             return
         answer = await self.runner.handle(event)
-        if update.callback_query is not None and answer is not None:
-            await self._answer(update, answer)
+        if query is not None and answer is not None:
+            await self._answer(query, answer)
 
-    async def _answer(self, update: Update, answer: Answer) -> None:
-        query = update.callback_query
-        assert query is not None
+    async def _answer(self, query: str, answer: Answer) -> None:
+        params: JSON = {"callback_query_id": query}
+        if answer.text:
+            params["text"] = answer.text
+        if answer.alert:
+            params["show_alert"] = True
+        if answer.url:
+            params["url"] = answer.url
         held = _holding.get()  # the open webhook request of this very press, if any
-        if held is not None and held.query == query.id and held.open and held.method is None:
-            held.method = {"method": "answerCallbackQuery", "callback_query_id": query.id}
-            if answer.text:
-                held.method["text"] = answer.text
-            if answer.alert:
-                held.method["show_alert"] = True
-            if answer.url:
-                held.method["url"] = answer.url
+        if held is not None and held.query == query and held.open and held.method is None:
+            held.method = {"method": "answerCallbackQuery", **params}
             metrics.ANSWERS.labels(self.platform, "response").inc()
             return
         metrics.ANSWERS.labels(self.platform, "call").inc()
         try:
-            await query.answer(answer.text or None, show_alert=answer.alert, url=answer.url)
+            await self._call("answerCallbackQuery", params)
         except BadRequest as exc:  # too old, or already answered by a duplicate delivery
             log.info("callback answer refused: %s", exc)
         except TelegramError as exc:
@@ -334,28 +348,35 @@ class TelegramBot:
     ) -> tuple[int, JSON | None]:
         if not self.authentic(secret):
             return 403, None
-        update = self._update(body)
-        if update is None:
+        read = self._update(body)
+        if read is None:
             return 400, None
-        query = update.callback_query
-        held = _Held(query.id) if hold and query is not None else None
-        token = _holding.set(held)  # seen by the handler, which runs in this task's context
+        event, moved, query_id = read
+        held = _Held(query_id) if hold and query_id is not None else None
+        token = _holding.set(held)  # seen by `_answer`, which runs in this task's context
         try:
-            await self.app.process_update(update)
+            await self._handle(event, moved, query_id)
+        except Exception as exc:  # as PTB's application does for a handler's failure
+            log.error("update failed", exc_info=exc)
+            self.errors.append(exc)
         finally:
             if held is not None:
                 held.open = False  # from now on an answer is a call
             _holding.reset(token)
         return 200, held.method if held is not None else None
 
-    def _update(self, body: bytes) -> Update | None:
-        """The update in a webhook body; None for anything else (an array, a string, nesting
-        too deep to parse, fields of the wrong kind)."""
+    def _update(self, body: bytes) -> _Read | None:
+        """The event of a webhook body read as JSON (PTB's objects would be built only to be
+        read once), the chats of a migration and the press's query id; None for anything
+        that is not an update (an array, a string, nesting too deep to parse, fields of the
+        wrong kind)."""
         try:
             data = json.loads(body)
             if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
                 return None
-            return Update.de_json(data, self.app.bot)
+            event, moved = self._read(data)
+            query = data.get("callback_query")
+            return event, moved, None if query is None else str(query["id"])
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return None
 

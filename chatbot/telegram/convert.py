@@ -1,11 +1,12 @@
-"""Telegram updates -> neutral `Incoming`; neutral buttons -> Telegram keyboards."""
+"""Telegram updates -> neutral `Incoming`; neutral buttons -> Telegram keyboards. Updates are
+read as the Bot API's JSON: building python-telegram-bot's objects for each, which we would
+not read, cost a twentieth of the bot's processor time (bench/capacity.py under py-spy)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from telegram import Message as TelegramMessage
-from telegram import Update
 from telegram.constants import ChatType
 
 from chatbot.core.model import Button, Incoming, Keyboard, User, looks
@@ -21,29 +22,39 @@ def telegram_id(qualified: str) -> int:
     return int(qualified.removeprefix(PREFIX))
 
 
-def incoming(update: Update, bot_username: str) -> Incoming | None:
-    """The neutral event of an update, or None for updates the bot ignores."""
-    sender = update.effective_user
-    chat = update.effective_chat
-    if sender is None or chat is None or sender.is_bot:
-        return None
-    user = User(qualify(sender.id), sender.full_name, sender.language_code)
-    private = chat.type == ChatType.PRIVATE
-    update_id = f"{PREFIX}{update.update_id}"
-    query = update.callback_query
+def incoming(update: Mapping[str, Any], bot_username: str) -> Incoming | None:
+    """The neutral event of an update, as the Bot API's JSON, or None for updates the bot
+    ignores. KeyError or TypeError: not an update."""
+    query = update.get("callback_query")
+    message = update.get("message")
+    pressed: Mapping[str, Any] = {}
     if query is not None:
-        message = query.message
+        pressed = query.get("message") or {}
+        sender, chat = query.get("from"), pressed.get("chat")
+    elif message is not None:
+        sender, chat = message.get("from"), message.get("chat")
+    else:
+        return None
+    if not sender or not chat or sender.get("is_bot"):
+        return None
+    name = sender["first_name"]
+    if sender.get("last_name"):
+        name += " " + sender["last_name"]
+    user = User(qualify(sender["id"]), name, sender.get("language_code"))
+    private = chat["type"] == ChatType.PRIVATE
+    update_id = f"{PREFIX}{update['update_id']}"
+    if query is not None:
         return Incoming(
-            chat=qualify(chat.id),
+            chat=qualify(chat["id"]),
             private=private,
             user=user,
-            data=query.data or "",
-            message=str(message.message_id) if message else None,
+            data=query.get("data") or "",
+            message=str(pressed["message_id"]),
             update_id=update_id,
-            chat_title=chat.title or "",
-            shown=_shown(message) if isinstance(message, TelegramMessage) else None,
+            chat_title=chat.get("title") or "",
+            shown=_shown(pressed),
         )
-    text = update.message.text if update.message else None
+    text = message.get("text") if message is not None else None
     if not text or not text.startswith("/"):
         return None
     head, _, args = text.partition(" ")
@@ -51,14 +62,21 @@ def incoming(update: Update, bot_username: str) -> Incoming | None:
     if target and target.lower() != bot_username.lower():
         return None  # a command for another bot in the group
     return Incoming(
-        chat=qualify(chat.id),
+        chat=qualify(chat["id"]),
         private=private,
         user=user,
         command=name.lower(),
         args=args.strip(),
         update_id=update_id,
-        chat_title=chat.title or "",
+        chat_title=chat.get("title") or "",
     )
+
+
+def migration(update: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(old chat, new chat) when the update says a group became a supergroup."""
+    message = update.get("message") or {}
+    old = message.get("migrate_from_chat_id")
+    return (qualify(old), qualify(message["chat"]["id"])) if old else None
 
 
 def markup(buttons: Keyboard) -> dict[str, Any] | None:
@@ -78,16 +96,22 @@ def markup(buttons: Keyboard) -> dict[str, Any] | None:
     }
 
 
-def _shown(message: TelegramMessage) -> int | None:
-    """What a pressed message shows now (`looks`), when it is a text message."""
-    if message.text is None:
+def _shown(message: Mapping[str, Any]) -> int | None:
+    """What a pressed message shows now (`looks`), when it is a text message the bot can
+    still see (an inaccessible one has date 0)."""
+    text = message.get("text")
+    if text is None or not message.get("date"):
         return None
-    rows = message.reply_markup.inline_keyboard if message.reply_markup else ()
+    rows = (message.get("reply_markup") or {}).get("inline_keyboard", ())
     keyboard = tuple(
         tuple(
-            Button(b.text, b.callback_data if isinstance(b.callback_data, str) else None, b.url)
+            Button(
+                b["text"],
+                b["callback_data"] if isinstance(b.get("callback_data"), str) else None,
+                b.get("url"),
+            )
             for b in row
         )
         for row in rows
     )
-    return looks(message.text, keyboard)
+    return looks(text, keyboard)

@@ -5,15 +5,22 @@ twice as much when calls overlap, as ours do (a press's answer and each chat's m
 out at once): httpcore's pool hands one idle connection to every request that arrives in
 the same moment, all but one find it taken and go round again, and each round checks every
 idle connection's socket. aiohttp's pool gives each request a connection of its own.
-bench/telegram_presses.py with `--bare-request ours|ptb` measures both (README,
-Performance). aiohttp is already here for the LINE SDK. Bodies are form-encoded, as PTB's
-own request sends them."""
+bench/telegram_presses.py with `--bare-request ours|ptb` measures both (docs/performance.md).
+aiohttp is already here for the LINE SDK. Bodies are form-encoded, as PTB's own request sends
+them.
+
+Proxies come from the environment once, when the request is made (aiohttp's `trust_env`
+would read the environment and ~/.netrc again in a worker thread for every call: a fifth of
+the bot's processor time under load, bench/capacity.py)."""
 
 from __future__ import annotations
 
+import urllib.request
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import aiohttp
+from aiohttp.helpers import proxies_from_env
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
@@ -27,11 +34,42 @@ KEEP_IDLE = 4.0  # seconds an idle connection is kept: under the servers' usual 
 # call is never retried (a POST) and one sent as the server closes the connection is lost
 
 
+class Proxies:
+    """HTTP_PROXY/HTTPS_PROXY/NO_PROXY as read once (aiohttp's rules for `trust_env`: http://
+    proxies only, ALL_PROXY ignored, a proxy's credentials in its URL or ~/.netrc), and the
+    proxy for a URL by them."""
+
+    def __init__(self) -> None:
+        self._by_scheme = proxies_from_env()
+        self._bypass = {"no": urllib.request.getproxies_environment().get("no", "")}
+        self._for: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._by_scheme)
+
+    def of(self, url: str) -> dict[str, Any]:
+        """aiohttp's request options for `url`: the proxy and its credentials (in the request
+        itself to an http:// URL, in the tunnel's request to an https:// one), or none."""
+        parts = urlsplit(url)
+        key = (parts.scheme, parts.netloc)
+        if key not in self._for:
+            info = self._by_scheme.get(parts.scheme)
+            options: dict[str, Any] = {}
+            if info is not None and not _bypass(parts.hostname or "", self._bypass):
+                options["proxy"] = str(info.proxy)
+                if info.proxy_auth is not None:
+                    auth = {"Proxy-Authorization": info.proxy_auth.encode()}
+                    options["headers" if parts.scheme == "http" else "proxy_headers"] = auth
+            self._for[key] = options
+        return self._for[key]
+
+
 class AiohttpRequest(BaseRequest):
     """Bot API calls over one aiohttp session: at most `pool_size` connections at once (each
     with Nagle's algorithm off). With `trust_env`, an http:// proxy in HTTP_PROXY/HTTPS_PROXY
-    (NO_PROXY honoured; aiohttp ignores ALL_PROXY and https:// proxy addresses). Waiting for a
-    free connection counts against the connect timeout plus the pool timeout together."""
+    (NO_PROXY honoured; ALL_PROXY and https:// proxy addresses are not), read from the
+    environment here, once. Waiting for a free connection counts against the connect timeout
+    plus the pool timeout together."""
 
     def __init__(
         self,
@@ -49,7 +87,7 @@ class AiohttpRequest(BaseRequest):
         self._connect_timeout = connect_timeout
         self._pool_timeout = pool_timeout
         self._media_write_timeout = media_write_timeout
-        self._trust_env = trust_env
+        self._proxies = Proxies() if trust_env else None
         self._session: aiohttp.ClientSession | None = None
 
     @property
@@ -63,7 +101,7 @@ class AiohttpRequest(BaseRequest):
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                trust_env=self._trust_env,
+                trust_env=False,  # the environment was read once, in __init__
                 headers={"User-Agent": self.USER_AGENT},
                 skip_auto_headers=("Accept-Encoding",),  # answers are small: not compressed
             )
@@ -110,13 +148,22 @@ class AiohttpRequest(BaseRequest):
             sock_connect=connect,
             sock_read=read,
         )
+        options = self._proxies.of(url) if self._proxies else {}
         try:
-            async with session.request(method, url, data=data, timeout=timeout) as response:
+            async with session.request(
+                method, url, data=data, timeout=timeout, **options
+            ) as response:
                 return response.status, await response.read()
         except TimeoutError as exc:
             raise TimedOut from exc
         except aiohttp.ClientError as exc:
             raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
+
+
+def _bypass(host: str, proxies: dict[str, str]) -> bool:
+    """NO_PROXY's verdict on `host`, by the standard library's rules (as aiohttp's)."""
+    verdict = urllib.request.proxy_bypass_environment(host, proxies)  # type: ignore[attr-defined]
+    return bool(verdict)
 
 
 def _given(value: ODVInput[float], default: float | None) -> float | None:

@@ -133,3 +133,24 @@ def test_health_is_ok_when_redis_answers_and_fails_when_it_does_not(
     monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{_closed_port()}/0")
     assert main(["health"]) == 1
     assert "Redis at REDIS_URL does not answer" in capsys.readouterr().err
+
+
+def test_the_access_log_is_off_unless_asked_for() -> None:
+    assert Settings.from_env({}).access_log is False
+    assert Settings.from_env({"ACCESS_LOG": "1"}).access_log is True
+    with pytest.raises(ValueError, match="ACCESS_LOG"):
+        Settings.from_env({"ACCESS_LOG": "loud"})
+
+
+def test_the_web_server_runs_on_uvloop_where_it_is_installed() -> None:
+    import uvloop
+
+    from chatbot.__main__ import fast_loop
+
+    factory = fast_loop()
+    assert factory is uvloop.new_event_loop
+    loop = factory()
+    try:
+        assert isinstance(loop, uvloop.Loop)
+    finally:
+        loop.close()

@@ -483,11 +483,15 @@ async def test_redis_client_settings_come_from_the_environment() -> None:
             "REDIS_CONNECT_TIMEOUT": "0.25",
             "REDIS_RETRIES": "4",
             "REDIS_HEALTH_CHECK": "7",
+            "REDIS_POOL_SIZE": "5",
         }
     )
     store = RedisStore.from_settings(settings)
     try:
-        kwargs = store._r.connection_pool.connection_kwargs
+        pool = store._r.connection_pool
+        assert isinstance(pool, aioredis.BlockingConnectionPool)
+        assert (pool.max_connections, pool.timeout) == (5, 0.5)  # the wait within REDIS_TIMEOUT
+        kwargs = pool.connection_kwargs
         assert (kwargs["socket_timeout"], kwargs["socket_connect_timeout"]) == (0.5, 0.25)
         assert kwargs["retry"].get_retries() == 4
         assert kwargs["health_check_interval"] == 7
@@ -636,3 +640,26 @@ async def test_redis_cluster_mode_comes_from_the_environment(redis_cluster_url: 
         await store.delete("game:c", doc.version)
     finally:
         await store.close()
+
+
+async def test_redis_long_documents_are_stored_deflated_and_read_back(
+    redis_store: RedisStore,
+) -> None:
+    long = b'{"seats": [' + b'{"name": "P", "language": "th"}, ' * 40 + b"{}]}"
+    nul = b"\x00z looks deflated but is not"
+    for key, data in (("game:long", long), ("game:nul", nul), ("game:short", DATA)):
+        version = await redis_store.save(key, data, 0, 60)
+        doc = await redis_store.load(key)
+        assert doc is not None and (doc.version, doc.data) == (version, data)
+    stored = await redis_store._r.get(redis_store.name("game:long"))
+    assert stored.startswith(b"1:\x00z") and len(stored) < len(long) / 4
+    assert await redis_store._r.get(redis_store.name("game:short")) == b"1:" + DATA
+
+
+async def test_redis_a_document_written_before_deflating_still_loads(
+    redis_store: RedisStore,
+) -> None:
+    old = b'{"seats": [' + b'{"name": "P"}, ' * 30 + b"{}]}"
+    await redis_store._r.set(redis_store.name("game:old"), b"7:" + old)
+    doc = await redis_store.load("game:old")
+    assert doc is not None and (doc.version, doc.data) == (7, old)

@@ -151,3 +151,87 @@ async def test_it_can_be_started_again_after_shutdown(server: tuple[Server, str]
             assert await bot.do_api_request("echo", api_kwargs={"echo": "x"}) == "x"
     with pytest.raises(NetworkError, match="not initialized"):
         await request.post(f"{base}{TOKEN}/echo")
+
+
+class Proxy:
+    """A forward HTTP proxy stand-in: records each request line and its Proxy-Authorization
+    header, and answers every call as the Bot API's getMe would."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str | None]] = []
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while line := (await reader.readline()).decode():
+            headers: dict[str, str] = {}
+            while (header := (await reader.readline()).decode().strip()) != "":
+                name, _, value = header.partition(":")
+                headers[name.strip().lower()] = value.strip()
+            await reader.readexactly(int(headers.get("content-length", "0")))
+            self.requests.append((line.strip(), headers.get("proxy-authorization")))
+            me = b'{"ok":true,"result":{"id":123,"is_bot":true,"first_name":"Bot","username":"b"}}'
+            head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(me)}"
+            writer.write(head.encode() + b"\r\n\r\n" + me)
+            await writer.drain()
+        writer.close()
+
+
+@pytest.fixture
+async def proxy(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Proxy, str]]:
+    for name in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    fake = Proxy()
+    listener = await asyncio.start_server(fake.handle, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    yield fake, f"127.0.0.1:{port}"
+    listener.close()
+    await listener.wait_closed()
+
+
+async def test_calls_go_through_the_proxy_in_the_environment(
+    proxy: tuple[Proxy, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake, address = proxy
+    monkeypatch.setenv("HTTP_PROXY", f"http://{address}")
+    request = AiohttpRequest()  # the environment is read here
+    # No such host: only the proxy can answer for it.
+    async with Bot(TOKEN, base_url="http://bot-api.invalid/bot", request=request) as bot:
+        assert bot.username == "b"
+    assert fake.requests == [(f"POST http://bot-api.invalid/bot{TOKEN}/getMe HTTP/1.1", None)]
+
+
+async def test_a_proxys_credentials_go_with_every_call(
+    proxy: tuple[Proxy, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake, address = proxy
+    monkeypatch.setenv("HTTPS_PROXY", "http://nobody:nothing@127.0.0.9:9")  # not for http://
+    monkeypatch.setenv("HTTP_PROXY", f"http://egobot:s%20cret@{address}")
+    async with Bot(TOKEN, base_url="http://bot-api.invalid/bot", request=AiohttpRequest()):
+        pass
+    assert [auth for _, auth in fake.requests] == ["Basic ZWdvYm90OnMgY3JldA=="]  # egobot:s cret
+
+
+async def test_no_proxy_sends_its_hosts_straight_there(
+    proxy: tuple[Proxy, str], server: tuple[Server, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_proxy, address = proxy
+    fake, base = server
+    monkeypatch.setenv("HTTP_PROXY", f"http://{address}")
+    monkeypatch.setenv("NO_PROXY", "example.org,127.0.0.1")
+    async with Bot(TOKEN, base_url=base, request=AiohttpRequest()) as bot:
+        assert await bot.do_api_request("echo", api_kwargs={"echo": "direct"}) == "direct"
+    assert fake_proxy.requests == []
+    assert [method for method, _, _ in fake.calls] == ["getMe", "echo"]
+
+
+async def test_the_environment_is_read_once_at_start_up(
+    proxy: tuple[Proxy, str], server: tuple[Server, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_proxy, address = proxy
+    fake, base = server
+    request = AiohttpRequest()  # no proxy in the environment now
+    monkeypatch.setenv("HTTP_PROXY", f"http://{address}")  # set later: not read again
+    async with Bot(TOKEN, base_url=base, request=request) as bot:
+        assert await bot.do_api_request("echo", api_kwargs={"echo": "x"}) == "x"
+    assert fake_proxy.requests == []
+    assert len(fake.calls) == 2
