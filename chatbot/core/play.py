@@ -32,11 +32,13 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
+from chatbot.core.standings import TTL as STANDINGS_TTL
+from chatbot.core.standings import Standings, add_result, standings_key
 from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import RETRIES, Conflict, Doc
+from chatbot.store.base import RETRIES, Conflict, Doc, Entry, Write
 from engine.core import (
     BadState,
     IllegalAction,
@@ -196,7 +198,8 @@ class GameDesk:
         ]
         if over and announcements:  # the final results offer the next game
             again = Button(tr.gettext("🔁 Play again"), b.encode(b.AGAIN, session.game))
-            announcements[-1] = replace(announcements[-1], buttons=((again,),))
+            board = Button(tr.gettext("📊 Standings"), b.encode(b.STATS, session.game))
+            announcements[-1] = replace(announcements[-1], buttons=((again, board),))
         # A turn that begins below announcements (a reveal) moves the table down too, so
         # that its buttons stay at the bottom of the chat.
         moved = new_round or (
@@ -472,13 +475,62 @@ class GameDesk:
     # --- the end ---------------------------------------------------------------------------
 
     async def finish(self, session: Session) -> None:
-        """A finished game leaves the store; its result joins the chat's history."""
-        await self.tables.delete(session.chat)
-        await self.record_history(session, stopped=False)
+        """A finished game leaves the store; its result joins the chat's history and its
+        standings in the same atomic step (compare-and-set on the game and the standings):
+        a crash before it leaves the game over and stored, and the next tick finishes it;
+        a second finisher finds the game gone. Either way it counts once."""
+        store = self.tables.store
+        key, board = game_key(session.chat), standings_key(session.chat)
+        for _ in range(RETRIES):
+            try:
+                stored_session, version = self.tables.session(await store.load(key))
+            except BadSession:
+                return
+            if stored_session is None or stored_session.phase != OVER:
+                return  # finished already (and perhaps a new table opened)
+            writes = [Write(key, version, None)]
+            counted = self._counted(stored_session)
+            if counted is not None:
+                doc = await store.load(board)
+                table = add_result(
+                    Standings.loads(doc.data if doc else None),
+                    stored_session.game,
+                    stored_session.seats,
+                    counted,
+                    self.tables.clock(),
+                    stored_session.title,
+                )
+                writes.append(Write(board, doc.version if doc else 0, table.dumps(), STANDINGS_TTL))
+            entry = Entry(
+                f"hist:{session.chat}",
+                self.history_entry(stored_session, stopped=False),
+                self.tables.settings.history_keep,
+                HISTORY_TTL,
+            )
+            try:
+                await store.commit(writes, [entry])
+                return
+            except Conflict:
+                continue  # changed meanwhile (a slot remembered, another finisher): look again
+        raise Busy(session.chat)
 
-    async def record_history(self, session: Session, stopped: bool) -> None:
-        """The chat's history gets the game's ranking (names as stored: computer players'
-        names are msgids, translated when shown)."""
+    def _counted(self, session: Session) -> list[int] | None:
+        """Each seat's place in a finished game, or None when it cannot be read."""
+        bundle = self.tables.games.get(session.game)
+        if bundle is None or session.state is None:
+            return None
+        try:
+            placings = bundle.game.result(views.state_of(session, bundle))
+        except (BadState, KeyError):
+            return None
+        places = {p.player: p.place for p in placings}
+        if set(places) != set(range(len(session.seats))):
+            return None
+        return [places[i] for i in range(len(session.seats))]
+
+    def history_entry(self, session: Session, stopped: bool) -> bytes:
+        """The game's line in the chat's history: its ranking (names as stored: computer
+        players' names are msgids, translated when shown)."""
         entry: dict[str, Any] = {
             "game": session.game,
             "at": self.tables.clock(),
@@ -491,9 +543,14 @@ class GameDesk:
                 {"name": session.seats[p.player].name, "bot": bool(session.seats[p.player].bot)}
                 for p in bundle.game.result(with_state)
             ]
+        return orjson.dumps(entry)
+
+    async def record_history(self, session: Session, stopped: bool) -> None:
+        """The chat's history gets the game's line (a stopped game: not counted in the
+        standings)."""
         await self.tables.store.push_history(
             f"hist:{session.chat}",
-            orjson.dumps(entry),
+            self.history_entry(session, stopped),
             self.tables.settings.history_keep,
             HISTORY_TTL,
         )

@@ -13,6 +13,7 @@ import orjson
 
 from chatbot.core import buttons as b
 from chatbot.core import views
+from chatbot.core.board import BoardDesk
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
 from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Answer, Incoming, Message, Reply
@@ -46,6 +47,7 @@ class GameService:
         self.play = GameDesk(tables)
         self.lobby = LobbyDesk(tables, self.play)
         self.help = HelpDesk(tables)
+        self.board = BoardDesk(tables)
 
     async def handle(self, inc: Incoming) -> Reply:
         if inc.command is None and inc.data is None and inc.event is None:
@@ -103,6 +105,8 @@ class GameService:
             return await self._stop(inc)
         if name == "status":
             return await self._status(inc)
+        if name == "stats":
+            return await self.board.command(inc)
         if name in ("help", "rules", "rule", "language") or inc.private:
             return await self.help.command(inc)  # an unknown command in private: the help
         return Reply()  # in a group it may be meant for another bot
@@ -122,6 +126,8 @@ class GameService:
             return await self.play.peek(inc, press)
         if press.op == b.AGAIN and len(press.fields) == 1:
             return await self._again(inc, press.fields[0])
+        if press.op == b.STATS and len(press.fields) == 1:
+            return await self.board.press(inc, press.fields[0])
         if press.op in (b.RULE, b.LANGUAGE):
             return await self.help.press(inc, press)
         return await self.lobby.press(inc, press)
