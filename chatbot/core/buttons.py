@@ -14,6 +14,8 @@ GROUP_MOVE = "M"  # a move pressed on the group's table (every eligible player's
 JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START = "j", "q", "b", "x", "o", "s"
 AGAIN = "g"  # under a game's final results: open a new table of the same game
 STATS = "t"  # under a game's final results: the chat's standings in that game
+RECORD = "R"  # under a game's final results: its record (with a page: a page of it)
+PRESET, TIMER = "p", "k"  # in the lobby: a preset of options; the next turn timer
 _OPS = {
     MOVE,
     GROUP_MOVE,
@@ -29,6 +31,9 @@ _OPS = {
     START,
     AGAIN,
     STATS,
+    PRESET,
+    TIMER,
+    RECORD,
 }
 MAX_BYTES = 64
 SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat

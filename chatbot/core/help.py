@@ -26,6 +26,7 @@ COMMANDS = (
     ("newgame", N_("Open a new game table")),
     ("status", N_("Show the game in this chat")),
     ("stats", N_("Standings: this chat's, or yours in a private chat")),
+    ("verify", N_("Check a finished game's deal: /verify key lock")),
     ("rules", N_("The rules, section by section")),
     ("rule", N_("Look up one rule term, e.g. /rule momentum")),
     ("language", N_("Choose the language")),
