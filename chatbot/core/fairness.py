@@ -4,7 +4,7 @@ the deal's key, and anyone can check that the key matches and replay the deal.
 The key names everything a deal depends on, `<game>.<seats>.<options>.<seed>.<salt>` (the
 options' values in the game's order, yes/no as 1/0), so that a changed option fails the check
 as a changed seed does. The commitment is the first 16 hex digits (64 bits) of the key's
-SHA-256. The salt (a second random draw, 62 bits, never shown before the end) keeps the seed
+SHA-256. The salt (62 random bits of its own, never shown before the end) keeps the seed
 from being found by trying seeds against the commitment.
 """
 

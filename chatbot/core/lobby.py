@@ -222,7 +222,7 @@ class LobbyDesk:
         bundle = tables.bundle(session)
         session.seed = tables.seeds()
         bundle.game.spec.settle(session.options)  # a lobby saved before an option needed another
-        session.salt = tables.seeds()  # a second draw (a test's injected seeds repeat it)
+        session.salt = tables.salts()
         try:
             state, events = bundle.game.new_game(len(session.seats), session.options, session.seed)
         except BadState:

@@ -84,6 +84,14 @@ def deal_of_session(session: Session, bundle: Bundle) -> Deal:
     )
 
 
+def computer_stamp(session: Session, seat: int) -> int:
+    """What a computer seat's choices are drawn from beside the seed: its stamp counted from
+    the seed (as when stamps started there), so a seeded game plays the same whatever its
+    salt."""
+    counted = session.stamps[seat] - stamp_start(session.salt, STAMP_START)
+    return session.seed % STAMP_START + counted
+
+
 def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
     """A short fingerprint of a seat's legal actions, to see them change."""
     return zlib.crc32("\n".join(map(bundle.game.encode_action, legal)).encode())
@@ -759,7 +767,7 @@ class GameDesk:
         computer_moved = events is None
         if events is None:
             legal = game.legal_actions(state, seat)
-            rng = Rng(session.seed ^ session.stamps[seat])
+            rng = Rng(session.seed ^ computer_stamp(session, seat))
             view = game.view(state, seat)
             settings = self.tables.settings
             limit = budget(settings.think_playouts, settings.think_budget)
