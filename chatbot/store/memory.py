@@ -137,6 +137,7 @@ class MemoryStore(Store):
         for write in writes:
             if write.data is None:
                 self._docs.pop(write.key, None)
+                self._running.pop(write.key, None)
                 versions.append(0)
             else:
                 new = self._issued[write.key] = (

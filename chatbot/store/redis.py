@@ -180,7 +180,9 @@ redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return {doc, 0, false}
 """
 
-# KEYS: each document and its version counter (2n keys), the deadline index, then the lists.
+# KEYS: each document and its version counter (2n keys), the deadline index, the running
+# games' hashes (document -> game, game -> count: a deleted document stops counting), then the
+# lists.
 # ARGV: n, the number of lists, seconds a counter outlives its document; per document its
 # expected version, "w" (write) or "d" (delete), data, ttl or "" (persist), member; per list
 # an entry, how many entries it keeps and its ttl or "" (keeps its expiry). Every version is
@@ -206,6 +208,12 @@ for i = 1, n do
   redis.call('ZREM', index, ARGV[a + 4])
   if ARGV[a + 1] == 'd' then
     redis.call('DEL', doc)
+    local game = redis.call('HGET', KEYS[2 * n + 2], ARGV[a + 4])
+    if game then
+      redis.call('HDEL', KEYS[2 * n + 2], ARGV[a + 4])
+      local left = redis.call('HINCRBY', KEYS[2 * n + 3], game, -1)
+      if left <= 0 then redis.call('HDEL', KEYS[2 * n + 3], game) end
+    end
     if redis.call('EXISTS', counter) == 1 then redis.call('EXPIRE', counter, keep) end
     out[i + 1] = 0
   else
@@ -227,7 +235,7 @@ for i = 1, n do
 end
 local b = 4 + 5 * n
 for j = 1, m do
-  local list = KEYS[2 * n + 1 + j]
+  local list = KEYS[2 * n + 3 + j]
   redis.call('LPUSH', list, ARGV[b + 3 * (j - 1)])
   redis.call('LTRIM', list, 0, tonumber(ARGV[b + 3 * (j - 1) + 1]) - 1)
   local ttl = ARGV[b + 3 * (j - 1) + 2]
@@ -443,7 +451,7 @@ class RedisStore(Store):
             keys += [self.name(w.key), self._counter(w.key)]
             op, data = ("d", b"") if w.data is None else ("w", w.data)
             args += [w.expected, op, data, b"" if w.ttl is None else w.ttl, w.key]
-        keys.append(self.index(writes[0].key))
+        keys += [self.index(writes[0].key), *self._running_keys(writes[0].key)]
         for e in entries:
             keys.append(self.name(e.key))
             args += [e.entry, e.keep, b"" if e.ttl is None else e.ttl]
