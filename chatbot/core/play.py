@@ -269,7 +269,8 @@ class GameDesk:
         if over:  # the deal's key comes with the results
             deal = deal_of_session(session, bundle)
             revealed = tr.t(
-                "🔓 The deal's key: <code>{key}</code> (its lock was {lock}; /verify checks it)",
+                "🔓 The deal's key: <code>{key}</code> "
+                "(its lock was <code>{lock}</code>; /verify checks it)",
                 key=deal.key,
                 lock=deal.commitment,
             )

@@ -95,5 +95,5 @@ async def test_the_key_stays_hidden_until_the_results_reveal_it(game: str) -> No
     assert not [s for s in seen for secret in secrets if secret in s], "the deal leaked early"
     (lock,) = re.findall(r"🔒.*?<code>([0-9a-f]{16})</code>", " ".join(seen))
     (end,) = results
-    (key,) = re.findall(r"<code>([^<]+)</code>", end.text)
-    assert str(session.seed) in key and verify(GAMES, key, lock, EN)[0]
+    key, shown_lock = re.findall(r"<code>([^<]+)</code>", end.text)
+    assert shown_lock == lock and str(session.seed) in key and verify(GAMES, key, lock, EN)[0]
