@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -134,6 +136,18 @@ def build_parser(games: Registry, prog: str = "python -m chatbot") -> argparse.A
         action="store_true",
         help=f"with --watch: every move at once (default: one every {WATCH_PACE:g} s)",
     )
+    check = sub.add_parser(
+        "verify", help="check a finished game's deal: its key (from the results) against its lock"
+    )
+    check.add_argument("key", help="the deal's key, shown with the game's results")
+    check.add_argument("lock", help="the deal's lock, shown when the game began")
+    check.add_argument("--lang", default=None, help="language of the replayed deal (default: en)")
+    replay = sub.add_parser(
+        "replay", help="play a finished game's record back (the code from its 📜 Record)"
+    )
+    replay.add_argument("record", help="the record's code, or a file holding it")
+    replay.add_argument("--lang", default=None, help="language (default: en)")
+    replay.add_argument("--pace", type=float, default=0.5, help="seconds between moves")
     sub.add_parser("telegram", help="run the Telegram bot (long polling; needs TELEGRAM_TOKEN)")
     sub.add_parser("web", help="serve webhooks: LINE, and Telegram with TELEGRAM_WEBHOOK_URL")
     sub.add_parser("line", help="the same as web")
@@ -208,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         return run_web(settings, games)
     if command == "health":
         return health(settings)
+    if command == "verify":
+        return verify_deal(games, args.key, args.lock, args.lang)
+    if command == "replay":
+        return replay_record(games, args.record, args.lang, args.pace)
     if args.command is None:  # no arguments: the console's defaults
         args = parser.parse_args(["console"])
     console_language(parser, args.lang)
@@ -261,6 +279,43 @@ def _refused(settings: Settings) -> str:
     """The one line for a token Telegram refused (its secret part never shown)."""
     token = masked_token(settings.telegram_token or "")
     return f"Telegram refused TELEGRAM_TOKEN ({token}): copy the token again from @BotFather"
+
+
+def verify_deal(games: Registry, key: str, lock: str, lang: str | None) -> int:
+    """Print whether `key` opens `lock` and the deal it names; 0 when it does, else 1."""
+    from chatbot.core.verify import verify
+    from chatbot.i18n import negotiate, translator
+
+    ok, text = verify(games, key, lock, translator(negotiate(lang)))
+    print(plain(text))
+    return 0 if ok else 1
+
+
+def replay_record(games: Registry, given: str, lang: str | None, pace: float) -> int:
+    """Print a record's game move by move, `pace` seconds apart; 1 for an unreadable one."""
+    import time
+    from pathlib import Path
+
+    from chatbot.core.record import BadRecord, Record, lines
+    from chatbot.i18n import negotiate, translator
+
+    path = Path(given)
+    text = path.read_text(encoding="utf-8") if len(given) < 256 and path.is_file() else given
+    try:
+        told = lines(Record.from_code(text), games, translator(negotiate(lang)))
+    except BadRecord as exc:
+        print(f"not a record: {exc}", file=sys.stderr)
+        return 1
+    for line in told:
+        print(plain(line), flush=True)
+        if pace > 0:
+            time.sleep(pace)
+    return 0
+
+
+def plain(text: str) -> str:
+    """Chat markup as terminal text."""
+    return html.unescape(re.sub(r"<[^>]*>", "", text))
 
 
 def health(settings: Settings) -> int:

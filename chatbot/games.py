@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chatbot.core.registry import Bundle, Registry
+from chatbot.core.registry import Bundle, Preset, Registry
 from chatbot.i18n import N_
 from chatbot.present.ano import PRESENTER as ANO_PRESENTER
 from chatbot.present.ego import PRESENTER as EGO_PRESENTER
@@ -55,6 +55,29 @@ NICKNAMES = (
     N_("Fah"),
 )
 
+# Ano's presets: the rulebook's body (the defaults: one deck with jokers); the house rules
+# groups play most (two decks, jumping in, no special card as the last card, playing the
+# drawn card); and every option on.
+ANO_PRESETS = (
+    Preset(N_("📘 Classic")),
+    Preset(
+        N_("🎉 Party"),
+        {"decks": 2, "jump_in": True, "special_last": True, "play_drawn": True},
+    ),
+    Preset(
+        N_("🌶️ Everything"),
+        {
+            "decks": 2,
+            "uno_rules": True,
+            "jump_in": True,
+            "fumble": True,
+            "special_last": True,
+            "points": True,
+            "play_drawn": True,
+        },
+    ),
+)
+
 
 def registry() -> Registry:
     """Every hosted game's bundle, the default first."""
@@ -69,6 +92,6 @@ def registry() -> Registry:
                 context=EGONOMY_CONTEXT,
             ),
             Bundle(EGO, EGO_PRESENTER, EGO_RULES, ReaderPlayer(), GUESTS, private_hands=False),
-            Bundle(ANO, ANO_PRESENTER, ANO_RULES, SensiblePlayer(), NICKNAMES),
+            Bundle(ANO, ANO_PRESENTER, ANO_RULES, SensiblePlayer(), NICKNAMES, presets=ANO_PRESETS),
         ]
     )

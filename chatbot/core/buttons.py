@@ -13,6 +13,9 @@ MOVE, NAV, PEEK, RULE, LANGUAGE = "m", "n", "h", "r", "L"
 GROUP_MOVE = "M"  # a move pressed on the group's table (every eligible player's button)
 JOIN, LEAVE, ADD_BOT, REMOVE_BOT, OPTION, START = "j", "q", "b", "x", "o", "s"
 AGAIN = "g"  # under a game's final results: open a new table of the same game
+STATS = "t"  # under a game's final results: the chat's standings in that game
+RECORD = "R"  # under a game's final results: its record (with a page: a page of it)
+PRESET, TIMER = "p", "k"  # in the lobby: a preset of options; the next turn timer
 _OPS = {
     MOVE,
     GROUP_MOVE,
@@ -27,6 +30,10 @@ _OPS = {
     OPTION,
     START,
     AGAIN,
+    STATS,
+    PRESET,
+    TIMER,
+    RECORD,
 }
 MAX_BYTES = 64
 SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat

@@ -25,6 +25,8 @@ QUERY_SHOWN = 64  # characters of an unknown /rule query repeated in the answer
 COMMANDS = (
     ("newgame", N_("Open a new game table")),
     ("status", N_("Show the game in this chat")),
+    ("stats", N_("Standings: this chat's, or yours in a private chat")),
+    ("verify", N_("Check a finished game's deal: /verify key lock")),
     ("rules", N_("The rules, section by section")),
     ("rule", N_("Look up one rule term, e.g. /rule momentum")),
     ("language", N_("Choose the language")),

@@ -8,9 +8,9 @@ from dataclasses import replace
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.model import Answer, Incoming, Message, Reply
-from chatbot.core.play import GameDesk
+from chatbot.core.play import GameDesk, deal_of_session
 from chatbot.core.registry import Bundle
-from chatbot.core.session import LOBBY, OVER, BadSession, Seat, Session
+from chatbot.core.session import LOBBY, OVER, TURN_TIMERS, BadSession, Seat, Session
 from chatbot.core.tables import Busy, Tables
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import N_, Translator, translator
@@ -157,7 +157,7 @@ class LobbyDesk:
                 return Reply(Answer(tr.gettext("You are not at the table.")))
             del session.seats[seat]
             return tr.gettext("You left the table.")
-        if press.op in (b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START) and not (
+        if press.op in (b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER) and not (
             await self.tables.may_host(inc, session)
         ):
             return Reply(Answer(tr.gettext("Only the host can change the table or start it.")))
@@ -180,6 +180,15 @@ class LobbyDesk:
             session.options[name] = spec.option(name).next(session.options[name])
             spec.settle(session.options)  # an option whose need went away goes off
             return tr.gettext("Options changed.")
+        if press.op == b.PRESET and press.fields and press.fields[0].isdigit():
+            presets = self.tables.bundle(session).presets
+            if int(press.fields[0]) < len(presets):
+                session.options = spec.resolve_options(presets[int(press.fields[0])].options)
+                return tr.gettext("Options changed.")
+        if press.op == b.TIMER:
+            at = TURN_TIMERS.index(session.turn_timer) if session.turn_timer in TURN_TIMERS else -1
+            session.turn_timer = TURN_TIMERS[(at + 1) % len(TURN_TIMERS)]
+            return tr.gettext("Turn timer changed.")
         if press.op == b.START:
             return await self._check_start(session, tr)
         return Reply(Answer(tr.gettext("This button is no longer in use.")))
@@ -213,6 +222,7 @@ class LobbyDesk:
         bundle = tables.bundle(session)
         session.seed = tables.seeds()
         bundle.game.spec.settle(session.options)  # a lobby saved before an option needed another
+        session.salt = tables.salts()
         try:
             state, events = bundle.game.new_game(len(session.seats), session.options, session.seed)
         except BadState:
@@ -234,6 +244,10 @@ class LobbyDesk:
         )
         if bundle.game.spec.options:
             started += "\n" + views.options_line(session, bundle, ctr)
+        lock = deal_of_session(session, bundle).commitment
+        started += "\n" + ctr.t(
+            "🔒 The deal's lock: <code>{lock}</code> (its key comes with the results)", lock=lock
+        )
         lobby_id = session.messages.get(views.LOBBY_SLOT)
         messages: list[Message] = []
         if lobby_id and tables.caps.edits:

@@ -20,7 +20,10 @@ import orjson
 
 from chatbot.core import buttons as b
 from chatbot.core import views
+from chatbot.core.fairness import Deal, deal_of, stamp_start
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply
+from chatbot.core.record import TTL as RECORD_TTL
+from chatbot.core.record import Record, record_key
 from chatbot.core.registry import Bundle
 from chatbot.core.session import (
     LOBBY,
@@ -32,11 +35,13 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
+from chatbot.core.standings import TTL as STANDINGS_TTL
+from chatbot.core.standings import Standings, add_result, standings_key
 from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import RETRIES, Conflict, Doc
+from chatbot.store.base import RETRIES, Conflict, Doc, Entry, Write
 from engine.core import (
     BadState,
     IllegalAction,
@@ -52,8 +57,8 @@ log = logging.getLogger(__name__)
 
 LOG_LINES = 6  # events kept for the table's narration (more when one change has more)
 NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
-# Stamps start from the game's (random) seed, below this, not from zero: the buttons left on an
-# earlier game's messages in the chat must not match the next game's.
+# Stamps start from a random number below this (from the deal's salt), not from zero: the buttons
+# left on an earlier game's messages in the chat must not match the next game's.
 STAMP_START = 1_000_000
 TIMEOUT_STEPS = 16  # due timers handled in one go for one game (the rest at the next tick)
 HURRIED_STEPS = 64  # computer actions taken at once after one change (see `hurry`)
@@ -71,6 +76,22 @@ class Change:
     lost: frozenset[int] = frozenset()  # seats that could act before and cannot now
 
 
+def deal_of_session(session: Session, bundle: Bundle) -> Deal:
+    """The deal of a session's game (its key is revealed only with the results)."""
+    spec = bundle.game.spec
+    return deal_of(
+        session.game, len(session.seats), spec, session.options, session.seed, session.salt
+    )
+
+
+def computer_stamp(session: Session, seat: int) -> int:
+    """What a computer seat's choices are drawn from beside the seed: its stamp counted from
+    the seed (as when stamps started there), so a seeded game plays the same whatever its
+    salt."""
+    counted = session.stamps[seat] - stamp_start(session.salt, STAMP_START)
+    return session.seed % STAMP_START + counted
+
+
 def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
     """A short fingerprint of a seat's legal actions, to see them change."""
     return zlib.crc32("\n".join(map(bundle.game.encode_action, legal)).encode())
@@ -85,13 +106,14 @@ class GameDesk:
     # --- recording and rendering a change ---------------------------------------------------
 
     def start(self, session: Session, state: Any, events: list[Any]) -> Change:
-        """Record a dealt game: every seat's stamp starts from the seed."""
-        first = session.seed % STAMP_START
+        """Record a dealt game: every seat's stamp starts from the salt's hash."""
+        first = stamp_start(session.salt, STAMP_START)
         session.phase = PLAYING
         session.epoch = first
         session.stamps = [first] * len(session.seats)
         session.legal = []
         session.log = []
+        session.trail = []
         return self.record(session, state, events, None)
 
     def record(self, session: Session, state: Any, events: list[Any], actor: int | None) -> Change:
@@ -148,7 +170,7 @@ class GameDesk:
         player's pick does not restart another's clock)."""
         now = self.tables.clock()
         settings = self.tables.settings
-        timers: dict[str, list[Any]] = {}
+        timers: dict[str, list[Any]] = {}  # seat -> [WAIT_*, unix time]
         for p, seat in enumerate(session.seats):
             if over:
                 break
@@ -164,9 +186,42 @@ class GameDesk:
                 if kept and kept[0] != WAIT_BOT:
                     timers[key] = kept
                 else:
-                    timers[key] = [WAIT_REMIND, now + settings.remind_after]
+                    timers[key] = [WAIT_REMIND, now + self.waits(session)[0]]
         session.timers = timers
         session.deadline = min((at for _, at in timers.values()), default=None)
+
+    def waits(self, session: Session) -> tuple[float, float]:
+        """Seconds before an awaited person is reminded, and then before a computer moves for
+        them: half the table's turn timer each, or the settings' when it has none."""
+        if session.turn_timer > 0:
+            return session.turn_timer / 2, session.turn_timer / 2
+        settings = self.tables.settings
+        return settings.remind_after, settings.takeover_after
+
+    def timed(self, session: Session, table: Message) -> Message:
+        """The table with the time left to each person it waits for (a table with its own
+        turn timer, on a platform that edits: the line is kept current by the edits)."""
+        if not session.turn_timer or not self.tables.caps.edits or session.phase != PLAYING:
+            return table
+        tr = translator(session.language)
+        now = self.tables.clock()
+        lines = []
+        for p, (kind, at) in sorted(session.timers.items()):
+            seat = session.seats[int(p)]
+            if seat.bot or kind == WAIT_BOT:
+                continue
+            end = at + self.waits(session)[1] if kind == WAIT_REMIND else at
+            left = max(0, round(end - now))
+            lines.append(
+                tr.t(
+                    "⏱ {name}: {time} left",
+                    name=views.seat_name(seat, tr),
+                    time=views.duration(left, tr),
+                )
+            )
+        if not lines:
+            return table
+        return replace(table, text="\n".join([table.text, "", *lines]))
 
     def render(
         self,
@@ -196,7 +251,10 @@ class GameDesk:
         ]
         if over and announcements:  # the final results offer the next game
             again = Button(tr.gettext("🔁 Play again"), b.encode(b.AGAIN, session.game))
-            announcements[-1] = replace(announcements[-1], buttons=((again,),))
+            board = Button(tr.gettext("📊 Standings"), b.encode(b.STATS, session.game))
+            lock = deal_of_session(session, bundle).commitment
+            book = Button(tr.gettext("📜 Record"), b.encode(b.RECORD, lock))
+            announcements[-1] = replace(announcements[-1], buttons=((again, board), (book,)))
         # A turn that begins below announcements (a reveal) moves the table down too, so
         # that its buttons stay at the bottom of the chat.
         moved = new_round or (
@@ -205,9 +263,24 @@ class GameDesk:
         link = self.tables.platform.deep_link
         final = over or moved
         legal = change.legal
-        table = views.table(session, bundle, caps, state, final, link, legal)
+        table = self.timed(session, views.table(session, bundle, caps, state, final, link, legal))
         if change.signals and change.signals <= {Signal.SECRET}:
             table = replace(table, minor=True)  # only marks a hidden choice: may wait
+        if over:  # the deal's key comes with the results
+            deal = deal_of_session(session, bundle)
+            revealed = tr.t(
+                "🔓 The deal's key: <code>{key}</code> "
+                "(its lock was <code>{lock}</code>; /verify checks it)",
+                key=deal.key,
+                lock=deal.commitment,
+            )
+            # below the final table; where messages are merged instead of edited (the table
+            # joins the results), after the results, so that its preview keeps its start
+            if caps.edits or not announcements:
+                table = replace(table, text=f"{table.text}\n\n{revealed}")
+            else:
+                last = announcements[-1]
+                announcements[-1] = replace(last, text=f"{last.text}\n\n{revealed}")
         if moved and not over and caps.edits and announcements:
             # The finished turn's own table shows how it ended, its buttons gone in the same
             # edit; the next turn is one new message below it.
@@ -216,7 +289,8 @@ class GameDesk:
         else:
             messages = [table, *announcements]
         if moved and not over:  # a fresh table below the results
-            messages.append(fresh(views.table(session, bundle, caps, state, False, link, legal)))
+            below = views.table(session, bundle, caps, state, False, link, legal)
+            messages.append(fresh(self.timed(session, below)))
         if bundle.private_hands and not over:
             for seat, _ in session.humans():
                 if seat == change.actor and pressed:
@@ -303,6 +377,7 @@ class GameDesk:
                 state, events = bundle.game.apply(state, seat, action)
             except IllegalAction as refused:
                 return self._refused(inc, session, refused, tr)
+            session.trail.append([seat, bundle.game.encode_action(action)])
             change = self.record(session, state, events, seat)
             pressed = inc.message if inc.private else None
             messages = self.render(session, state, events, change, pressed, inc.private)
@@ -472,13 +547,66 @@ class GameDesk:
     # --- the end ---------------------------------------------------------------------------
 
     async def finish(self, session: Session) -> None:
-        """A finished game leaves the store; its result joins the chat's history."""
-        await self.tables.delete(session.chat)
-        await self.record_history(session, stopped=False)
+        """A finished game leaves the store; its result joins the chat's history and its
+        standings in the same atomic step (compare-and-set on the game and the standings):
+        a crash before it leaves the game over and stored, and the next tick finishes it;
+        a second finisher finds the game gone. Either way it counts once."""
+        store = self.tables.store
+        key, board = game_key(session.chat), standings_key(session.chat)
+        for _ in range(RETRIES):
+            try:
+                stored_session, version = self.tables.session(await store.load(key))
+            except BadSession:
+                return
+            if stored_session is None or stored_session.phase != OVER:
+                return  # finished already (and perhaps a new table opened)
+            writes = [Write(key, version, None)]
+            if (bundle := self.tables.games.get(stored_session.game)) is not None:
+                lock = deal_of_session(stored_session, bundle).commitment
+                book = Record.of(stored_session).dumps()
+                writes.append(Write(record_key(session.chat, lock), 0, book, RECORD_TTL))
+            counted = self._counted(stored_session)
+            if counted is not None:
+                doc = await store.load(board)
+                table = add_result(
+                    Standings.loads(doc.data if doc else None),
+                    stored_session.game,
+                    stored_session.seats,
+                    counted,
+                    self.tables.clock(),
+                    stored_session.title,
+                )
+                writes.append(Write(board, doc.version if doc else 0, table.dumps(), STANDINGS_TTL))
+            entry = Entry(
+                f"hist:{session.chat}",
+                self.history_entry(stored_session, stopped=False),
+                self.tables.settings.history_keep,
+                HISTORY_TTL,
+            )
+            try:
+                await store.commit(writes, [entry])
+                return
+            except Conflict:
+                continue  # changed meanwhile (a slot remembered, another finisher): look again
+        raise Busy(session.chat)
 
-    async def record_history(self, session: Session, stopped: bool) -> None:
-        """The chat's history gets the game's ranking (names as stored: computer players'
-        names are msgids, translated when shown)."""
+    def _counted(self, session: Session) -> list[int] | None:
+        """Each seat's place in a finished game, or None when it cannot be read."""
+        bundle = self.tables.games.get(session.game)
+        if bundle is None or session.state is None:
+            return None
+        try:
+            placings = bundle.game.result(views.state_of(session, bundle))
+        except (BadState, KeyError):
+            return None
+        places = {p.player: p.place for p in placings}
+        if set(places) != set(range(len(session.seats))):
+            return None
+        return [places[i] for i in range(len(session.seats))]
+
+    def history_entry(self, session: Session, stopped: bool) -> bytes:
+        """The game's line in the chat's history: its ranking (names as stored: computer
+        players' names are msgids, translated when shown)."""
         entry: dict[str, Any] = {
             "game": session.game,
             "at": self.tables.clock(),
@@ -491,9 +619,14 @@ class GameDesk:
                 {"name": session.seats[p.player].name, "bot": bool(session.seats[p.player].bot)}
                 for p in bundle.game.result(with_state)
             ]
+        return orjson.dumps(entry)
+
+    async def record_history(self, session: Session, stopped: bool) -> None:
+        """The chat's history gets the game's line (a stopped game: not counted in the
+        standings)."""
         await self.tables.store.push_history(
             f"hist:{session.chat}",
-            orjson.dumps(entry),
+            self.history_entry(session, stopped),
             self.tables.settings.history_keep,
             HISTORY_TTL,
         )
@@ -613,19 +746,29 @@ class GameDesk:
         game = bundle.game
         player = session.seats[seat]
         if kind == WAIT_REMIND and not player.bot:
-            at = self.tables.clock() + self.tables.settings.takeover_after
+            at = self.tables.clock() + self.waits(session)[1]
             session.timers[str(seat)] = [WAIT_TAKEOVER, at]
             session.deadline = min(at for _, at in session.timers.values())
-            return state, [self._reminder(session, bundle, state, seat)], False
+            out = [self._reminder(session, bundle, state, seat)]
+            if session.turn_timer and self.tables.caps.edits:  # the time left, halved
+                link = self.tables.platform.deep_link
+                out.append(
+                    self.timed(
+                        session,
+                        views.table(session, bundle, self.tables.caps, state, deep_link=link),
+                    )
+                )
+            return state, out, False
         events: list[Any] | None = None
         if not player.bot:
             outcome = game.timeout(state, seat)
             if outcome is not None:
                 state, events = outcome
+                session.trail.append([seat, None])
         computer_moved = events is None
         if events is None:
             legal = game.legal_actions(state, seat)
-            rng = Rng(session.seed ^ session.stamps[seat])
+            rng = Rng(session.seed ^ computer_stamp(session, seat))
             view = game.view(state, seat)
             settings = self.tables.settings
             limit = budget(settings.think_playouts, settings.think_budget)
@@ -639,6 +782,7 @@ class GameDesk:
                 session.deadline = min((at for _, at in session.timers.values()), default=None)
                 return state, [], False
             state, events = game.apply(state, seat, action)
+            session.trail.append([seat, game.encode_action(action)])
         change = self.record(session, state, events, seat)
         messages = self.render(session, state, events, change, None)
         if not player.bot and computer_moved:
@@ -655,7 +799,7 @@ class GameDesk:
         for a game without private hands. Where unasked messages cost (LINE), the private one
         is the cheaper: a message pushed to a group counts once for every member."""
         player = session.seats[seat]
-        seconds = round(self.tables.settings.takeover_after)
+        seconds = round(self.waits(session)[1])
         if not bundle.private_hands or player.user is None:
             tr = translator(session.language)
             text = tr.npgettext(

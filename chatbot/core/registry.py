@@ -7,13 +7,22 @@ the help; nothing else knows which games exist.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from chatbot.present.base import Presenter
 from chatbot.rules import RuleBook
-from engine.core import Game, Player
+from engine.core import Game, OptionValue, Player
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A set of options chosen with one press in the lobby: `label` a msgid, `options` laid
+    over the game's defaults."""
+
+    label: str
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -30,6 +39,11 @@ class Bundle:
     computer_names: tuple[str, ...]
     private_hands: bool = True
     context: str | None = None
+    presets: tuple[Preset, ...] = ()
+
+    def __post_init__(self) -> None:
+        for preset in self.presets:  # a preset the game refuses fails at start-up
+            self.game.spec.resolve_options(preset.options)
 
     @property
     def name(self) -> str:

@@ -13,10 +13,12 @@ import orjson
 
 from chatbot.core import buttons as b
 from chatbot.core import views
+from chatbot.core.board import BoardDesk
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
 from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Answer, Incoming, Message, Reply
 from chatbot.core.play import GameDesk
+from chatbot.core.record import RecordDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
 from chatbot.core.tables import (
     HISTORY_TTL,
@@ -25,6 +27,7 @@ from chatbot.core.tables import (
     Tables,
     game_key,
 )
+from chatbot.core.verify import verify
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
 from chatbot.store.base import Conflict
@@ -46,6 +49,8 @@ class GameService:
         self.play = GameDesk(tables)
         self.lobby = LobbyDesk(tables, self.play)
         self.help = HelpDesk(tables)
+        self.board = BoardDesk(tables)
+        self.records = RecordDesk(tables)
 
     async def handle(self, inc: Incoming) -> Reply:
         if inc.command is None and inc.data is None and inc.event is None:
@@ -103,6 +108,13 @@ class GameService:
             return await self._stop(inc)
         if name == "status":
             return await self._status(inc)
+        if name == "stats":
+            return await self.board.command(inc)
+        if name == "verify":
+            tr = translator(await self.tables.chat_language(inc))
+            key, _, lock = inc.args.strip().partition(" ")
+            _, text = verify(self.tables.games, key, lock, tr)
+            return Reply(messages=[say(inc.chat, text[: self.tables.caps.message_chars])])
         if name in ("help", "rules", "rule", "language") or inc.private:
             return await self.help.command(inc)  # an unknown command in private: the help
         return Reply()  # in a group it may be meant for another bot
@@ -122,6 +134,11 @@ class GameService:
             return await self.play.peek(inc, press)
         if press.op == b.AGAIN and len(press.fields) == 1:
             return await self._again(inc, press.fields[0])
+        if press.op == b.RECORD and len(press.fields) in (1, 2):
+            page = press.fields[1] if len(press.fields) == 2 else None
+            return await self.records.press(inc, press.fields[0], page)
+        if press.op == b.STATS and len(press.fields) == 1:
+            return await self.board.press(inc, press.fields[0])
         if press.op in (b.RULE, b.LANGUAGE):
             return await self.help.press(inc, press)
         return await self.lobby.press(inc, press)

@@ -14,6 +14,7 @@ SESSION_SCHEMA = 2
 LOBBY, PLAYING, OVER = "lobby", "playing", "over"
 # What a seat's timer does when it runs out.
 WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER = "bot", "remind", "takeover"
+TURN_TIMERS = (0, 30, 60, 120, 300)  # a table's choices of seconds for a move (0: standard)
 
 
 # A stored session that cannot be read (not a document, corrupt, from an unknown schema, of
@@ -53,12 +54,15 @@ class Session:
     stamps: list[int] = field(default_factory=list)  # per seat
     legal: list[int] = field(default_factory=list)  # per seat: a digest of its legal actions
     seed: int = 0
+    salt: int = 0  # with the seed, makes the deal's commitment (chatbot.core.fairness)
     state: Any = None  # the engine state in its stored form (engine.core.stored)
     log: list[Any] = field(default_factory=list)  # the last events, as [type, fields]
     messages: dict[str, str] = field(default_factory=dict)  # slot -> platform message id
     timers: dict[str, list[Any]] = field(default_factory=dict)  # seat -> [WAIT_*, unix time]
     deadline: float | None = None  # the earliest timer (kept with every save)
     title: str = ""  # the group's name, as it was when the table opened
+    trail: list[Any] = field(default_factory=list)  # every move: [seat, action code | None]
+    turn_timer: int = 0  # seconds a person has for a move (0: the settings' default)
     schema: int = SESSION_SCHEMA
 
     def seat_of(self, user: str) -> int | None:

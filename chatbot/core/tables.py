@@ -92,6 +92,7 @@ class Tables:
         platform: Platform,
         clock: Callable[[], float] = time.time,
         seeds: Callable[[], int] = lambda: random.SystemRandom().randrange(1 << 62),
+        salts: Callable[[], int] = lambda: random.SystemRandom().randrange(1 << 62),
     ) -> None:
         self.store = store
         self.settings = settings
@@ -103,6 +104,7 @@ class Tables:
         self._follows_store = clock is time.time
         self.clock = self._synced if self._follows_store else clock
         self.seeds = seeds
+        self.salts = salts  # a deal's secret beside its seed (chatbot.core.fairness)
         self.process = uuid.uuid4().hex[:12]  # this process, as owner of undelivered changes
         # Changes whose save failed with a storage fault: this process will not deliver them,
         # though Redis may have applied the save (chat, change). Kept for the process's life.

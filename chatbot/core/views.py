@@ -137,8 +137,37 @@ def lobby(
     rows += [
         tuple(option_buttons[i : i + OPTION_ROW]) for i in range(0, len(option_buttons), OPTION_ROW)
     ]
+    if bundle.presets:
+        rows.append(tuple(preset_buttons(session, bundle, tr)))
+    rows.append((Button(timer_label(session.turn_timer, tr), b.encode(b.TIMER, stamp=stamp)),))
     rows.append((Button(tr.gettext("▶️ Start"), b.encode(b.START, stamp=stamp)),))
     return Message(session.chat, "\n".join(lines), fit(tuple(rows), caps))
+
+
+def preset_buttons(session: Session, bundle: Bundle, tr: Translator) -> list[Button]:
+    """One button per preset of the game's options; the one in force is marked."""
+    spec = bundle.game.spec
+    out = []
+    for i, preset in enumerate(bundle.presets):
+        label = tr.gettext(preset.label)
+        if spec.resolve_options(preset.options) == session.options:
+            label = "✓ " + label
+        out.append(Button(label, b.encode(b.PRESET, str(i), stamp=session.stamp)))
+    return out
+
+
+def timer_label(seconds: int, tr: Translator) -> str:
+    """The lobby's turn timer button: "⏱ Turn: 60 s" (0: the bot's standard time)."""
+    if not seconds:
+        return tr.gettext("⏱ Turn: standard")
+    return tr.t("⏱ Turn: {time}", time=duration(seconds, tr))
+
+
+def duration(seconds: int, tr: Translator) -> str:
+    """A short time: "30 s", "2 min"."""
+    if seconds >= 60 and seconds % 60 == 0:
+        return tr.t("{n} min", n=seconds // 60)
+    return tr.t("{n} s", n=seconds)
 
 
 def table(

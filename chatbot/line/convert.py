@@ -22,7 +22,10 @@ ALT_CHARS = 400  # a Flex message's text for notifications and old clients (LINE
 LABEL_CHARS = 20  # a button label
 DATA_BYTES = 300  # a postback's data
 _TAG = re.compile(r"</?(?:b|i|code)>")
-ONE_USE = {b.AGAIN: 1}  # buttons that act once per message (op: its fields), and name it
+ONE_USE = {
+    b.AGAIN: 1,
+    b.STATS: 1,
+}  # buttons that act once per message (op: its fields), and name it
 
 JSON = dict[str, Any]
 

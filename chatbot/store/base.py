@@ -31,6 +31,12 @@ def owner_of(key: str) -> str:
     return owner if colon else kind
 
 
+def same_owner(keys: Sequence[str]) -> None:
+    """ValueError unless every key has one owner (a step on several must stay in one slot)."""
+    if len({owner_of(k) for k in keys}) > 1:
+        raise ValueError(f"keys of different owners: {list(keys)!r}")
+
+
 class StoreUnavailable(Exception):
     """The store cannot be reached now (down, frozen, timed out): nothing was changed, or
     the change is not known to have happened."""
@@ -68,6 +74,27 @@ class Seen:
 
 
 @dataclass(frozen=True)
+class Write:
+    """One document of a `commit`: `data` written (None: the document deleted) if its version
+    is `expected` (0: absent); it expires `ttl` seconds after (None: never)."""
+
+    key: str
+    expected: int
+    data: bytes | None
+    ttl: int | None = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An entry a `commit` prepends to the capped list `key` (as `push_history` does)."""
+
+    key: str
+    entry: bytes
+    keep: int
+    ttl: int | None = None
+
+
+@dataclass(frozen=True)
 class Claim:
     """`process` handles `update` now: until the update joins the set `seen` (handled) or
     `ttl` seconds pass, another process's claim on it finds it busy. Claims live in the hash
@@ -94,9 +121,9 @@ class Store(ABC):
     """Where sessions, settings and deadlines live. Implementations: memory.py, redis.py."""
 
     @abstractmethod
-    async def load(self, key: str) -> Doc | None:
+    async def load(self, key: str, refresh: int | None = None) -> Doc | None:
         """The document at `key`, or None (one round trip); Unreadable for a value that is
-        not a document."""
+        not a document. With `refresh`, it (if any) expires `refresh` seconds from now."""
 
     @abstractmethod
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
@@ -127,6 +154,14 @@ class Store(ABC):
         (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
         (None: unschedules it) and marks `seen` handled. One round trip. Raises Conflict
         otherwise (and marks nothing)."""
+
+    @abstractmethod
+    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+        """Every write (and delete) of `writes` if each document's version is its `expected`,
+        and the `entries` prepended to their lists, in one atomic step; else Conflict and
+        nothing changes. Returns each write's new version (0 for a delete). Every key has the
+        same owner (one Cluster slot); the documents written or deleted leave the deadline
+        index. One round trip."""
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter as Tally
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from chatbot.store.base import (
     ANY_VERSION,
@@ -13,9 +13,12 @@ from chatbot.store.base import (
     Claimed,
     Conflict,
     Doc,
+    Entry,
     Seen,
     Store,
+    Write,
     owner_of,
+    same_owner,
 )
 
 
@@ -55,9 +58,12 @@ class MemoryStore(Store):
         if expected != ANY_VERSION and (doc.version if doc else 0) != expected:
             raise Conflict(key)
 
-    async def load(self, key: str) -> Doc | None:
-        """The document at `key`, or None."""
-        return self._live(key)
+    async def load(self, key: str, refresh: int | None = None) -> Doc | None:
+        """The document at `key`, or None; with `refresh`, its expiry moves."""
+        doc = self._live(key)
+        if doc is not None and refresh is not None:
+            self._docs[key] = (doc, self._clock() + refresh)
+        return doc
 
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """As in Redis: handled, held by another process, or ours from now."""
@@ -119,6 +125,31 @@ class MemoryStore(Store):
         else:
             self._deadlines[key] = deadline
         return new
+
+    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+        """Check every expected version, then write, delete and prepend (no await between)."""
+        same_owner([w.key for w in writes] + [e.key for e in entries])
+        if any(e.keep < 1 for e in entries):
+            raise ValueError("keep must be >= 1")
+        for write in writes:
+            self._check(write.key, write.expected)
+        versions = []
+        for write in writes:
+            if write.data is None:
+                self._docs.pop(write.key, None)
+                self._running.pop(write.key, None)
+                versions.append(0)
+            else:
+                new = self._issued[write.key] = (
+                    max(self._issued.get(write.key, 0), write.expected) + 1
+                )
+                expires = None if write.ttl is None else self._clock() + write.ttl
+                self._docs[write.key] = (Doc(new, write.data), expires)
+                versions.append(new)
+            self._deadlines.pop(write.key, None)
+        for entry in entries:
+            await self.push_history(entry.key, entry.entry, entry.keep, entry.ttl)
+        return versions
 
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` if its version is `expected` (0: absent, nothing to do)."""

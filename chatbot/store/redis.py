@@ -24,11 +24,14 @@ from chatbot.store.base import (
     Claimed,
     Conflict,
     Doc,
+    Entry,
     Seen,
     Store,
     StoreUnavailable,
     Unreadable,
+    Write,
     owner_of,
+    same_owner,
 )
 
 # A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
@@ -200,6 +203,70 @@ redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return {doc, 0, false}
 """
 
+# KEYS: each document and its version counter (2n keys), the deadline index, the running
+# games' hashes (document -> game, game -> count: a deleted document stops counting), then the
+# lists.
+# ARGV: n, the number of lists, seconds a counter outlives its document; per document its
+# expected version, "w" (write) or "d" (delete), data, ttl or "" (persist), member; per list
+# an entry, how many entries it keeps and its ttl or "" (keeps its expiry). Every version is
+# checked before anything is written. Returns {1, new versions...} or {0} when one is stale.
+_COMMIT = """
+local n, m, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local versions = {}
+for i = 1, n do
+  local head = redis.call('GETRANGE', KEYS[2 * i - 1], 0, 20)
+  local version = '0'
+  if head ~= '' then
+    local colon = string.find(head, ':', 1, true)
+    version = colon and string.sub(head, 1, colon - 1) or '?'
+  end
+  if version ~= ARGV[4 + 5 * (i - 1)] then return {0} end
+  versions[i] = tonumber(version)
+end
+local out = {1}
+local index = KEYS[2 * n + 1]
+for i = 1, n do
+  local a = 4 + 5 * (i - 1)
+  local doc, counter = KEYS[2 * i - 1], KEYS[2 * i]
+  redis.call('ZREM', index, ARGV[a + 4])
+  if ARGV[a + 1] == 'd' then
+    redis.call('DEL', doc)
+    local game = redis.call('HGET', KEYS[2 * n + 2], ARGV[a + 4])
+    if game then
+      redis.call('HDEL', KEYS[2 * n + 2], ARGV[a + 4])
+      local left = redis.call('HINCRBY', KEYS[2 * n + 3], game, -1)
+      if left <= 0 then redis.call('HDEL', KEYS[2 * n + 3], game) end
+    end
+    if redis.call('EXISTS', counter) == 1 then redis.call('EXPIRE', counter, keep) end
+    out[i + 1] = 0
+  else
+    local new = redis.call('INCR', counter)
+    if new <= versions[i] then
+      new = versions[i] + 1
+      redis.call('SET', counter, new)
+    end
+    local value = tostring(new) .. ':' .. ARGV[a + 2]
+    if ARGV[a + 3] == '' then
+      redis.call('SET', doc, value)
+      redis.call('PERSIST', counter)
+    else
+      redis.call('SET', doc, value, 'EX', ARGV[a + 3])
+      redis.call('EXPIRE', counter, tonumber(ARGV[a + 3]) + keep)
+    end
+    out[i + 1] = new
+  end
+end
+local b = 4 + 5 * n
+for j = 1, m do
+  local list = KEYS[2 * n + 3 + j]
+  redis.call('LPUSH', list, ARGV[b + 3 * (j - 1)])
+  redis.call('LTRIM', list, 0, tonumber(ARGV[b + 3 * (j - 1) + 1]) - 1)
+  local ttl = ARGV[b + 3 * (j - 1) + 2]
+  if ttl ~= '' then redis.call('EXPIRE', list, ttl) end
+end
+return out
+"""
+
 SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
 PACK_FROM = 200  # bytes: a longer document is stored deflated (a session: 1.4 KB to about 0.7)
 _DEFLATED, _AS_IS = b"\x00z", b"\x00="  # NUL never starts a JSON document
@@ -253,6 +320,7 @@ class RedisStore(Store):
         self._mark_running = client.register_script(_MARK_RUNNING)
         self._schedule = client.register_script(_SCHEDULE)
         self._claim = client.register_script(_CLAIM)
+        self._commit = client.register_script(_COMMIT)
 
     @classmethod
     def from_url(
@@ -348,10 +416,12 @@ class RedisStore(Store):
             return [self._prefix + "deadlines"]
         return [f"{self._prefix}{{s{n}}}deadlines" for n in range(self._shards)]
 
-    async def load(self, key: str) -> Doc | None:
-        """The document at `key`, or None (one GET)."""
+    async def load(self, key: str, refresh: int | None = None) -> Doc | None:
+        """The document at `key`, or None (one GET; with `refresh`, one GETEX)."""
         async with self._reachable("load"):
-            return self._doc(cast(bytes | None, await self._r.get(self.name(key))))
+            if refresh is None:
+                return self._doc(cast(bytes | None, await self._r.get(self.name(key))))
+            return self._doc(cast(bytes | None, await self._r.getex(self.name(key), ex=refresh)))
 
     @staticmethod
     def _doc(raw: bytes | None) -> Doc | None:
@@ -426,6 +496,29 @@ class RedisStore(Store):
             if not new:
                 raise Conflict(key)
             return new
+
+    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+        """Every write, delete and list entry in one EVALSHA (one slot: one owner)."""
+        same_owner([w.key for w in writes] + [e.key for e in entries])
+        if any(e.keep < 1 for e in entries):
+            raise ValueError("keep must be >= 1")
+        if not writes:
+            raise ValueError("a commit needs a document")
+        keys: list[str] = []
+        args: list[bytes | str | int] = [len(writes), len(entries), VERSION_KEEP]
+        for w in writes:
+            keys += [self.name(w.key), self._counter(w.key)]
+            op, data = ("d", b"") if w.data is None else ("w", w.data)
+            args += [w.expected, op, data, b"" if w.ttl is None else w.ttl, w.key]
+        keys += [self.index(writes[0].key), *self._running_keys(writes[0].key)]
+        for e in entries:
+            keys.append(self.name(e.key))
+            args += [e.entry, e.keep, b"" if e.ttl is None else e.ttl]
+        async with self._reachable("commit"):
+            raw = cast(list[int], await self._commit(keys=keys, args=args))
+        if not raw[0]:
+            raise Conflict(writes[0].key)
+        return [int(v) for v in raw[1:]]
 
     async def delete(self, key: str, expected: int) -> None:
         """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA.

@@ -175,8 +175,10 @@ def test_the_options_in_force_are_shown_at_the_top() -> None:
     feed = Feed()
     run(feed, options={"flip": True})
     tr = translator("en")
+    head, lock = feed.shown[0].rsplit("\n", 1)
+    assert lock.startswith("🔒 ")  # the deal's lock, below the options
     assert (
-        feed.shown[0]
+        head
         == "\n"
         + plain(
             tr.t(

@@ -8,6 +8,7 @@ nothing"; "a finished game leaves the store; its result joins the chat's history
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import orjson
 import pytest
@@ -17,9 +18,11 @@ from chatbot.core import views
 from chatbot.core.model import Capabilities, Incoming, Message, Reply, User
 from chatbot.core.service import GameService
 from chatbot.core.session import LOBBY, OVER, Session
+from chatbot.core.standings import Standings, standings_key
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
+from chatbot.store.base import Entry, Write
 from chatbot.store.memory import MemoryStore
 from engine.core import restore
 from tests.conftest import make_service
@@ -94,13 +97,14 @@ class WriteBeforeDelete(MemoryStore):
         self.service: GameService | None = None
         self.raced = False
 
-    async def delete(self, key: str, expected: int) -> None:
+    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+        key = writes[0].key
         doc = await self.load(key)
         if not self.raced and doc is not None and b'"phase":"over"' in doc.data:
             self.raced = True
             assert self.service is not None
             await self.service.tables.remember(key.removeprefix("game:"), "elsewhere", "99")
-        await super().delete(key, expected)
+        return await super().commit(writes, entries)
 
 
 async def play_computers(service: GameService) -> Reply:
@@ -126,6 +130,10 @@ async def test_a_finished_game_leaves_the_store_even_when_a_write_races_its_end(
     assert session is None, "the finished game is gone: /newgame may open the next one"
     (entry,) = await store.history(f"hist:{GROUP}", 5)
     assert orjson.loads(entry)["stopped"] is False
+    doc = await store.load(standings_key(GROUP))
+    assert doc is not None
+    (table,) = Standings.loads(doc.data).games.values()  # type: ignore[union-attr]
+    assert all(f.played == 1 for f in table.values()), "counted once, after the retry"
 
 
 # --- buttons of an earlier game ------------------------------------------------------------

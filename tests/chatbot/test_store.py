@@ -23,9 +23,12 @@ from chatbot.store.base import (
     Claim,
     Claimed,
     Conflict,
+    Doc,
+    Entry,
     Seen,
     Store,
     StoreUnavailable,
+    Write,
 )
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import SHARDS, RedisStore
@@ -663,3 +666,59 @@ async def test_redis_a_document_written_before_deflating_still_loads(
     await redis_store._r.set(redis_store.name("game:old"), b"7:" + old)
     doc = await redis_store.load("game:old")
     assert doc is not None and (doc.version, doc.data) == (7, old)
+
+
+# --- commits of several documents at once ---------------------------------------------------
+
+
+async def test_a_commit_writes_and_deletes_together_or_not_at_all(store: Store) -> None:
+    await store.save("game:c", b"over", 0, 60, deadline=5.0)
+    entry = Entry("hist:c", b"result", 5, 60)
+    stale = [Write("game:c", 1, None), Write("stats:c", 3, b"counted", 60)]
+    with pytest.raises(Conflict):
+        await store.commit(stale, [entry])
+    assert await store.load("game:c") == Doc(1, b"over"), "a stale version: nothing changed"
+    assert await store.load("stats:c") is None and await store.history("hist:c", 5) == []
+    versions = await store.commit(
+        [Write("game:c", 1, None), Write("stats:c", 0, b"one", 60)], [entry]
+    )
+    assert versions == [0, 1]
+    assert await store.load("game:c") is None and await store.due(10.0, 10) == []
+    assert await store.load("stats:c") == Doc(1, b"one")
+    assert await store.history("hist:c", 5) == [b"result"]
+    with pytest.raises(Conflict):  # the same commit again (a second finisher): refused
+        await store.commit([Write("game:c", 1, None), Write("stats:c", 0, b"one", 60)], [entry])
+    assert await store.history("hist:c", 5) == [b"result"]
+    assert await store.commit([Write("stats:c", 1, b"two", 60)]) == [2]
+    assert await store.save("game:c", b"new", 0, 60) == 2, "a version is never issued twice"
+
+
+async def test_a_commit_stays_with_one_owner(store: Store) -> None:
+    with pytest.raises(ValueError, match="owners"):
+        await store.commit([Write("game:a", 0, b"x")], [Entry("hist:b", b"e", 5)])
+
+
+async def test_a_load_may_refresh_the_time_to_live() -> None:
+    now = [0.0]
+    store = MemoryStore(clock=lambda: now[0])
+    await store.save("stats:c", b"x", 0, 100)
+    now[0] = 90.0
+    assert await store.load("stats:c", refresh=100) is not None
+    now[0] = 180.0
+    assert await store.load("stats:c") is not None, "the read kept it"
+    now[0] = 191.0
+    assert await store.load("stats:c") is None
+
+
+async def test_redis_a_commit_is_one_slot_with_ttls(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, server: Server
+) -> None:
+    await redis_store.commit([Write("stats:c", 0, b"x", 100)], [Entry("hist:c", b"e", 5, 200)])
+    assert 98 < await redis_client.ttl(redis_store.name("stats:c")) <= 100
+    assert 198 < await redis_client.ttl(redis_store.name("hist:c")) <= 200
+    await redis_client.expire(redis_store.name("stats:c"), 5)
+    assert await redis_store.load("stats:c", refresh=100) == Doc(1, b"x")
+    assert 98 < await redis_client.ttl(redis_store.name("stats:c")) <= 100
+    if server.cluster:  # the chat's standings, history and game: one tag, one slot
+        names = ("stats:c", "hist:c", "game:c")
+        assert len({key_slot(redis_store.name(k).encode()) for k in names}) == 1

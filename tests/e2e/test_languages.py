@@ -16,7 +16,7 @@ from tests.e2e.harness import Harness, hand_message, pick, playable
 GROUP = -1009876543210
 # The same in every language: the games' names (Uno too), the players' and the group's names,
 # slash commands.
-PROPER = re.compile(r"Egonomy|EGO|Uno|UNO|Ann|Bob|Symposium|/\w+")
+PROPER = re.compile(r"<code>[^<]*</code>|Egonomy|EGO|Uno|UNO|Ann|Bob|Symposium|/\w+")  # code: data
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 SCRIPT = {"th": re.compile(r"[\u0e00-\u0e7f]"), "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")}
 

@@ -1,0 +1,127 @@
+"""The leaderboard desk: /stats in a group (its standings per game), /stats in a private chat
+(the sender's own figures in the groups they played in lately), and the standings button
+under a game's results."""
+
+from __future__ import annotations
+
+import html
+
+from chatbot.core.model import Answer, Incoming, Message, Reply
+from chatbot.core.standings import SHOWN, TTL, Figures, Standings, standings_key
+from chatbot.core.tables import Tables
+from chatbot.core.views import say
+from chatbot.i18n import Translator, translator
+
+SHOWN_TTL = 2 * 24 * 3600  # seconds a results message's standings button posts only once
+
+
+class BoardDesk:
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+
+    async def command(self, inc: Incoming) -> Reply:
+        tr = translator(await self.tables.chat_language(inc))
+        if inc.private:
+            return Reply(messages=[await self.mine(inc, tr)])
+        wanted = inc.args.strip().lower()
+        bundle = self.tables.games.get(wanted) if wanted else None
+        if wanted and bundle is None:
+            titles = tr.list(g.presenter.title(tr) for g in self.tables.games)
+            return Reply(
+                messages=[say(inc.chat, tr.t("I know these games: {games}.", games=titles))]
+            )
+        standings = await self._load(inc.chat)
+        games = [bundle.name] if bundle else [g.name for g in self.tables.games]
+        return Reply(messages=[self.board(inc.chat, standings, games, tr)])
+
+    async def press(self, inc: Incoming, game: str) -> Reply:
+        """The standings button under a game's results: the game's leaderboard in the group,
+        once per results message (later presses: the top three in a pop-up)."""
+        if game not in self.tables.games:
+            tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+            return Reply(Answer(tr.gettext("This button is no longer in use.")))
+        standings = await self._load(inc.chat)
+        key = f"shown:{inc.chat}:{inc.message}:{game}"
+        if inc.private or not inc.message or await self.tables.store.first_time(key, SHOWN_TTL):
+            tr = translator(await self.tables.chat_language(inc))
+            return Reply(Answer(), [self.board(inc.chat, standings, [game], tr)])
+        tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        lines = [_line(i, f, tr) for i, (_, f) in enumerate(standings.ranked(game)[:3])]
+        text = _plain("\n".join(lines)) or tr.gettext("No finished games here yet.")
+        return Reply(Answer(text[: self.tables.caps.answer_chars], alert=True))
+
+    async def _load(self, chat: str) -> Standings:
+        """The chat's standings; reading them keeps them (their time to live starts again)."""
+        doc = await self.tables.store.load(standings_key(chat), refresh=TTL)
+        return Standings.loads(doc.data if doc else None)
+
+    def board(self, chat: str, standings: Standings, games: list[str], tr: Translator) -> Message:
+        """The leaderboards of `games` in `chat` (the games with no results left out)."""
+        parts = []
+        for name in games:
+            ranked = standings.ranked(name)
+            bundle = self.tables.games.get(name)
+            if not ranked or bundle is None:
+                continue
+            lines = [f"<b>{html.escape(bundle.presenter.title(tr))}</b>"]
+            lines += [_line(i, f, tr) for i, (_, f) in enumerate(ranked[:SHOWN])]
+            parts.append("\n".join(lines))
+        if not parts:
+            return say(chat, tr.gettext("No finished games here yet: /newgame opens one."))
+        head = tr.gettext("📊 Standings in this chat")
+        foot = tr.gettext("A rating rises most for beating strong players.")
+        return say(chat, "\n\n".join([head, *parts, f"<i>{foot}</i>"]))
+
+    async def mine(self, inc: Incoming, tr: Translator) -> Message:
+        """The sender's figures in every chat where they sat down lately, per game."""
+        user = inc.user.id
+        lines = []
+        for chat in await self.tables.games_of(user):
+            standings = await self._load(chat)
+            for bundle in self.tables.games:
+                ranked = standings.ranked(bundle.name)
+                place = next((i for i, (pid, _) in enumerate(ranked) if pid == user), None)
+                if place is None:
+                    continue
+                figures = ranked[place][1]
+                where = html.escape(standings.title) if standings.title else tr.gettext("a chat")
+                lines.append(
+                    tr.t(
+                        "<b>{game}</b> in {chat}: place {place} of {players}",
+                        game=html.escape(bundle.presenter.title(tr)),
+                        chat=where,
+                        place=place + 1,
+                        players=len(ranked),
+                    )
+                    + "\n"
+                    + _figures(figures, tr)
+                )
+        if not lines:
+            return say(inc.chat, tr.gettext("You have no results yet: play a game in a group."))
+        return say(inc.chat, "\n\n".join([tr.gettext("📊 Your standings"), *lines]))
+
+
+def _name(figures: Figures, tr: Translator) -> str:
+    if figures.bot:
+        return "🤖 " + html.escape(tr.gettext(figures.name))
+    return html.escape(figures.name)
+
+
+def _figures(figures: Figures, tr: Translator) -> str:
+    games = tr.nt("{n} game", "{n} games", figures.played)
+    wins = tr.nt("{n} win", "{n} wins", figures.wins)
+    return tr.t(
+        "rating {points} · {games} · {wins} ({rate}%)",
+        points=figures.points,
+        games=games,
+        wins=wins,
+        rate=round(100 * figures.win_rate),
+    )
+
+
+def _line(index: int, figures: Figures, tr: Translator) -> str:
+    return f"{index + 1}. {_name(figures, tr)} — {_figures(figures, tr)}"
+
+
+def _plain(text: str) -> str:
+    return html.unescape(text.replace("<b>", "").replace("</b>", ""))

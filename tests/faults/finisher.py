@@ -1,0 +1,51 @@
+"""A bot process that plays one all-computer game on a real Redis and stops dead at its end:
+`python -m tests.faults.finisher URL PREFIX before|after` prints AT-END when the game's end is
+about to be committed (`before`: the commit is never sent) or has been (`after`), then waits
+to be killed. The client's EVALSHA is wrapped, not our code: what Redis got is exactly what
+a process killed there would have sent."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from chatbot.core import buttons as b
+from chatbot.core.model import Incoming, User
+from chatbot.core.tables import Tables
+from chatbot.settings import Settings
+from chatbot.store.redis import RedisStore
+from tests.conftest import make_service
+
+HOST = User("tg:1", "Host", "en")
+CHAT = "tg:-100777"
+
+
+async def main(url: str, prefix: str, when: str) -> None:
+    store = RedisStore.from_url(url, prefix)
+    client: Any = store._r
+    evalsha = client.evalsha
+    committing = store._commit.sha  # type: ignore[attr-defined]
+
+    async def stops(*args: Any, **kwargs: Any) -> Any:
+        if args[0] != committing:
+            return await evalsha(*args, **kwargs)
+        if when == "after":
+            await evalsha(*args, **kwargs)
+        print("AT-END", flush=True)
+        await asyncio.Event().wait()
+
+    client.evalsha = stops
+    service = make_service(store, Settings(bot_delay=0))
+    tables: Tables = service.tables
+    await service.handle(Incoming(CHAT, False, HOST, command="newgame", args=sys.argv[4]))
+    session, _ = await tables.load(CHAT)
+    assert session is not None
+    start = b.encode(b.START, stamp=session.stamp)
+    await service.handle(Incoming(CHAT, False, HOST, data=start, message="1"))
+    while True:
+        await service.tick()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
