@@ -85,7 +85,7 @@ class LobbyDesk:
                 return self._notice(inc, tr.gettext("There is no open table to join."))
             if session.seat_of(inc.user.id) is not None:
                 return self._notice(inc, tr.gettext("You are already at the table."))
-            if inc.private and not await tables.is_member(chat, inc.user.id):
+            if not await tables.is_member(chat, inc.user.id):  # a link or the group's button
                 return self._notice(inc, tr.gettext("Only members of that group can join."))
             bundle = tables.bundle(session)
             if len(session.seats) >= bundle.game.spec.max_players:

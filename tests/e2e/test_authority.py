@@ -64,6 +64,21 @@ async def test_a_stranger_cannot_join_through_the_deep_link(h: Harness, tg: Fake
     assert [s.name for s in (await load(h)).seats] == ["Ann"]
 
 
+async def test_a_stranger_cannot_join_through_the_groups_button(
+    h: Harness, tg: FakeTelegram
+) -> None:
+    """A public group can be read, and its buttons pressed, by someone who is not in it: the
+    Join button checks membership as the deep link does."""
+    table = await lobby(h, tg)
+    mal = tg.user(69, "Mal")
+    await h.command(mal["id"], mal, "/start")
+    update = tg.callback_update(mal, table, button(table, b.JOIN))
+    tg.chats[GROUP].member_ids.discard(mal["id"])  # reading the group, not in it
+    await h.feed(update)
+    assert answer(tg, update) == "Only members of that group can join."
+    assert [s.name for s in (await load(h)).seats] == ["Ann"]
+
+
 async def test_only_an_admin_or_the_host_changes_the_group_language(
     h: Harness, tg: FakeTelegram
 ) -> None:
