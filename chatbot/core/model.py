@@ -72,6 +72,7 @@ class Message:
     only_edit: bool = False  # an edit of the slot's last message, skipped when there is none
     reply_token: str | None = None  # set by the runner on messages that answer an event
     minor: bool = False  # a table update that only marks a hidden choice: may wait for room
+    bare: bool = False  # only take the buttons off `edit` (its text stays as it is)
     # Messages to the same chat that go out in the same request after this one (a reply of
     # several messages: LINE takes up to 5 a reply token).
     also: tuple[Message, ...] = ()

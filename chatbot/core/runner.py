@@ -179,6 +179,8 @@ class Runner:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._queues: dict[str, _Queue] = {}
         self._slots: OrderedDict[tuple[str, str], str] = OrderedDict()
+        # (chat, group slot message) sent or edited here -> whether it shows buttons now
+        self._armed: OrderedDict[tuple[str, str], bool] = OrderedDict()
         # (chat, message) -> (what a press saw on it, what this process's edit made it show)
         self._edited: OrderedDict[tuple[str, str], tuple[int, int]] = OrderedDict()
         self._ticker: asyncio.Task[None] | None = None
@@ -638,24 +640,48 @@ class Runner:
             self.errors.append(exc)
         if message.edit and sent != message.edit:  # not edited: a press edits it again
             self._edited.pop((message.chat, message.edit), None)
+        hand = bool(message.slot and message.slot.startswith(HAND_SLOT))
+        if sent is not None and (message.bare or (message.slot and not hand)):
+            self._armed[(message.chat, sent)] = bool(message.buttons)  # False: never bared again
+            self._armed.move_to_end((message.chat, sent))
+            while len(self._armed) > SLOTS_KEPT:
+                self._armed.popitem(last=False)
         if sent is None or sent == message.edit or not (message.slot and message.game):
             return sent
-        self._slots[(message.game, message.slot)] = sent
-        self._slots.move_to_end((message.game, message.slot))
+        key = (message.game, message.slot)
+        before = self._slots.get(key)
+        self._slots[key] = sent
+        self._slots.move_to_end(key)
         while len(self._slots) > SLOTS_KEPT:
             self._slots.popitem(last=False)
-        if message.slot.startswith(HAND_SLOT):  # recorded with the deliveries
-            self._hands[(message.game, message.slot)] = sent
+        if hand:  # recorded with the deliveries
+            self._hands[key] = sent
             self._record_soon()
             return sent
+        stored = None
         try:
-            await self.service.tables.remember(message.game, message.slot, sent)
+            stored = await self.service.tables.remember(message.game, message.slot, sent)
         except StoreUnavailable as exc:  # the next update then sends the slot anew
             log.warning("could not record the message id of %s: %r", message.slot, exc)
         except Exception as exc:  # the next update then sends the slot anew
             log.exception("could not record the message id of %s", message.slot)
             self.errors.append(exc)
+        self._retire(message.chat, before or stored, sent)
         return sent
+
+    def _retire(self, chat: str, old: str | None, new: str) -> None:
+        """A slot's message shown anew below (`new`): the copy above (`old`) loses its buttons,
+        first in the chat's queue (a press there could only be refused), unless it is known to
+        have none; an edit of it still waiting goes without them."""
+        if not self.caps.edits or not old or old == new or self._armed.get((chat, old)) is False:
+            return
+        queue = self._queue(chat)
+        waiting = queue.edits.get(old)
+        if waiting is not None:
+            queue.edits[old] = (replace(waiting[0], buttons=(), minor=False), waiting[1])
+        else:
+            queue.edits[old] = (Message(chat, "", edit=old, bare=True), None)
+        self._start(queue, chat)
 
     async def _bare(self, message: Message) -> None:
         """Edit the slot's last message (known here, or recorded by any process) in place, once;
@@ -700,9 +726,9 @@ class Runner:
     def _due(self, queue: _Queue) -> bool:
         now, interval = self.monotonic(), self.settings.table_interval
         return any(
-            queue.edited.get(t, -math.inf) + interval <= now and not m.minor
+            not m.buttons or (queue.edited.get(t, -math.inf) + interval <= now and not m.minor)
             for t, (m, _) in queue.edits.items()
-        )
+        )  # (a finished table goes first, whenever it was last edited: see `_pick`)
 
     async def flush(self) -> None:
         """Wait until every queued message has been delivered, table edits included."""

@@ -282,18 +282,23 @@ class Tables:
                 return session
         raise Busy(chat)
 
-    async def remember(self, chat: str, slot: str, message: str) -> None:
-        """Record the platform id of a newly sent slot message (not a game change)."""
+    async def remember(self, chat: str, slot: str, message: str) -> str | None:
+        """Record the platform id of a newly sent slot message (not a game change); the id it
+        replaces (None: none, or a hand slot's)."""
         if slot.startswith(HAND_SLOT):
-            return await self.record({}, {(chat, slot): message})
+            await self.record({}, {(chat, slot): message})
+            return None
+        replaced: list[str] = []
 
         def keep(session: Session) -> bool:
-            changed = session.messages.get(slot) != message
+            before = session.messages.get(slot)
+            replaced[:] = [before] if before and before != message else []
             session.messages[slot] = message
-            return changed
+            return before != message
 
         with contextlib.suppress(Busy):  # a lost id only means the next update is sent anew
             await self.update(chat, keep)
+        return replaced[0] if replaced else None
 
     async def last_message(self, chat: str, slot: str) -> str | None:
         """The id of a hand slot's last message not yet bared of its buttons."""

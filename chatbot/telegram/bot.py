@@ -251,6 +251,14 @@ class TelegramBot:
             "reply_markup": markup(message.buttons),
         }
         try:
+            if message.bare and message.edit:  # the buttons go, the text stays
+                try:
+                    ids = {"chat_id": params["chat_id"], "message_id": int(message.edit)}
+                    await self._call("editMessageReplyMarkup", ids)
+                    metrics.SENT.labels(self.platform, "edit").inc()
+                except BadRequest as exc:  # bare already, or gone: nothing to take off
+                    log.info("could not take the buttons off %s: %s", message.edit, exc)
+                return message.edit
             if message.edit:
                 try:
                     await self._call("editMessageText", params | {"message_id": int(message.edit)})

@@ -202,16 +202,26 @@ async def test_a_whole_game_with_a_computer_player(
     tg: FakeTelegram, pair: tuple[Harness, Harness], clock: Clock
 ) -> None:
     """Ann and Bob play a whole game with a computer: reveals after every turn, a final
-    ranking with a Play again button, and the finished game leaves the store."""
+    ranking with a Play again button, and the finished game leaves the store. Bob asks for
+    Onlookers ask for /status now and then: the table shown anew takes the buttons off the
+    copy above, so at most one message of the group offers picks; a table a reveal finished
+    is not edited again for that."""
     a, _ = pair
     ann, bob = people(tg, "Ann", "Bob")
     await open_ego(a, tg, [ann, bob], computers=1)
     rng = random.Random(5)
     users = {0: ann, 1: bob}
-    for _ in range(3000):
+    statuses = 0
+    for i in range(3000):
         session, _ = await a.bot.tables.load(CHAT)
         if session is None or session.phase != "playing":
             break
+        live = [m for m in tg.sent_to(GROUP) if any(d[0] == b.GROUP_MOVE for d in m.callback_data)]
+        assert len(live) <= 1, [m.message_id for m in live]
+        if i % 7 == 3:
+            await a.command(GROUP, tg.user(60 + i, f"Onlooker {i}"), "/status")
+            statuses += 1
+            continue
         state = state_of(session)
         table = table_message(tg, session)
         awaited = [p for p in GAMES["ego"].game.to_move(state) if p in users]
@@ -230,6 +240,7 @@ async def test_a_whole_game_with_a_computer_player(
     final = next(m for m in reversed(group) if "Game over!" in m.text)
     assert any(d.startswith(b.AGAIN) for d in final.callback_data), "Play again"
     assert all(name in final.text for name in ("Ann", "Bob", "🤖"))
+    assert 0 < len(tg.calls_to("editMessageReplyMarkup")) <= statuses
     assert not real_failures(tg), real_failures(tg)
 
 
