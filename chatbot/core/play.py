@@ -77,10 +77,21 @@ class Change:
 
 
 def deal_of_session(session: Session, bundle: Bundle) -> Deal:
-    """The deal of a session's game (its key is revealed only with the results)."""
+    """The deal of a session's game (its key is revealed only once the game is over)."""
     spec = bundle.game.spec
     return deal_of(
         session.game, len(session.seats), spec, session.options, session.seed, session.salt
+    )
+
+
+def key_revealed(session: Session, bundle: Bundle, tr: Translator) -> str:
+    """The deal's key beside its lock, said when the game is over (its results, or /stop)."""
+    deal = deal_of_session(session, bundle)
+    return tr.t(
+        "🔓 The deal's key: <code>{key}</code> "
+        "(its lock was <code>{lock}</code>; /verify checks it)",
+        key=deal.key,
+        lock=deal.commitment,
     )
 
 
@@ -267,13 +278,7 @@ class GameDesk:
         if change.signals and change.signals <= {Signal.SECRET}:
             table = replace(table, minor=True)  # only marks a hidden choice: may wait
         if over:  # the deal's key comes with the results
-            deal = deal_of_session(session, bundle)
-            revealed = tr.t(
-                "🔓 The deal's key: <code>{key}</code> "
-                "(its lock was <code>{lock}</code>; /verify checks it)",
-                key=deal.key,
-                lock=deal.commitment,
-            )
+            revealed = key_revealed(session, bundle, tr)
             # below the final table; where messages are merged instead of edited (the table
             # joins the results), after the results, so that its preview keeps its start
             if caps.edits or not announcements:

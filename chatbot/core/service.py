@@ -17,7 +17,7 @@ from chatbot.core.board import BoardDesk
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
 from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Answer, Incoming, Message, Reply
-from chatbot.core.play import GameDesk
+from chatbot.core.play import GameDesk, key_revealed
 from chatbot.core.record import RecordDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
 from chatbot.core.tables import (
@@ -220,6 +220,8 @@ class GameService:
             with contextlib.suppress(BadSession, BadState, KeyError):
                 bundle = tables.bundle(session)
                 out.insert(0, views.table(session, bundle, tables.caps, final=True))
+                # the game is over: its deal may be checked (never counted in the standings)
+                out[-1] = say(inc.chat, f"{text}\n\n{key_revealed(session, bundle, tr)}")
         return Reply(messages=out)
 
     async def _status(self, inc: Incoming) -> Reply:

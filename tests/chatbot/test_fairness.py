@@ -69,9 +69,11 @@ def shown(reply: Reply) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("game", ["ano", "egonomy"])
+@pytest.mark.parametrize("game", ["ano", "egonomy", "ego"])
 async def test_the_key_stays_hidden_until_the_results_reveal_it(game: str) -> None:
-    service = make_service(MemoryStore(), Settings(bot_delay=0))
+    """The host sits with computers and never acts: their time runs out at once every turn
+    (the game's own rule for an idle player plays), to the end of the game."""
+    service = make_service(MemoryStore(), Settings(bot_delay=0, remind_after=0, takeover_after=0))
     await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
     session, _ = await service.tables.load(GROUP)
     assert session is not None
@@ -97,3 +99,22 @@ async def test_the_key_stays_hidden_until_the_results_reveal_it(game: str) -> No
     (end,) = results
     key, shown_lock = re.findall(r"<code>([^<]+)</code>", end.text)
     assert shown_lock == lock and str(session.seed) in key and verify(GAMES, key, lock, EN)[0]
+
+
+@pytest.mark.parametrize("game", ["ano", "egonomy", "ego"])
+async def test_a_stopped_game_reveals_its_key(game: str) -> None:
+    """A game ended by /stop is over too: its deal can be checked against the lock shown at the
+    start (it is not counted in the standings)."""
+    service = make_service(MemoryStore(), Settings(bot_delay=0))
+    await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
+    session, _ = await service.tables.load(GROUP)
+    assert session is not None
+    start = await service.handle(
+        Incoming(GROUP, False, HOST, data=b.encode(b.START, stamp=session.stamp))
+    )
+    (lock,) = re.findall(r"🔒.*?<code>([0-9a-f]{16})</code>", " ".join(shown(start)))
+    stopped = await service.handle(Incoming(GROUP, False, HOST, "stop"))
+    said = stopped.messages[-1].text
+    assert said.startswith("The game was stopped by Ann.")
+    key, shown_lock = re.findall(r"<code>([^<]+)</code>", said)
+    assert shown_lock == lock and verify(GAMES, key, lock, EN)[0]
