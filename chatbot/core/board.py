@@ -4,9 +4,10 @@ under a game's results."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 
-from chatbot.core.model import Answer, Incoming, Message, Reply
+from chatbot.core.model import Answer, Incoming, Message, Reply, units
 from chatbot.core.standings import SHOWN, TTL, Figures, Standings, standings_key
 from chatbot.core.tables import Tables
 from chatbot.core.views import say
@@ -76,8 +77,8 @@ class BoardDesk:
         """The sender's figures in every chat where they sat down lately, per game."""
         user = inc.user.id
         lines = []
-        for chat in await self.tables.games_of(user):
-            standings = await self._load(chat)
+        chats = await self.tables.games_of(user)
+        for standings in await asyncio.gather(*(self._load(chat) for chat in chats)):
             for bundle in self.tables.games:
                 ranked = standings.ranked(bundle.name)
                 place = next((i for i, (pid, _) in enumerate(ranked) if pid == user), None)
@@ -98,7 +99,14 @@ class BoardDesk:
                 )
         if not lines:
             return say(inc.chat, tr.gettext("You have no results yet: play a game in a group."))
-        return say(inc.chat, "\n\n".join([tr.gettext("📊 Your standings"), *lines]))
+        shown = [tr.gettext("📊 Your standings")]
+        room = self.tables.caps.message_chars - 100  # (room for the last line)
+        for i, line in enumerate(lines):  # the newest groups first, as many as a message holds
+            if units("\n\n".join([*shown, line])) > room:
+                shown.append(tr.nt("… and {n} more", "… and {n} more", len(lines) - i))
+                break
+            shown.append(line)
+        return say(inc.chat, "\n\n".join(shown))
 
 
 def _name(figures: Figures, tr: Translator) -> str:

@@ -31,7 +31,7 @@ from chatbot.store.base import (
 )
 
 log = logging.getLogger(__name__)
-GAMES_KEPT = 10  # the newest games a user sits in, for a private /language
+GAMES_KEPT = 30  # the newest chats a user sat down in (a private /language and /stats)
 HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in a hash of their own)
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat

@@ -66,3 +66,36 @@ async def test_stats_of_an_unknown_game_lists_the_games() -> None:
     service = make_service(MemoryStore(), Settings())
     (reply,) = (await service.handle(stats(HOST, GROUP, "chess"))).messages
     assert reply.text.startswith("I know these games")
+
+
+async def test_a_private_stats_reaches_the_thirty_latest_groups() -> None:
+    """Someone who plays in many groups sees their figures from the 30 they sat down in last
+    (an older one drops out of the list, never out of its group's standings)."""
+    store = MemoryStore()
+    service = make_service(store, Settings())
+    ann, som = Seat("Ann", HOST.id), Seat("Som", bot="sensible")
+    for i in range(31):
+        table = add_result(Standings(), "ano", [ann, som], [1, 2], 1.0, f"Club {i}")
+        await store.save(standings_key(f"tg:-200{i}"), table.dumps(), 0, TTL)
+        await service.tables.seated(HOST.id, f"tg:-200{i}")
+    (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
+    assert mine.text.count("place 1 of 2") == 30
+    assert "Club 30:" in mine.text and "Club 1:" in mine.text and "Club 0:" not in mine.text
+
+
+async def test_a_private_stats_fills_one_message_at_most() -> None:
+    """Figures in three games of thirty groups are more than a message holds: the newest
+    groups' come first, and the rest are counted, not cut mid-line."""
+    store = MemoryStore()
+    service = make_service(store, Settings())
+    ann, som = Seat("Ann", HOST.id), Seat("Som", bot="sensible")
+    for i in range(30):
+        table = Standings()
+        for game in ("ano", "ego", "egonomy"):
+            table = add_result(table, game, [ann, som], [1, 2], 1.0, f"Club {i}")
+        await store.save(standings_key(f"tg:-200{i}"), table.dumps(), 0, TTL)
+        await service.tables.seated(HOST.id, f"tg:-200{i}")
+    (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
+    shown = mine.text.count("place 1 of 2")
+    assert 10 < shown < 90 and len(mine.text) <= 4096
+    assert mine.text.endswith(f"… and {90 - shown} more") and "Club 29:" in mine.text
