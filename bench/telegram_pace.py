@@ -274,12 +274,22 @@ class Table:
                 print(f"{self.figures.name[:12]} {at:7.2f} {c.method[:8]} {c.error_code} {text}")
 
     def chatter(self) -> list[Any]:
-        """The group's new messages without buttons: replies to commands."""
-        return [
-            c
-            for c in self._group_calls()
-            if c.ok and c.method == "sendMessage" and "inline_keyboard" not in str(c.params)
-        ]
+        """Replies to commands: the group's new messages without buttons, tables shown anew by
+        /status (the very text the group was last shown) and the edits that take the buttons
+        off the copies they leave above."""
+        said, shown = [], ""
+        for c in self._group_calls():
+            if not c.ok:
+                continue
+            text = str(c.params.get("text", ""))
+            keyboard = "inline_keyboard" in str(c.params)
+            if c.method == "sendMessage" and (not keyboard or text == shown):
+                said.append(c)
+            elif c.method == "editMessageReplyMarkup":
+                said.append(c)
+            if keyboard:
+                shown = text
+        return said
 
 
 def _button(message: StoredMessage, op: str) -> str:
@@ -389,7 +399,11 @@ def report(results: list[tuple[Figures, int]]) -> None:
         unit = f"{f.done_moves} ({f.turns})" if f.turns else str(f.done_moves)
         ms = [x * 1000 for x in f.answers]
         answer = f"{quantile(ms, 0.5):.0f} / {quantile(ms, 0.99):.0f} / {max(ms):.0f} ms"
-        seen = f"{quantile(f.seen, 0.5):.1f} / {quantile(f.seen, 0.9):.1f} s"
+        seen = (
+            f"{quantile(f.seen, 0.5):.1f} / {quantile(f.seen, 0.9):.1f} s"
+            if f.seen and not f.turns
+            else "–"
+        )
         rev = (
             f"{quantile(f.reveals, 0.5):.1f} / {quantile(f.reveals, 0.9):.1f} s"
             if f.reveals
