@@ -44,6 +44,7 @@ from chatbot.core.buttons import game_chat
 from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, clip, looks
 from chatbot.core.service import GameService
 from chatbot.core.tables import HAND_SLOT
+from chatbot.core.views import table_slot
 from chatbot.i18n import negotiate, translator
 from chatbot.store.base import StoreUnavailable
 
@@ -603,17 +604,25 @@ class Runner:
         return f"{message.game}/{message.slot}" if message.slot and message.game else None
 
     async def _outdone(self, message: Message, batch: _Batch | None) -> bool:
-        """Whether an unasked table update (it costs) is outdone by a newer change of its game,
-        made here or by another process: that change's owner sends the table as it is now, so
-        two processes never both pay for the same table."""
-        if batch is None or self._held(message) is None:
+        """Whether a table update is outdone by a newer change of its game, made by another
+        process (this one's own newer update would have replaced it in the queue): that
+        change's owner sends the table as it is now. Looked at for an unasked update that
+        costs (two processes never both pay for the same table) and for a `minor` edit, which
+        waits intervals (a hidden pick's mark must not land over the reveal another process
+        made meanwhile and bring back the finished turn's buttons). Other edits go within an
+        interval and cost no look."""
+        stale_edit = bool(message.edit and message.minor and message.buttons)
+        if batch is None or (self._held(message) is None and not stale_edit):
             return False
         try:
             session, _ = await self.service.tables.load(batch.chat)
         except Exception as exc:  # unknown: send it (a table twice rather than none)
-            log.warning("could not look at %s before a push: %r", batch.chat, exc)
+            log.warning("could not look at %s before a table update: %r", batch.chat, exc)
             return False
-        return session is not None and session.change > batch.change
+        if session is None:  # over: a final table goes (it has no buttons), nothing newer came
+            return False
+        another_game = bool(message.slot) and message.slot != table_slot(session)
+        return session.change > batch.change or (stale_edit and another_game)
 
     def _undelivered(self, batch: _Batch | None) -> None:
         """A message of `batch` could not be delivered for now (the platform unreachable): its
