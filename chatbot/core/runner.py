@@ -152,6 +152,7 @@ class _Queue:
     edits: dict[str, Item] = field(default_factory=dict)
     edited: dict[str, float] = field(default_factory=dict)  # target -> when last edited
     held: dict[str, float] = field(default_factory=dict)  # held table -> when first queued
+    queued: dict[str, float] = field(default_factory=dict)  # table edit target -> since when
     chatter: dict[Chatter, tuple[Message, float]] = field(default_factory=dict)  # -> since
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -406,6 +407,7 @@ class Runner:
                 superseded = queue.edits.get(target)
                 minor = message.minor and (superseded is None or superseded[0].minor)
                 queue.edits[target] = (replace(message, edit=target, minor=minor), batch)
+                queue.queued.setdefault(target, self.monotonic())
                 if superseded is not None:
                     self._done(superseded[1])
                     was = superseded[0]
@@ -523,9 +525,11 @@ class Runner:
                         await asyncio.wait_for(queue.wake.wait(), picked)
                     continue
                 message, batch = picked
+                since = queue.queued.pop(message.edit or "", None)
+                waited = since is not None and self.monotonic() - since >= max(interval, 1e-3)
                 queue.sending = True
                 try:
-                    if not await self._outdone(message, batch):
+                    if not await self._outdone(message, batch, waited):
                         sent = await self._send(message)
                         if sent is not None and message.slot and message.edit is None:
                             queue.edited[sent] = self.monotonic()  # a new table: edited later
@@ -603,15 +607,15 @@ class Runner:
             return None
         return f"{message.game}/{message.slot}" if message.slot and message.game else None
 
-    async def _outdone(self, message: Message, batch: _Batch | None) -> bool:
+    async def _outdone(self, message: Message, batch: _Batch | None, waited: bool) -> bool:
         """Whether a table update is outdone by a newer change of its game, made by another
         process (this one's own newer update would have replaced it in the queue): that
         change's owner sends the table as it is now. Looked at for an unasked update that
-        costs (two processes never both pay for the same table) and for a `minor` edit, which
-        waits intervals (a hidden pick's mark must not land over the reveal another process
-        made meanwhile and bring back the finished turn's buttons). Other edits go within an
-        interval and cost no look."""
-        stale_edit = bool(message.edit and message.minor and message.buttons)
+        costs (two processes never both pay for the same table) and for a `minor` edit that
+        `waited` an interval or more (a hidden pick's mark must not land over the reveal
+        another process made meanwhile and bring back the finished turn's buttons). An edit
+        that goes at once costs no look."""
+        stale_edit = bool(message.edit and message.minor and message.buttons and waited)
         if batch is None or (self._held(message) is None and not stale_edit):
             return False
         try:

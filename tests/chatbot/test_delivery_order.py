@@ -15,7 +15,9 @@ import pytest
 
 from chatbot.core.model import Button, Capabilities, Incoming, Message, User, clip, units
 from chatbot.core.runner import CHATTER_PATIENCE, Runner
+from chatbot.core.session import PLAYING, Seat, Session
 from chatbot.core.tables import Platform
+from chatbot.core.views import table_slot
 from chatbot.settings import Settings
 from chatbot.telegram.limits import GROUP_PERIOD, FloodLimiter
 from tests.conftest import make_service
@@ -233,3 +235,27 @@ async def test_a_mark_waits_three_intervals_after_the_tables_last_edit() -> None
     runner.wake()
     await settled(runner)
     assert outbox.sent[-1].text == "Turn 1 · Ann ✅", "three intervals: the mark goes"
+
+
+async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> None:
+    """Bob's mark waits its three intervals in this process; meanwhile another process saved a
+    newer change (it revealed the turn and edits the table itself): the mark is dropped, never
+    edited over the reveal with the finished turn's buttons."""
+    runner, outbox, clock = started(interval=3.0)
+    tables = runner.service.tables
+    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
+    session.phase, session.change = PLAYING, 2
+    assert await tables.try_save(session, 0)
+    table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), game=GROUP)
+    table = replace(table, coalesce=True)
+    runner.post([table], confirm=(GROUP, 1))
+    await settled(runner)
+    runner.post([replace(table, text="Turn 1 · Bob ✅", minor=True)], confirm=(GROUP, 2))
+    stored, version = await tables.load(GROUP)
+    assert stored is not None
+    stored.change = 3  # the other process's reveal
+    assert await tables.try_save(stored, version)
+    clock.now += 9.0
+    runner.wake()
+    await settled(runner)
+    assert [m.text for m in outbox.sent] == ["Turn 1"]
