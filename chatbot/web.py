@@ -88,6 +88,7 @@ def app(
             return PlainTextResponse(text, status_code=status)
 
         routes.append(Route("/line/webhook", line_webhook, methods=["POST"]))
+        routes += line.web_routes()
 
     if telegram is not None:
         telegram_bot = telegram
