@@ -55,7 +55,10 @@
     $('title').textContent = words.title || '🃏';
     $('refresh').textContent = words.refresh || '🔄';
     $('refresh').hidden = false;
-    if (body.hand) {
+    if (body.hand === null || body.error) {
+      $('hand').textContent = '';
+      $('moves').textContent = '';
+    } else if (body.hand) {
       richText($('hand'), body.hand.text);
       const moves = $('moves');
       moves.textContent = '';
@@ -72,9 +75,6 @@
         }
         moves.appendChild(line);
       }
-    } else if (body.error) {
-      $('hand').textContent = '';
-      $('moves').textContent = '';
     }
     if (typeof body.table === 'string') {
       $('table-title').textContent = words.table || '';
@@ -127,7 +127,7 @@
       if (!got.ok) {
         say(got.body.error, true);
       } else if (got.body.moved) {
-        say(await tell(), false);
+        say([got.body.said, await tell()].filter(Boolean).join('\n'), false);
       } else {
         say(got.body.said, !!got.body.said);
       }

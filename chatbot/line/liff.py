@@ -189,13 +189,19 @@ class HandPage:
                 user.id, True, user, data=data, update_id=update, aside=True, unheard=not heard
             )
             answer = await self.bot.runner.handle(inc)
-            moved = await self._moves(chat) != before
+            after = await self._moves(chat)
             tr = await self._translator(user)
-            shown = await self._shown(user, chat, tr)
+            told = [answer.text] if answer is not None and answer.text else []
+            if after == math.inf:  # the game is over: what the chat would have said
+                told += [m.text for m in answer.shown] if answer is not None else []
+                shown: JSON = {"hand": None, "table": ""}
+            else:
+                shown = await self._shown(user, chat, tr)
             steps = [m for m in answer.shown if m.buttons] if answer else []
-            if press.op == b.NAV and steps and not moved:  # a step of a choice: its buttons
+            if press.op == b.NAV and steps and after == before:  # a step of a choice
                 shown["hand"] = _message(steps[-1])
-            said = plain(answer.text) if answer is not None else ""
+            said = "\n".join(plain(text) for text in told)
+            moved = after != before
             return JSONResponse({"words": _words(tr), "said": said, "moved": moved, **shown})
         except Refusal as refusal:
             return await self._refused(request, refusal)

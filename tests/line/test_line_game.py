@@ -10,9 +10,9 @@ import json
 import random
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
-from urllib.parse import unquote
 
 from chatbot.core import buttons as b
 from chatbot.games import registry
