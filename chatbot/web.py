@@ -1,6 +1,6 @@
 """The webhook server: one ASGI app (Starlette, served by uvicorn) with `/line/webhook` and
 `/telegram/webhook` for the platforms it is given (a Telegram press's answer rides on the
-HTTP response). `/healthz` (the store answers) and `/metrics` (Prometheus) are served by
+HTTP response), and the routes a bot serves beside its webhook (LINE's hand page). `/healthz` (the store answers) and `/metrics` (Prometheus) are served by
 `ops_app`, on a port of their own (`METRICS_HOST`, `METRICS_PORT`: localhost by default).
 The bots start with the app and, when it stops, deliver what they owe.
 

@@ -264,3 +264,32 @@ async def _move_once(table: Table, user: str, heard: bool = True) -> str:
             return str(data)
         hand = body["hand"]
     raise AssertionError("no move after 10 steps")
+
+
+async def test_without_a_liff_app_there_is_no_page(bot: LineBot, line: FakeLine) -> None:
+    """Without LINE_LIFF_ID the bot is as before: "My hand" opens the 1:1 chat, no page."""
+    transport = httpx.ASGITransport(app=app(bot))
+    async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
+        assert (await client.get("/liff/hand")).status_code == 404
+        assert (await client.get("/liff/api/hand")).status_code == 404
+    assert not bot.capabilities.hold_unasked
+    ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
+    group = line.group(ann, bob)
+    for user in (ann, bob):
+        await deliver(bot, line, line.follow(user))
+    await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
+    (join,) = buttons(line.to(group)[-1], b.JOIN)
+    await deliver(bot, line, line.postback(group, bob, join))
+    (start,) = buttons(line.to(group)[-1], b.START)
+    await deliver(bot, line, line.postback(group, ann, start))
+    (link,) = [a["uri"] for a in line.to(group)[-1].actions() if a["type"] == "uri"]
+    assert link.startswith("https://line.me/R/oaMessage/")
+
+
+async def test_the_page_is_served_with_its_sdk_and_files(table: Table) -> None:
+    page = await table.client.get("/liff/hand?game=C1", headers={"Accept-Language": "ja"})
+    assert page.status_code == 200 and 'lang="ja"' in page.text
+    assert f'src="{table.bot.settings.line_liff_sdk_url}"' in page.text
+    assert translator("ja").gettext("Loading your hand…") in page.text
+    assert (await table.client.get("/liff/static/hand.js")).status_code == 200
+    assert (await table.client.get("/liff/static/../bot.py")).status_code == 404
