@@ -6,7 +6,8 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
-  const state = { words: {}, game: null, heard: false, busy: false, echo: '🃏' };
+  const state = { words: {}, game: null, heard: false, busy: false, echo: '🃏', shown: '' };
+  const LOOK_EVERY = 5000; // ms between quiet looks at the hand while it offers no move
 
   function gameOfUrl() {
     const query = new URLSearchParams(location.search);
@@ -59,6 +60,7 @@
       $('hand').textContent = '';
       $('moves').textContent = '';
     } else if (body.hand) {
+      state.shown = JSON.stringify(body.hand);
       richText($('hand'), body.hand.text);
       const moves = $('moves');
       moves.textContent = '';
@@ -116,6 +118,21 @@
     }
   }
 
+  // While the hand offers no move (another's turn), look again now and then, quietly: the
+  // player's choices appear when their turn comes.
+  async function look() {
+    const waiting = !document.querySelector('#moves button');
+    if (waiting && !state.busy && state.game && document.visibilityState === 'visible') {
+      try {
+        const got = await call('/liff/api/hand?game=' + encodeURIComponent(state.game));
+        if (got.ok && !state.busy && JSON.stringify(got.body.hand) !== state.shown) render(got.body);
+      } catch (e) {
+        // the next look tries again
+      }
+    }
+    setTimeout(look, LOOK_EVERY);
+  }
+
   async function press(data) {
     if (state.busy) return;
     working(true);
@@ -171,6 +188,7 @@
     state.heard = !!context && (context.type === 'group' || context.type === 'room');
     await load();
     if (!state.heard) say(state.words.unheard, false);
+    setTimeout(look, LOOK_EVERY);
   }
 
   start();

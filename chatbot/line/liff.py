@@ -36,6 +36,7 @@ from starlette.routing import Route
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, Message, User
+from chatbot.core.session import BadSession
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.line.convert import PREFIX, line_id, plain, qualify
 
@@ -170,7 +171,7 @@ class HandPage:
     async def hand(self, request: Request) -> JSONResponse:
         try:
             user, chat = await self._player(request, request.query_params.get("game"))
-            tr = await self._translator(user)
+            tr = await self._translator(user, chat)
             return JSONResponse({"words": _words(tr), **await self._shown(user, chat, tr)})
         except Refusal as refusal:
             return await self._refused(request, refusal)
@@ -190,7 +191,7 @@ class HandPage:
             )
             answer = await self.bot.runner.handle(inc)
             after = await self._moves(chat)
-            tr = await self._translator(user)
+            tr = await self._translator(user, chat)
             told = [answer.text] if answer is not None and answer.text else []
             if after == math.inf:  # the game is over: what the chat would have said
                 told += [m.text for m in answer.shown] if answer is not None else []
@@ -210,7 +211,7 @@ class HandPage:
         try:
             body = await _body(request)
             user, chat = await self._player(request, body.get("game"))
-            tr = await self._translator(user)
+            tr = await self._translator(user, chat)
             if isinstance(await self.bot.service.play.hand_of(_asking(user), chat), str):
                 raise Refusal(403, N_("You are not playing in this game."))
             self.bot.runner.release(chat, None)
@@ -241,7 +242,16 @@ class HandPage:
         session, _ = await self.bot.tables.load(chat)
         return math.inf if session is None else session.moves
 
-    async def _translator(self, user: User) -> Translator:
+    async def _translator(self, user: User, chat: str) -> Translator:
+        """The words of the user's seat in the game of `chat` (its hand's language), else of
+        the user."""
+        try:
+            session, _ = await self.bot.tables.load(chat)
+        except BadSession:
+            session = None
+        seat = session.seat_of(user.id) if session is not None else None
+        if session is not None and seat is not None:
+            return translator(session.seats[seat].language)
         return translator(await self.bot.tables.user_language(user.id, user.language))
 
     async def _refused(self, request: Request, refusal: Refusal) -> JSONResponse:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -28,6 +29,7 @@ from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
+from chatbot.line.liff import ECHO
 from chatbot.store.redis import RedisStore
 from chatbot.web import app
 from engine.core import restore
@@ -281,6 +283,44 @@ async def test_the_page_in_three_languages_and_a_move_that_costs_nothing(
     unheard = "This page cannot post in the group: the bot tells the group itself."
     assert (await browser.text("said")).endswith(translator(lang).gettext(unheard))
     assert not bot.errors
+
+
+async def test_a_waiting_players_page_offers_their_moves_when_their_turn_comes(
+    site: Site, browser: Browser
+) -> None:
+    """The page of a player who waits looks again by itself, quietly: when the other player
+    has moved (on their own page), their choices appear without a press."""
+    line, bot = site.line, site.bot
+    people = [line.user("Ann", "en"), line.user("Bob", "th")]
+    group = await open_game(site, "egonomy", people)
+    mover = await awaited(site, group, people)
+    waiter = next(u for u in people if u != mover)
+    await browser.open(site.page(group), site.who(waiter, group))
+    assert not await browser.moves()
+    base = f"http://127.0.0.1:{site.port}"
+    async with httpx.AsyncClient(base_url=base) as client:
+        for _ in range(20):
+            if await awaited(site, group, people) == waiter:
+                break
+            user = await awaited(site, group, people)
+            assert user is not None
+            auth = {"Authorization": f"Bearer {line.id_token(user)}"}
+            got = await client.get("/liff/api/hand", params={"game": group}, headers=auth)
+            for _ in range(10):  # the steps of a choice, then the move
+                data = got.json()["hand"]["buttons"][0][0]["data"]
+                body = {"game": group, "data": data, "heard": True}
+                got = await client.post("/liff/api/move", json=body, headers=auth)
+                if got.json()["moved"]:
+                    await deliver(bot, line, line.text(group, user, ECHO))
+                    break
+        else:
+            raise AssertionError("the waiter's turn never came")
+
+    def offered(driver: Any) -> bool:
+        return bool(driver.find_elements(By.CSS_SELECTOR, "#moves button"))
+
+    await browser.run(WebDriverWait(browser.driver, 15, poll_frequency=0.1).until, offered)
+    assert not line.pushes and not bot.errors
 
 
 @pytest.mark.slow
