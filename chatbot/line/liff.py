@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import logging
 import math
+import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -225,7 +226,7 @@ class HandPage:
         if scheme.lower() != "bearer" or not token.strip():
             raise Refusal(401, UNVERIFIED)
         sub = await self.tokens.user(token.strip())
-        if not isinstance(game, str) or game[:1] not in ("C", "R") or not game.isalnum():
+        if not isinstance(game, str) or not re.fullmatch(r"[CR][0-9a-f]{1,64}", game):
             raise Refusal(400, N_("No game is running here."))
         return await self.bot.profile(sub, game), qualify(game)
 
