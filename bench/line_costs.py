@@ -265,12 +265,13 @@ async def main(redis_url: str, seed: int) -> None:
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(
-        "| game | hands | people (friends) | computers | events | moves in 1:1 chats or on"
-        " the page | replies | pushes | unanswered |"
+        "| game | hands | people (friends) | computers | webhook events | moves in 1:1 chats"
+        " or on the page | messages by reply | pushes | unanswered |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for page in (False, True):
         where = "hand page (LIFF)" if page else "1:1 chat"
+        ego = "none (group buttons), LIFF app set" if page else "none (group buttons)"
         for i, (label, game, humans, friends, computers) in enumerate(GAMES):
             prefix = f"bench{i}{'p' if page else ''}:"
             costs, line = await one(
@@ -278,7 +279,7 @@ async def main(redis_url: str, seed: int) -> None:
             )
             pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
             print(
-                f"| {label} | {where if game != 'ego' else '(none: group buttons)'} |"
+                f"| {label} | {where if game != 'ego' else ego} |"
                 f" {humans} ({friends}) | {computers} | {costs.events} | {costs.private_moves} |"
                 f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
             )
