@@ -25,6 +25,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from chatbot.core import buttons as b
+from chatbot.core import views
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.line.bot import LineBot
@@ -297,6 +298,12 @@ async def test_a_waiting_players_page_offers_their_moves_when_their_turn_comes(
     waiter = next(u for u in people if u != mover)
     await browser.open(site.page(group), site.who(waiter, group))
     assert not await browser.moves()
+    bundle = registry().get("egonomy")
+    assert bundle is not None
+    lang = "en" if waiter == people[0] else "th"
+    waits = views.waiting(bundle, bot.capabilities, translator(lang))
+    assert waits.split("\n")[0] in await browser.text("hand"), "their moves come there"
+    assert "🃏" not in waits
     base = f"http://127.0.0.1:{site.port}"
     async with httpx.AsyncClient(base_url=base) as client:
         for _ in range(20):
