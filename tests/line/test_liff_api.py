@@ -6,6 +6,7 @@ message in the group."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -293,3 +294,45 @@ async def test_the_page_is_served_with_its_sdk_and_files(table: Table) -> None:
     assert translator("ja").gettext("Loading your hand…") in page.text
     assert (await table.client.get("/liff/static/hand.js")).status_code == 200
     assert (await table.client.get("/liff/static/../bot.py")).status_code == 404
+
+
+async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """With the page, an idle player is not reminded by push, the computer still moves for
+    them, and the group learns of it with the next reply there (a press of 📖 Rules)."""
+    now = [1_700_000_000.0]
+    settings = liff_settings(line, remind_after=30.0, takeover_after=20.0)
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    bot = LineBot(settings, store, registry(), lambda: now[0])
+    await bot.start()
+    try:
+        ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
+        group = line.group(ann, bob)
+        for user in (ann, bob):
+            await deliver(bot, line, line.follow(user))
+        await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
+        (join,) = buttons(line.to(group)[-1], b.JOIN)
+        await deliver(bot, line, line.postback(group, bob, join))
+        (start,) = buttons(line.to(group)[-1], b.START)
+        await deliver(bot, line, line.postback(group, ann, start))
+        table = line.to(group)[-1]
+        before, _ = await bot.tables.load(qualify(group))
+        assert before is not None
+        in_group = len(line.to(group))
+        now[0] += 31  # past REMIND_AFTER: no reminder
+        assert await bot.runner.tick() == 0
+        now[0] += 21  # past TAKEOVER_AFTER: a computer moves for them
+        await bot.runner.tick()
+        await bot.runner.flush()
+        after, _ = await bot.tables.load(qualify(group))
+        assert after is not None and after.moves == before.moves + 1
+        assert len(line.to(group)) == in_group and not line.pushes, "nothing pushed"
+        (rules,) = [d for d in buttons(table, b.RULE) if d.endswith(b.SEND_PRIVATELY)]
+        token = await deliver(bot, line, line.postback(group, bob, rules))
+        assert token and line.answered(token)
+        told = line.to(group)[in_group:]
+        assert any("was away" in json.dumps(s.message) for s in told), "it rides on the reply"
+        assert all(s.via == "reply" for s in told) and not line.pushes and not bot.errors
+    finally:
+        await bot.stop()
