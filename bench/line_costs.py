@@ -1,5 +1,10 @@
 """What whole games cost on LINE: replies (free) and pushes (a monthly quota) per game.
 
+Each game is played twice: with hands in the 1:1 chats (no LIFF app), and with the hand page
+(`LINE_LIFF_ID` set): people read their hand and move through the page's API
+(`/liff/api/hand`, `/liff/api/move`, as tests/line/test_liff_page.py does in a browser), and
+after each saved move the page's own message in the group (`🃏`) comes as a webhook event.
+
 Plays whole games of Egonomy, EGO and Ano in a LINE group against the local fake LINE server
 (tests/line/fake_line.py, as strict as LINE), through signed webhooks and the real
 line-bot-sdk, on a real Redis, with people and computer players mixed; then presses the
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import sys
@@ -25,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -35,9 +43,11 @@ from chatbot.core.session import WAIT_BOT
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
+from chatbot.line.liff import ECHO
 from chatbot.store.redis import RedisStore
+from chatbot.web import app
 from engine.core import restore
-from tests.line.fake_line import FakeLine, Sent, bot_settings
+from tests.line.fake_line import FakeLine, Sent, bot_settings, liff_settings
 
 JSON = dict[str, Any]
 
@@ -46,7 +56,7 @@ JSON = dict[str, Any]
 class Costs:
     events: int = 0
     unanswered: int = 0
-    private_moves: int = 0  # moves made in a 1:1 chat (each owes the group its table)
+    private_moves: int = 0  # moves made in a 1:1 chat or on the page (each owes the group)
     to: dict[str, int] = field(default_factory=dict)
 
 
@@ -62,13 +72,44 @@ def link_of(sent: Sent, mark: str) -> str | None:
 class Table:
     """One LINE group playing one game."""
 
-    def __init__(self, bot: LineBot, line: FakeLine, rng: random.Random) -> None:
+    def __init__(
+        self,
+        bot: LineBot,
+        line: FakeLine,
+        rng: random.Random,
+        page: httpx.AsyncClient | None = None,
+    ) -> None:
         self.bot, self.line, self.rng, self.costs = bot, line, rng, Costs()
         self.table: Sent | None = None  # the game's table as it began
+        self.page = page  # the web server, where the hand page is on
 
-    async def send(self, event: JSON) -> None:
-        """One event; the computers due after it act before its table update is pushed (as
-        they do at human pace: within the table interval)."""
+    async def on_page(self, group: str, user: str) -> None:
+        """The person presses buttons of their hand on the page (the steps of a choice, then
+        a move); after a saved move the page's message in the group (a webhook event with a
+        reply token)."""
+        assert self.page is not None
+        auth = {"Authorization": f"Bearer {self.line.id_token(user)}"}
+        got = await self.page.get("/liff/api/hand", params={"game": group}, headers=auth)
+        for _ in range(20):
+            hand = got.json().get("hand") or {"buttons": []}
+            moves = [x["data"] for row in hand["buttons"] for x in row]
+            if not moves:  # read before a computer moved: look again
+                break
+            body = {"game": group, "data": self.rng.choice(moves), "heard": True}
+            got = await self.page.post("/liff/api/move", json=body, headers=auth)
+            if got.json()["moved"]:
+                self.costs.private_moves += 1
+                await self.send(self.line.text(group, user, ECHO))
+                return
+        await self.send(None)
+
+    async def send(self, event: JSON | None) -> None:
+        """One event (None: none, after a move on the page); the computers due after it act
+        before its table update is pushed (as they do at human pace: within the table
+        interval)."""
+        if event is None:
+            await self.bot.runner.flush()
+            return
         assert await self.bot.webhook(*self.line.signed(event)) == 200
         await self.bot.idle()
         for _ in range(200):
@@ -136,6 +177,8 @@ class Table:
             if not self.bot.tables.bundle(session).private_hands:
                 pick = self.rng.choice(data_of(table, b.GROUP_MOVE))
                 await self.send(self.line.postback(group, user, pick))
+            elif self.page is not None:
+                await self.on_page(group, user)
             elif moves and hand is self.last(user):
                 await self.send(self.line.postback(user, user, self.rng.choice(moves)))
                 after, _ = await self.bot.tables.load(chat)
@@ -171,17 +214,24 @@ async def one(
     computers: int,
     seed: int,
     rules: int = 0,
+    page: bool = False,
 ) -> tuple[Costs, FakeLine]:
-    async with FakeLine.running() as line:
+    async with FakeLine.running() as line, contextlib.AsyncExitStack() as stack:
         # a computer thinks (up to THINK_BUDGET) within the interval a pushed table waits
-        settings = bot_settings(line, table_interval=1.0, thinkers=0)
+        configure = liff_settings if page else bot_settings
+        settings = configure(line, table_interval=1.0, thinkers=0)
         bot = LineBot(settings, RedisStore.from_url(redis_url, prefix), registry())
         await bot.start()
+        client = None
+        if page:
+            transport = httpx.ASGITransport(app=app(bot, ops=False))
+            client = httpx.AsyncClient(transport=transport, base_url="http://bot")
+            await stack.enter_async_context(client)
         try:
             names = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"][:humans]
             langs = ["th", "ja", "en"]
             people = [line.user(n, langs[i % 3], friend=False) for i, n in enumerate(names)]
-            table = Table(bot, line, random.Random(seed))
+            table = Table(bot, line, random.Random(seed), client)
             group = await table.open(game, people, set(people[:friends]), computers)
             table.table = next(s for s in reversed(line.to(group)) if table.rules_of(s))
             if rules:
@@ -215,23 +265,31 @@ async def main(redis_url: str, seed: int) -> None:
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(
-        "| game | people (friends) | computers | events | moves in 1:1 chats | replies"
-        " | pushes | unanswered |"
+        "| game | hands | people (friends) | computers | webhook events | moves in 1:1 chats"
+        " or on the page | messages by reply | pushes | unanswered |"
     )
-    print("|---|---|---|---|---|---|---|---|")
-    for i, (label, game, humans, friends, computers) in enumerate(GAMES):
-        costs, line = await one(redis_url, f"bench{i}:", game, humans, friends, computers, seed)
+    print("|---|---|---|---|---|---|---|---|---|")
+    for page in (False, True):
+        where = "hand page (LIFF)" if page else "1:1 chat"
+        ego = "none (group buttons), LIFF app set" if page else "none (group buttons)"
+        for i, (label, game, humans, friends, computers) in enumerate(GAMES):
+            prefix = f"bench{i}{'p' if page else ''}:"
+            costs, line = await one(
+                redis_url, prefix, game, humans, friends, computers, seed, page=page
+            )
+            pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
+            print(
+                f"| {label} | {where if game != 'ego' else ego} |"
+                f" {humans} ({friends}) | {computers} | {costs.events} | {costs.private_moves} |"
+                f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
+            )
+        prefix = f"benchr{'p' if page else ''}:"
+        costs, line = await one(redis_url, prefix, "egonomy", 2, 2, 0, seed, rules=10, page=page)
         pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
         print(
-            f"| {label} | {humans} ({friends}) | {computers} | {costs.events} |"
-            f" {costs.private_moves} | {len(line.replies)} | {pushes} | {costs.unanswered} |"
+            f"| Egonomy: 📖 Rules and a section ×10 | {where} | 2 (2) | 0 | {costs.events} | 0 |"
+            f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
         )
-    costs, line = await one(redis_url, "benchr:", "egonomy", 2, 2, 0, seed, rules=10)
-    pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
-    print(
-        f"| Egonomy: 📖 Rules and a section ×10 | 2 (2) | 0 | {costs.events} | 0 |"
-        f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
-    )
 
 
 if __name__ == "__main__":

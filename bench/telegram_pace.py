@@ -283,9 +283,8 @@ class Table:
                 continue
             text = str(c.params.get("text", ""))
             keyboard = "inline_keyboard" in str(c.params)
-            if c.method == "sendMessage" and (not keyboard or text == shown):
-                said.append(c)
-            elif c.method == "editMessageReplyMarkup":
+            reposted = c.method == "sendMessage" and (not keyboard or text == shown)
+            if reposted or c.method == "editMessageReplyMarkup":
                 said.append(c)
             if keyboard:
                 shown = text

@@ -62,6 +62,10 @@ class Settings:
     line_channel_access_token: str | None = None
     line_api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
     line_answer_within: float = 0.8  # seconds a LINE webhook waits for its events' handling
+    line_liff_id: str | None = None  # the hand page's LIFF app (None: hands in the 1:1 chat)
+    line_login_channel_id: str | None = None  # the LINE Login channel that ID tokens are for
+    line_liff_sdk_url: str = "https://static.line-scdn.net/liff/edge/2/sdk.js"
+    line_reminders: bool = False  # an idle player's reminder is pushed to them on LINE
     host: str = "0.0.0.0"  # where the webhook server listens
     port: int = 8080
     metrics_host: str = "127.0.0.1"  # where /healthz and /metrics are served (not public)
@@ -129,6 +133,10 @@ class Settings:
             line_channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
             line_api_base_url=env.get("LINE_API_BASE_URL") or None,
             line_answer_within=num("LINE_ANSWER_WITHIN", d.line_answer_within),
+            line_liff_id=env.get("LINE_LIFF_ID") or None,
+            line_login_channel_id=env.get("LINE_LOGIN_CHANNEL_ID") or None,
+            line_liff_sdk_url=env.get("LINE_LIFF_SDK_URL") or d.line_liff_sdk_url,
+            line_reminders=flag("LINE_REMINDERS"),
             telegram_webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
             telegram_webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
             host=env.get("HOST") or d.host,

@@ -1,7 +1,8 @@
 """The webhook server: one ASGI app (Starlette, served by uvicorn) with `/line/webhook` and
 `/telegram/webhook` for the platforms it is given (a Telegram press's answer rides on the
-HTTP response). `/healthz` (the store answers) and `/metrics` (Prometheus) are served by
-`ops_app`, on a port of their own (`METRICS_HOST`, `METRICS_PORT`: localhost by default).
+HTTP response), and the routes a bot serves beside its webhook (LINE's hand page).
+`/healthz` (the store answers) and `/metrics` (Prometheus) are served by `ops_app`, on a
+port of their own (`METRICS_HOST`, `METRICS_PORT`: localhost by default).
 The bots start with the app and, when it stops, deliver what they owe.
 
 A webhook body is read only up to `max_body` bytes (413 past that: nothing more is read),
@@ -88,6 +89,7 @@ def app(
             return PlainTextResponse(text, status_code=status)
 
         routes.append(Route("/line/webhook", line_webhook, methods=["POST"]))
+        routes += line.web_routes()
 
     if telegram is not None:
         telegram_bot = telegram

@@ -38,6 +38,12 @@ class Incoming:
     # The platform's guess at a group's language (LINE: its members' profiles, the script of
     # its name and messages), used until someone chooses one; None when it cannot tell.
     chat_language: str | None = None
+    # Made on a page beside the chat (LINE's hand page): the answer and the messages to the
+    # presser's own chat go back to the page with the answer, never into the chat.
+    aside: bool = False
+    # That page cannot post in the group (opened outside it, or not allowed): the group's
+    # updates of this press go as if no page held them (`Capabilities.hold_unasked`).
+    unheard: bool = False
 
 
 # Incoming.event: the user opened or closed the private chat with the bot (added or blocked
@@ -86,6 +92,7 @@ class Answer:
     alert: bool = False
     url: str | None = None
     secret: bool = False  # for the presser's eyes only: never said in a group
+    shown: tuple[Message, ...] = ()  # an `aside` press's messages to the presser's own chat
 
 
 @dataclass
@@ -118,6 +125,11 @@ class Capabilities:
     # opens the private chat with the request typed in), and a table update that answers no
     # event waits `table_interval` for a newer one to replace it.
     unasked_free: bool = True
+    # Where unasked messages cost and players move on a page of the platform's (LINE's hand
+    # page): a group update that answers no event waits for the next reply in its chat (the
+    # page's own message there), however long, instead of being pushed; computers move at once.
+    hold_unasked: bool = False
+    reminders: bool = True  # an idle player is reminded (else only replaced, in time)
 
 
 _TAG = re.compile(r"<[^>]*>")

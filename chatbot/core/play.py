@@ -475,14 +475,22 @@ class GameDesk:
     async def show_hand(self, inc: Incoming, chat: str) -> Reply:
         """The sender's hand in the game of `chat`, as the answer to their own message (from
         the table's "My hand" link)."""
+        got = await self.hand_of(inc, chat)
+        if isinstance(got, str):  # a command: its answer is a message
+            return Reply(messages=[say(inc.chat, got)] if got else [])
+        return Reply(messages=[got[0]])
+
+    async def hand_of(self, inc: Incoming, chat: str) -> tuple[Message, Message] | str:
+        """The sender's hand message in the game of `chat` and the group's table as it is
+        now, or why there is none (no game, not a player)."""
         doc = await self.tables.store.load(game_key(chat))
         checked = await self._check(inc, doc, -1, True)
-        if isinstance(checked, Reply):  # a command: its answer is a message
-            text = checked.answer.text if checked.answer is not None else ""
-            return Reply(messages=[say(inc.chat, text)] if text else checked.messages)
+        if isinstance(checked, Reply):
+            return checked.answer.text if checked.answer is not None else ""
         session, _, seat, state = checked
-        bundle = self.tables.bundle(session)
-        return Reply(messages=[views.hand(session, bundle, seat, self.tables.caps, state)])
+        bundle, caps = self.tables.bundle(session), self.tables.caps
+        table = views.table(session, bundle, caps, state, deep_link=self.tables.platform.deep_link)
+        return views.hand(session, bundle, seat, caps, state), table
 
     async def _check(
         self, inc: Incoming, doc: Doc | None, stamp: int, group: bool
@@ -547,7 +555,7 @@ class GameDesk:
         explained = Message(inc.user.id, why, ((rule,),))
         if not caps.popups and caps.answers_in_chat and not inc.private:  # a free reply there
             explained = Message(inc.chat, f"{html.escape(inc.user.name)}: {why}", ((rule,),))
-        return Reply(answer if caps.popups else Answer(), [explained])
+        return Reply(answer if caps.popups or inc.aside else Answer(), [explained])
 
     # --- the end ---------------------------------------------------------------------------
 
@@ -693,14 +701,16 @@ class GameDesk:
     async def hurry(self, session: Session, state: Any, messages: list[Message]) -> Any:
         """Where unasked messages cost, computers act at once instead of after their delay
         (their messages join `messages`) when they are awaited together with others
-        (simultaneous choices) or the game is all on the group's table (no private hands to
-        go stale), turn after turn while no person is awaited: the last person's press then
+        (simultaneous choices), the game is all on the group's table (no private hands to
+        go stale) or its players move on a page (`hold_unasked`: the page reads the hand as it
+        is), turn after turn while no person is awaited: the last person's press then
         carries what follows (a reveal) in its free answer. The state now."""
         bundle = self.tables.bundle(session)
-        if self.tables.caps.unasked_free:
+        caps = self.tables.caps
+        if caps.unasked_free:
             return state
         game = bundle.game
-        together = not bundle.private_hands  # or several were awaited at once
+        together = not bundle.private_hands or caps.hold_unasked  # or several awaited at once
         for _ in range(HURRIED_STEPS):
             if session.phase != PLAYING:
                 break
@@ -754,7 +764,9 @@ class GameDesk:
             at = self.tables.clock() + self.waits(session)[1]
             session.timers[str(seat)] = [WAIT_TAKEOVER, at]
             session.deadline = min(at for _, at in session.timers.values())
-            out = [self._reminder(session, bundle, state, seat)]
+            out = (
+                [self._reminder(session, bundle, state, seat)] if self.tables.caps.reminders else []
+            )
             if session.turn_timer and self.tables.caps.edits:  # the time left, halved
                 link = self.tables.platform.deep_link
                 out.append(

@@ -153,6 +153,7 @@ class _Queue:
     edited: dict[str, float] = field(default_factory=dict)  # target -> when last edited
     held: dict[str, float] = field(default_factory=dict)  # held table -> when first queued
     queued: dict[str, float] = field(default_factory=dict)  # table edit target -> since when
+    parked: list[Message] = field(default_factory=list)  # for the next reply (`hold_unasked`)
     chatter: dict[Chatter, tuple[Message, float]] = field(default_factory=dict)  # -> since
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -239,7 +240,7 @@ class Runner:
                 log.exception("update %s in %s failed", inc.update_id, inc.chat)
                 self.errors.append(exc)
                 text = tr.gettext("Something went wrong on my side: please try again in a moment.")
-            if inc.data is None:
+            if inc.data is None and not inc.aside:
                 self.post([Message(inc.chat, text)], inc, chatter=True)
                 return None
             return Answer(text)
@@ -247,6 +248,11 @@ class Runner:
             metrics.HANDLING.labels(platform).observe(time.perf_counter() - began)
         answer = reply.answer
         messages = list(reply.messages)
+        if inc.aside:  # the page it was made on shows the answer and the presser's messages
+            mine = tuple(m for m in messages if m.chat == inc.chat)
+            others = [m for m in messages if m.chat != inc.chat]
+            self.post(others, inc, reply.confirm, reply.chatter)
+            return replace(answer or Answer(), shown=mine)
         if inc.data is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
         if answer is not None and answer.text and not self.caps.popups:
@@ -294,10 +300,12 @@ class Runner:
         inc: Incoming | None = None,
         confirm: tuple[str, int] | None = None,
         chatter: bool = False,
+        loud: bool = False,
     ) -> None:
         """Queue messages for delivery, per chat, in order (never waits); `confirm` (chat,
         change) is recorded as delivered once all of them went out; `chatter`: the answer to
-        a group command that only tells (it goes when the game's messages have gone)."""
+        a group command that only tells (it goes when the game's messages have gone); `loud`:
+        none is parked (`Capabilities.hold_unasked`)."""
         if inc is not None and inc.reply_token:
             messages = [
                 replace(m, reply_token=inc.reply_token) if m.chat == inc.chat else m
@@ -311,12 +319,43 @@ class Runner:
         if batch is not None and not messages:
             self._done(batch)
         chatty = chatter and inc is not None and inc.command is not None and not inc.private
+        park = self.caps.hold_unasked and not loud and not (inc is not None and inc.unheard)
         for i, message in enumerate(messages):
             if chatty and inc is not None and message.chat == inc.chat:
                 self._chatter(message, (inc.user.id, inc.command or "", i))
+            elif park and self._parks(message):
+                self._park(message, batch)
             else:
                 message, carrier = self._carry(message, batch)
                 self._enqueue(message, carrier)
+
+    def _parks(self, message: Message) -> bool:
+        """Whether a message waits for the next reply in its chat, however long: an update of
+        a game's group that answers no event, where such messages cost and players read the
+        game on a page (the page and the table always read the game as it is)."""
+        if self.caps.unasked_free or message.reply_token is not None:
+            return False
+        return message.game is not None and message.chat == message.game
+
+    def _park(self, message: Message, batch: _Batch | None) -> None:
+        """Park a group update for the next reply in its chat (an older table update of the
+        same slot that carries no news goes: this one shows it). It counts as delivered."""
+        queue = self._queue(message.chat)
+        key = (message.game, message.slot)
+        queue.parked = [m for m in queue.parked if not (m.coalesce and (m.game, m.slot) == key)]
+        queue.parked.append(message)
+        self._done(batch)
+
+    def release(self, chat: str, token: str | None) -> bool:
+        """The updates parked for `chat` go now: as the reply with `token` (an event there
+        that nothing else answers), or, without one, as if never parked (a page could not post
+        there). Whether there were any."""
+        queue = self._queues.get(chat)
+        if queue is None or not queue.parked:
+            return False
+        parked, queue.parked = queue.parked, []
+        self.post([replace(m, reply_token=token) for m in parked], loud=True)
+        return True
 
     def _chatter(self, message: Message, key: Chatter) -> None:
         """A reply to a command that changed nothing: it replaces the member's unsent reply
@@ -354,16 +393,21 @@ class Runner:
         if message.reply_token is None or self.caps.unasked_free or queue is None:
             return message, batch
         shown = {(m.game, m.slot) for m in (message, *message.also) if m.slot}
-        waiting = [(m, bt) for m, bt in queue.fifo if self._held(m) is not None]
+        parked: list[Item] = [(m, None) for m in queue.parked]  # (delivered already)
+        held = [(m, bt) for m, bt in queue.fifo if self._held(m) is not None]
+        waiting = parked + held
         room = REPLY_MESSAGES - 1 - len(message.also)
-        carried = [item for item in waiting if (item[0].game, item[0].slot) not in shown][:room]
-        dropped = [item for item in waiting if (item[0].game, item[0].slot) in shown]
-        if not carried and not dropped:
+        told = [i for i in waiting if (i[0].game, i[0].slot) in shown and i[0].coalesce]
+        carried = [i for i in waiting if all(i is not t for t in told)][:room]
+        if not carried and not told:
             return message, batch
         carrier = batch or _Batch(message.chat, 0, 1)
-        for item in carried + dropped:
-            queue.fifo.remove(item)
-            queue.held.pop(self._held(item[0]) or "", None)
+        gone = carried + told
+        queue.parked = [m for m, _ in parked if all(m is not g[0] for g in gone)]
+        for item in gone:
+            if all(item is not p for p in parked):
+                queue.fifo.remove(item)
+                queue.held.pop(self._held(item[0]) or "", None)
             if item[1] is not None:
                 carrier.riders.append(item[1])
         also = (*(m for m, _ in carried), *message.also)
@@ -544,7 +588,11 @@ class Runner:
             self._sent.set()
             if queue.waiting():  # posted while the last send was finishing
                 self._start(queue, chat)
-            elif self._queues.get(chat) is queue and not _recent(queue, self.monotonic(), interval):
+            elif (
+                self._queues.get(chat) is queue
+                and not queue.parked
+                and not _recent(queue, self.monotonic(), interval)
+            ):
                 del self._queues[chat]
 
     def _pick(self, chat: str, queue: _Queue) -> Item | float:

@@ -255,8 +255,9 @@ def hand(
 
 def waiting(bundle: Bundle, caps: Capabilities, tr: Translator) -> str:
     """How a waiting player's choices will reach them: by themselves where an unasked message
-    is free, else with the answer to their own press of the table's "My hand"."""
-    if caps.unasked_free:
+    is free or the hand is on a page that looks again (`hold_unasked`), else with the answer
+    to their own press of the table's "My hand"."""
+    if caps.unasked_free or caps.hold_unasked:
         return tr.contextual(bundle.context, "Your choices come here when it is your turn.")
     return tr.contextual(
         bundle.context,

@@ -17,7 +17,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import aiohttp
@@ -33,6 +33,7 @@ from linebot.v3.messaging.exceptions import ApiException
 from linebot.v3.webhook import WebhookParser
 
 from chatbot import metrics
+from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Message, User
 from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner, Undelivered
@@ -49,8 +50,12 @@ from chatbot.line.convert import (
     sender_id,
     source_ids,
 )
+from chatbot.line.liff import ECHO, HandPage
 from chatbot.settings import Settings
 from chatbot.store.base import Store
+
+if TYPE_CHECKING:
+    from starlette.routing import Route
 
 log = logging.getLogger(__name__)
 ID_RETRY = 60.0  # seconds between tries to learn the bot's id while LINE was unreachable
@@ -95,6 +100,13 @@ class LineBot:
             raise ValueError("LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN must be set")
         self.settings = settings
         self.monotonic = monotonic
+        self.capabilities = replace(self.capabilities, reminders=settings.line_reminders)
+        if settings.line_liff_id:  # moves on the hand page: no group update is pushed
+            if not settings.line_login_channel_id:
+                raise ValueError(
+                    "LINE_LIFF_ID needs LINE_LOGIN_CHANNEL_ID (its ID tokens' channel)"
+                )
+            self.capabilities = replace(self.capabilities, hold_unasked=True)
         self.parser = WebhookParser(settings.line_channel_secret)
         host = settings.line_api_base_url.rstrip("/") if settings.line_api_base_url else None
         config = Configuration(host=host, access_token=settings.line_channel_access_token)
@@ -106,6 +118,9 @@ class LineBot:
         self.tables = Tables(store, settings, games, platform, clock=clock)
         self.service = GameService(self.tables)
         self.runner = Runner(self.service, self, monotonic=monotonic)
+        self.page: HandPage | None = None
+        if settings.line_liff_id and settings.line_login_channel_id:
+            self.page = HandPage(self, settings.line_liff_id, settings.line_login_channel_id)
         self._tokens: OrderedDict[str, float] = OrderedDict()  # unused token -> when received
         self._profiles: OrderedDict[str, tuple[float, User]] = OrderedDict()
         self._names: OrderedDict[str, tuple[float, str]] = OrderedDict()  # group -> its name
@@ -147,14 +162,24 @@ class LineBot:
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.runner.stop()
         await self.client.close()
+        if self.page is not None:
+            await self.page.close()
         if close_store:
             await self.tables.store.close()
 
     # --- platform ports for the core -------------------------------------------------------
 
+    def web_routes(self) -> list[Route]:
+        """The web server's routes of this channel beside its webhook: the hand page's."""
+        return self.page.routes() if self.page is not None else []
+
     def deep_link(self, payload: str) -> str | None:
         """A link that opens the bot's chat with `/start <payload>` typed in: the user's own
-        message then earns a free reply."""
+        message then earns a free reply. A hand's link opens the hand page, where there is
+        one."""
+        hand = b.chat_from_payload(payload, "h")
+        if hand is not None and self.page is not None:
+            return self.page.url(hand)
         if not self.basic_id:
             return None
         text = quote(f"/start {payload}", safe="")
@@ -252,6 +277,9 @@ class LineBot:
                 log.warning("language of %s unknown: %r", group, exc)
             if user is not None and user.language is None:  # not a friend: as the group
                 user = replace(user, language=language)
+        if group is not None and token and self.page is not None and _text_of(event) == ECHO:
+            self.runner.release(qualify(group), token)  # the hand page's word after a move
+            return
         inc = incoming(event, user)
         if inc is None:
             return

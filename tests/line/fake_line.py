@@ -11,6 +11,12 @@ an answer lost after delivering) and stall its look-ups (a slow API).
 It also makes the webhook side: events with fresh reply tokens, and signed bodies
 (X-Line-Signature: base64 of the HMAC-SHA256 of the body with the channel secret).
 
+And LINE Login's side of a LIFF app: ID tokens issued to users (`id_token`), checked by
+`POST /oauth2/v2.1/verify` as LINE does (400 with an error JSON for a forged or expired token
+or one of another channel); `GET /liff-test/sdk.js` serves the tests' stand-in for the LIFF
+SDK (tests/line/liff_sdk.js), whose `sendMessages` calls `POST /liff-test/send`: the text
+becomes a signed message event in the group, with a fresh reply token, posted to `webhook`.
+
     async with FakeLine.running() as line:
         ann = line.user("Ann", "en")
         group = line.group(ann)
@@ -26,14 +32,18 @@ import hashlib
 import hmac
 import itertools
 import json
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
+import aiohttp
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from chatbot.settings import Settings
@@ -44,6 +54,8 @@ SECRET = "fake-channel-secret-0123456789ab"
 ACCESS_TOKEN = "fake-channel-access-token"
 BOT_ID = "Ubot00000000000000000000000000000"
 BASIC_ID = "@fakebot"
+LOGIN_CHANNEL = "1650000000"  # the LINE Login channel of the LIFF app
+SDK_FILE = Path(__file__).with_name("liff_sdk.js")
 INVALID_TOKEN = "Invalid reply token"
 
 
@@ -122,6 +134,9 @@ class FakeLine:
     # While set and not released, the look-ups (bot info, profiles, group summary) wait for it:
     # LINE's API slow or stalled.
     stall: asyncio.Event | None = None
+    id_tokens: dict[str, JSON] = field(default_factory=dict)  # issued ID token -> its claims
+    webhook: str | None = None  # the bot's webhook URL, for the messages a LIFF page sends
+    page_sent: list[tuple[str, str, str]] = field(default_factory=list)  # (group, user, text)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
@@ -146,6 +161,22 @@ class FakeLine:
         self.groups[gid] = set(members)
         self.group_names[gid] = name
         return gid
+
+    def id_token(self, user: str, channel: str = LOGIN_CHANNEL, life: float = 3600.0) -> str:
+        """An ID token LINE Login issued to `user` for a LIFF app of `channel`, valid for
+        `life` seconds (negative: expired already)."""
+        token = f"idt.{next(self._ids):016x}.{base64.urlsafe_b64encode(os.urandom(12)).decode()}"
+        now = int(time.time())
+        self.id_tokens[token] = {
+            "iss": "https://access.line.me",
+            "sub": user,
+            "aud": channel,
+            "exp": now + int(life),
+            "iat": now,
+            "amr": ["linesso"],
+            "name": self.users[user]["displayName"],
+        }
+        return token
 
     @property
     def replies(self) -> list[Sent]:
@@ -230,6 +261,9 @@ class FakeLine:
             Route("/v2/bot/group/{group}/member/{user}", self._member, methods=["GET"]),
             Route("/v2/bot/group/{group}/summary", self._summary, methods=["GET"]),
             Route("/v2/bot/room/{group}/member/{user}", self._member, methods=["GET"]),
+            Route("/oauth2/v2.1/verify", self._verify, methods=["POST"]),
+            Route("/liff-test/sdk.js", self._sdk, methods=["GET"]),
+            Route("/liff-test/send", self._page_send, methods=["POST"]),
         ]
         return Starlette(routes=routes)
 
@@ -357,6 +391,50 @@ class FakeLine:
 
         return await self._call(request, act)
 
+    async def _verify(self, request: Request) -> JSONResponse:
+        """LINE Login's ID token check: the claims, or 400 with LINE's error JSON."""
+        self.calls.append(request.url.path)
+        form = dict(parse_qsl((await request.body()).decode()))
+        claims = self.id_tokens.get(form.get("id_token", ""))
+        why = None
+        if claims is None:
+            why = "Invalid IdToken."
+        elif claims["exp"] <= time.time():
+            why = "IdToken expired."
+        elif claims["aud"] != form.get("client_id"):
+            why = "Invalid IdToken Audience."
+        if why is not None:
+            self.refused.append((request.url.path, 400, why))
+            error = {"error": "invalid_request", "error_description": why}
+            return JSONResponse(error, status_code=400)
+        return JSONResponse(claims)
+
+    async def _sdk(self, request: Request) -> Response:
+        return Response(SDK_FILE.read_text("utf-8"), media_type="text/javascript")
+
+    async def _page_send(self, request: Request) -> JSONResponse:
+        """`liff.sendMessages` in a group: each text becomes the user's message event there,
+        with a fresh reply token, signed and posted to the bot's webhook (as LINE does)."""
+        cors = {"access-control-allow-origin": "*"}
+        body = json.loads(await request.body())
+        claims = self.id_tokens.get(str(body.get("idToken")))
+        group = str(body.get("chat"))
+        if claims is None or group not in self.groups or claims["sub"] not in self.groups[group]:
+            return JSONResponse({"message": "not allowed"}, status_code=403, headers=cors)
+        events = []
+        for message in body.get("messages", []):
+            self.page_sent.append((group, claims["sub"], message["text"]))
+            events.append(self.text(group, claims["sub"], message["text"]))
+        payload, signed = self.signed(*events)
+        assert self.webhook is not None, "the bot's webhook URL"
+        headers = {"x-line-signature": signed, "content-type": "application/json"}
+        async with (
+            aiohttp.ClientSession() as http,
+            http.post(self.webhook, data=payload, headers=headers) as response,
+        ):
+            status = response.status
+        return JSONResponse({"webhook": status}, headers=cors)
+
     # --- serving ---------------------------------------------------------------------------
 
     @classmethod
@@ -441,3 +519,15 @@ def bot_settings(line: FakeLine, **overrides: Any) -> Settings:
         line_api_base_url=line.base_url,
         **options,
     )
+
+
+def liff_settings(line: FakeLine, **overrides: Any) -> Settings:
+    """`bot_settings` with the hand page (a LIFF app of the fake's LINE Login channel, its SDK
+    the tests' stand-in served by the fake)."""
+    options: dict[str, Any] = {
+        "line_liff_id": f"{LOGIN_CHANNEL}-HandPage",
+        "line_login_channel_id": LOGIN_CHANNEL,
+        "line_liff_sdk_url": f"{line.base_url}/liff-test/sdk.js",
+        **overrides,
+    }
+    return bot_settings(line, **options)

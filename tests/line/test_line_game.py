@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
+import pytest
+
 from chatbot.core import buttons as b
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
@@ -231,14 +233,16 @@ async def test_a_press_by_a_stranger_is_answered_in_the_group(bot: LineBot, line
     assert not [r for r in line.refused if r[0].startswith("/v2/bot/message")]
 
 
+@pytest.mark.parametrize("reminders", [True, False])
 async def test_an_idle_player_is_reminded_by_one_private_push(
-    line: FakeLine, redis_url: str, redis_prefix: str
+    line: FakeLine, redis_url: str, redis_prefix: str, reminders: bool
 ) -> None:
     """Pushes come from a monthly quota, and LINE counts a push to a group once for every
-    member: an idle player's reminder is their hand pushed to them alone (one message), not a
-    word in the group. After the take-over time a computer player moves for them."""
+    member: with LINE_REMINDERS on, an idle player's reminder is their hand pushed to them
+    alone (one message), not a word in the group; by default there is none. After the
+    take-over time a computer player moves for them."""
     now = [1_700_000_000.0]
-    settings = bot_settings(line, remind_after=30.0, takeover_after=20.0)
+    settings = bot_settings(line, remind_after=30.0, takeover_after=20.0, line_reminders=reminders)
     lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry(), lambda: now[0])
     await lb.start()
     try:
@@ -259,12 +263,13 @@ async def test_an_idle_player_is_reminded_by_one_private_push(
         in_group, pushes = len(line.to(group)), len(line.pushes)
 
         now[0] += 31  # past REMIND_AFTER
-        assert await lb.runner.tick() == 1
+        assert await lb.runner.tick() == int(reminders)
         await lb.runner.flush()
-        reminder = line.to(idle)[-1]
-        assert reminder.text.startswith("⏰ It is your turn!") and reminder.via == "push"
-        assert buttons(reminder, b.MOVE) or buttons(reminder, b.NAV), "with the hand's buttons"
-        assert len(line.pushes) == pushes + 1 and len(line.to(group)) == in_group, "one message"
+        assert len(line.pushes) == pushes + reminders and len(line.to(group)) == in_group
+        if reminders:  # one message
+            reminder = line.to(idle)[-1]
+            assert reminder.text.startswith("⏰ It is your turn!") and reminder.via == "push"
+            assert buttons(reminder, b.MOVE) or buttons(reminder, b.NAV), "with its buttons"
         private = len(line.to(idle))
 
         now[0] += 21  # past TAKEOVER_AFTER

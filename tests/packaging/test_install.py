@@ -104,6 +104,22 @@ def test_the_wheel_is_imported_from_the_venv_not_the_checkout(
 
 
 @pytest.mark.slow
+def test_the_hand_pages_files_are_in_the_wheel(installed: Path, tmp_path: Path) -> None:
+    """The LINE hand page's static files travel as package data, each as in the checkout."""
+    names = ("hand.html", "hand.js", "hand.css")
+    code = (
+        "from importlib import resources; import sys; folder = resources.files('chatbot.line');"
+        f" [sys.stdout.write(str(len((folder / n).read_bytes())) + ' ') for n in {names!r}]"
+    )
+    run = subprocess.run(
+        [str(installed), "-c", code], cwd=tmp_path, env=_env(), capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    sizes = [(REPO / "chatbot" / "line" / n).stat().st_size for n in names]
+    assert run.stdout.split() == [str(n) for n in sizes]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("game", registry().names)
 def test_every_game_plays_a_turn_translated(

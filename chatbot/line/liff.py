@@ -1,0 +1,297 @@
+"""The hand page: a LIFF app opened from the group's table, where a player sees their hand and
+moves, so that a move made there costs no push (docs/platforms.md).
+
+- `GET /liff/hand`: the page (hand.html, hand.js, hand.css beside this module; the LIFF SDK
+  from `LINE_LIFF_SDK_URL`).
+- `GET /liff/api/hand?game=<group id>`: the page's words, the player's hand (the chat's own
+  hand message: its text and buttons) and the group's table, in the player's language.
+- `POST /liff/api/move` `{game, data, heard}`: a button of that hand, handled as a press in the
+  player's 1:1 chat (the same stamps, checks and refusals), nothing sent to that chat; the
+  answer and the hand now. The group's update waits for the page's own message in the group
+  (`ECHO`, sent by `liff.sendMessages`: an event with a free reply), unless `heard` is false.
+- `POST /liff/api/unheard` `{game}`: the page could not post in the group: its updates go as
+  if no page held them.
+
+Every call carries the page's LIFF ID token (`Authorization: Bearer`), checked with LINE's
+verify endpoint for the LINE Login channel; its `sub` is the player, who sees only their own
+seat of a game they sit in.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+import re
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from chatbot.core import buttons as b
+from chatbot.core.model import Incoming, Message, User
+from chatbot.core.session import BadSession
+from chatbot.i18n import N_, Translator, negotiate, translator
+from chatbot.line.convert import PREFIX, line_id, plain, qualify
+
+if TYPE_CHECKING:
+    from chatbot.line.bot import LineBot
+
+log = logging.getLogger(__name__)
+ECHO = "🃏"  # what the page posts in the group after a move: its reply carries the table
+TOKENS_KEPT = 10_000  # verified ID tokens remembered (until they expire)
+VERIFY_TIMEOUT = 5.0  # seconds LINE's verify endpoint may take
+FILES = {"hand.js": "text/javascript", "hand.css": "text/css"}
+JSON = dict[str, Any]
+
+# The page's words (translated for the player; the page itself has none of its own).
+WORDS = {
+    "title": N_("🃏 My hand"),
+    "table": N_("🎲 The table"),
+    "sending": N_("Sending your move…"),
+    "posted": N_("Your move is in: the group sees it now."),
+    "unheard": N_("This page cannot post in the group: the bot tells the group itself."),
+    "refresh": N_("🔄 Refresh"),
+    "failed": N_("Something went wrong on my side: please try again in a moment."),
+}
+LOADING = N_("Loading your hand…")
+UNVERIFIED = N_("Your LINE login could not be checked: open this page again from the group.")
+NOT_OURS = N_("This button is no longer in use.")
+
+
+@dataclass(frozen=True)
+class Refusal(Exception):
+    """A request the page gets a reason for (`status`: the HTTP status; `text`: a msgid, or
+    the reason translated already when `translated`)."""
+
+    status: int
+    text: str
+    translated: bool = False
+
+
+class IdTokens:
+    """LIFF ID tokens checked with LINE's verify endpoint (`POST /oauth2/v2.1/verify`, the
+    LINE Login channel as `client_id`); a verified token is remembered until it expires."""
+
+    def __init__(self, base_url: str, channel: str, clock: Callable[[], float]) -> None:
+        self.url = f"{base_url.rstrip('/')}/oauth2/v2.1/verify"
+        self.channel = channel
+        self.clock = clock
+        self._known: OrderedDict[str, tuple[str, float]] = OrderedDict()  # token -> (sub, exp)
+        self._http: aiohttp.ClientSession | None = None
+
+    async def user(self, token: str) -> str:
+        """The LINE user id the token was issued to; Refusal (401) for a token LINE refuses
+        (forged, expired, for another channel)."""
+        kept = self._known.get(token)
+        if kept is not None and kept[1] > self.clock():
+            return kept[0]
+        if self._http is None:
+            self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(VERIFY_TIMEOUT))
+        form = {"id_token": token, "client_id": self.channel}
+        try:
+            async with self._http.post(self.url, data=form) as response:
+                found: JSON = await response.json(content_type=None)
+                status = response.status
+        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            log.warning("ID token not verified: %r", exc)
+            raise Refusal(503, WORDS["failed"]) from exc
+        sub, exp = found.get("sub"), found.get("exp")
+        if status != 200 or not isinstance(sub, str) or not isinstance(exp, int | float):
+            log.info("ID token refused: %s %s", status, found.get("error_description"))
+            raise Refusal(401, UNVERIFIED)
+        if found.get("aud") != self.channel or exp <= self.clock():
+            raise Refusal(401, UNVERIFIED)
+        self._known[token] = (sub, float(exp))
+        while len(self._known) > TOKENS_KEPT:
+            self._known.popitem(last=False)
+        return sub
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+            self._http = None
+
+
+class HandPage:
+    """The hand page and its API, for one LINE bot."""
+
+    def __init__(self, bot: LineBot, liff_id: str, channel: str) -> None:
+        self.bot = bot
+        self.liff_id = liff_id
+        base = bot.settings.line_api_base_url or "https://api.line.me"
+        self.tokens = IdTokens(base, channel, bot.tables.clock)
+        folder = resources.files(__package__ or "chatbot.line")
+        self.page = (folder / "hand.html").read_text("utf-8")
+        self.files = {name: (folder / name).read_text("utf-8") for name in FILES}
+
+    def url(self, chat: str) -> str:
+        """The LIFF URL that opens the page for the game of `chat` (LINE passes its query on
+        to the page)."""
+        return f"https://liff.line.me/{self.liff_id}?game={line_id(chat)}"
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/liff/hand", self.hand_page, methods=["GET"]),
+            Route("/liff/static/{name}", self.static, methods=["GET"]),
+            Route("/liff/api/hand", self.hand, methods=["GET"]),
+            Route("/liff/api/move", self.move, methods=["POST"]),
+            Route("/liff/api/unheard", self.unheard, methods=["POST"]),
+        ]
+
+    # --- the page --------------------------------------------------------------------------
+
+    async def hand_page(self, request: Request) -> HTMLResponse:
+        tr = translator(_accepted(request))
+        filled = {
+            "{{lang}}": tr.locale,
+            "{{liff_id}}": html.escape(self.liff_id),
+            "{{sdk}}": html.escape(self.bot.settings.line_liff_sdk_url),
+            "{{loading}}": html.escape(tr.gettext(LOADING)),
+        }
+        page = self.page
+        for mark, value in filled.items():
+            page = page.replace(mark, value)
+        return HTMLResponse(page, headers={"cache-control": "no-store"})
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in FILES:
+            return Response("not found", status_code=404)
+        return Response(self.files[name], media_type=FILES[name])
+
+    # --- the API ---------------------------------------------------------------------------
+
+    async def hand(self, request: Request) -> JSONResponse:
+        try:
+            user, chat = await self._player(request, request.query_params.get("game"))
+            tr = await self._translator(user, chat)
+            return JSONResponse({"words": _words(tr), **await self._shown(user, chat, tr)})
+        except Refusal as refusal:
+            return await self._refused(request, refusal)
+
+    async def move(self, request: Request) -> JSONResponse:
+        try:
+            body = await _body(request)
+            user, chat = await self._player(request, body.get("game"))
+            data, heard = body.get("data"), body.get("heard") is not False
+            press = b.decode(data) if isinstance(data, str) else None
+            if press is None or press.op not in (b.MOVE, b.NAV) or press.fields[:1] != (chat,):
+                raise Refusal(400, NOT_OURS)
+            before = await self._moves(chat)
+            update = f"{PREFIX}page:{uuid.uuid4().hex}"
+            inc = Incoming(
+                user.id, True, user, data=data, update_id=update, aside=True, unheard=not heard
+            )
+            answer = await self.bot.runner.handle(inc)
+            after = await self._moves(chat)
+            tr = await self._translator(user, chat)
+            told = [answer.text] if answer is not None and answer.text else []
+            if after == math.inf:  # the game is over: what the chat would have said
+                told += [m.text for m in answer.shown] if answer is not None else []
+                shown: JSON = {"hand": None, "table": ""}
+            else:
+                shown = await self._shown(user, chat, tr)
+            steps = [m for m in answer.shown if m.buttons] if answer else []
+            if press.op == b.NAV and steps and after == before:  # a step of a choice
+                shown["hand"] = _message(steps[-1])
+            said = "\n".join(plain(text) for text in told)
+            moved = after != before
+            return JSONResponse({"words": _words(tr), "said": said, "moved": moved, **shown})
+        except Refusal as refusal:
+            return await self._refused(request, refusal)
+
+    async def unheard(self, request: Request) -> JSONResponse:
+        try:
+            body = await _body(request)
+            user, chat = await self._player(request, body.get("game"))
+            tr = await self._translator(user, chat)
+            if isinstance(await self.bot.service.play.hand_of(_asking(user), chat), str):
+                raise Refusal(403, N_("You are not playing in this game."))
+            self.bot.runner.release(chat, None)
+            return JSONResponse({"said": tr.gettext(WORDS["unheard"])})
+        except Refusal as refusal:
+            return await self._refused(request, refusal)
+
+    async def _player(self, request: Request, game: Any) -> tuple[User, str]:
+        """The verified user and the game's chat, or Refusal."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Refusal(401, UNVERIFIED)
+        sub = await self.tokens.user(token.strip())
+        if not isinstance(game, str) or not re.fullmatch(r"[CR][0-9a-f]{1,64}", game):
+            raise Refusal(400, N_("No game is running here."))
+        return await self.bot.profile(sub, game), qualify(game)
+
+    async def _shown(self, user: User, chat: str, tr: Translator) -> JSON:
+        """The user's hand and the table (Refusal 403 when there is none for them)."""
+        got = await self.bot.service.play.hand_of(_asking(user), chat)
+        if isinstance(got, str):
+            raise Refusal(403, got, translated=True)
+        hand, table = got
+        return {"hand": _message(hand), "table": plain(table.text), "echo": ECHO}
+
+    async def _moves(self, chat: str) -> float:
+        """The game's count of moves (infinite once it is over and gone)."""
+        session, _ = await self.bot.tables.load(chat)
+        return math.inf if session is None else session.moves
+
+    async def _translator(self, user: User, chat: str) -> Translator:
+        """The words of the user's seat in the game of `chat` (its hand's language), else of
+        the user."""
+        try:
+            session, _ = await self.bot.tables.load(chat)
+        except BadSession:
+            session = None
+        seat = session.seat_of(user.id) if session is not None else None
+        if session is not None and seat is not None:
+            return translator(session.seats[seat].language)
+        return translator(await self.bot.tables.user_language(user.id, user.language))
+
+    async def _refused(self, request: Request, refusal: Refusal) -> JSONResponse:
+        """The reason, in the player's language when it was told with it, else in the
+        browser's."""
+        tr = translator(_accepted(request))
+        text = refusal.text if refusal.translated else tr.gettext(refusal.text)
+        return JSONResponse({"error": text, "words": _words(tr)}, status_code=refusal.status)
+
+    async def close(self) -> None:
+        await self.tokens.close()
+
+
+def _asking(user: User) -> Incoming:
+    """The user asking for their hand in their own chat."""
+    return Incoming(user.id, True, user)
+
+
+def _words(tr: Translator) -> dict[str, str]:
+    return {key: tr.gettext(msgid) for key, msgid in WORDS.items()}
+
+
+def _message(message: Message) -> JSON:
+    """A hand message for the page: its text (the chat's HTML subset) and its buttons."""
+    rows = [[{"label": x.label, "data": x.data} for x in row if x.data] for row in message.buttons]
+    return {"text": message.text, "buttons": [row for row in rows if row]}
+
+
+def _accepted(request: Request) -> str:
+    """The browser's first language (negotiated among the bot's)."""
+    first = request.headers.get("accept-language", "").split(",")[0].split(";")[0].strip()
+    return negotiate(first or None)
+
+
+async def _body(request: Request) -> JSON:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise Refusal(400, NOT_OURS) from None
+    if not isinstance(body, dict):
+        raise Refusal(400, NOT_OURS)
+    return body

@@ -1,0 +1,338 @@
+"""The hand page's API (chatbot/line/liff.py) over HTTP, without a browser: ID tokens checked
+with the fake LINE Login verify endpoint, a player sees only their own seat, and a move made
+there is a press of their hand's button (same stamps and refusals) that sends nothing to
+their 1:1 chat and pushes nothing: the group's table rides on the reply to the page's own
+message in the group."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from chatbot.core import buttons as b
+from chatbot.core import views
+from chatbot.games import registry
+from chatbot.i18n import translator
+from chatbot.line.bot import LineBot
+from chatbot.line.convert import qualify
+from chatbot.line.liff import ECHO
+from chatbot.store.redis import RedisStore
+from chatbot.web import app
+from engine.core import restore
+from tests.line.fake_line import FakeLine, liff_settings
+from tests.line.test_line_game import buttons, deliver
+
+JSON = dict[str, Any]
+
+
+@dataclass
+class Table:
+    """A running Egonomy game of Ann (en) and Bob (th) in a group, and Cid (ja) who is not
+    playing; the page's HTTP client."""
+
+    bot: LineBot
+    line: FakeLine
+    client: httpx.AsyncClient
+    group: str
+    ann: str
+    bob: str
+    cid: str
+
+    async def get(self, user: str, game: str | None = None, **kw: Any) -> httpx.Response:
+        token = kw.pop("token", None) or self.line.id_token(user)
+        headers = {"Authorization": f"Bearer {token}", "Accept-Language": kw.pop("lang", "en")}
+        params = {"game": game or self.group}
+        return await self.client.get("/liff/api/hand", params=params, headers=headers)
+
+    async def move(self, user: str, data: str, heard: bool = True, **kw: Any) -> httpx.Response:
+        token = kw.pop("token", None) or self.line.id_token(user)
+        body = {"game": kw.pop("game", self.group), "data": data, "heard": heard}
+        return await self.client.post(
+            "/liff/api/move", json=body, headers={"Authorization": f"Bearer {token}"}
+        )
+
+    async def state(self) -> tuple[Any, Any]:
+        session, _ = await self.bot.tables.load(qualify(self.group))
+        assert session is not None
+        game = self.bot.tables.bundle(session).game
+        return session, restore(game, session.state)
+
+    async def turn(self) -> str:
+        """The user whose turn it is."""
+        session, state = await self.state()
+        (seat,) = self.bot.tables.bundle(session).game.to_move(state)
+        return self.ann if session.seats[seat].user == qualify(self.ann) else self.bob
+
+
+@pytest.fixture
+async def table(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[Table]:
+    bot = LineBot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
+    await bot.start()
+    try:
+        ann, bob, cid = line.user("Ann", "en"), line.user("Bob", "th"), line.user("Cid", "ja")
+        group = line.group(ann, bob, cid)
+        for user in (ann, bob, cid):
+            await deliver(bot, line, line.follow(user))
+        await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
+        (join,) = buttons(line.to(group)[-1], b.JOIN)
+        await deliver(bot, line, line.postback(group, bob, join))
+        (start,) = buttons(line.to(group)[-1], b.START)
+        await deliver(bot, line, line.postback(group, ann, start))
+        transport = httpx.ASGITransport(app=app(bot))
+        async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
+            yield Table(bot, line, client, group, ann, bob, cid)
+    finally:
+        await bot.stop()
+
+
+async def test_the_table_opens_the_hand_page_and_a_player_sees_their_own_hand(
+    table: Table,
+) -> None:
+    line, bot = table.line, table.bot
+    (link,) = [a for a in line.to(table.group)[-1].actions() if a["type"] == "uri"]
+    assert link["uri"] == f"https://liff.line.me/{bot.settings.line_liff_id}?game={table.group}"
+    session, state = await table.state()
+    bundle = bot.tables.bundle(session)
+    for user, seat_lang, word in ((table.ann, "en", "My hand"), (table.bob, "th", "มือ")):
+        got = await table.get(user)
+        assert got.status_code == 200, got.text
+        body = got.json()
+        assert word in body["words"]["title"], (seat_lang, body["words"])
+        seat = session.seat_of(qualify(user))
+        mine = views.hand(session, bundle, seat, bot.capabilities, state)
+        assert body["hand"]["text"] == mine.text, "the chat's own hand message"
+        data = [x["data"] for row in body["hand"]["buttons"] for x in row]
+        assert data == [x.data for row in mine.buttons for x in row]
+        other = 1 - seat
+        theirs = views.hand(session, bundle, other, bot.capabilities, state).text
+        assert theirs.split("\n\n")[0] not in body["hand"]["text"], "never another seat's cards"
+        assert body["table"] and body["echo"] == ECHO
+    assert not line.pushes
+
+
+async def test_forged_expired_and_other_channel_tokens_are_refused(table: Table) -> None:
+    line = table.line
+    before, _ = await table.state()
+    forged = line.id_token(table.ann)[:-3] + "xyz"
+    expired = line.id_token(table.ann, life=-10)
+    other = line.id_token(table.ann, channel="1659999999")
+    for token in (forged, expired, other):
+        for got in (
+            await table.get(table.ann, token=token, lang="th"),
+            await table.move(table.ann, "m1|x|y", token=token),
+        ):
+            assert got.status_code == 401
+            assert got.json()["error"], "a reason"
+    got = await table.get(table.ann, token=expired, lang="th")
+    assert "LINE" in got.json()["error"] and "หน้า" in got.json()["error"], "in Thai"
+    missing = await table.client.get("/liff/api/hand", params={"game": table.group})
+    assert missing.status_code == 401
+    reasons = {why for path, _, why in line.refused if path == "/oauth2/v2.1/verify"}
+    assert reasons == {"Invalid IdToken.", "IdToken expired.", "Invalid IdToken Audience."}
+    after, _ = await table.state()
+    assert after.change == before.change and not line.pushes
+
+
+async def test_a_verified_token_is_checked_once_until_it_expires(table: Table) -> None:
+    token = table.line.id_token(table.ann)
+    for _ in range(3):
+        assert (await table.get(table.ann, token=token)).status_code == 200
+    assert table.line.calls.count("/oauth2/v2.1/verify") == 1
+
+
+async def test_someone_not_playing_sees_no_hand(table: Table) -> None:
+    got = await table.get(table.cid)
+    assert got.status_code == 403
+    assert (
+        "hand" not in got.json() and got.json()["error"] == "あなたはこのゲームに参加していません。"
+    )
+    elsewhere = table.line.group(table.ann, name="Other")
+    got = await table.get(table.ann, game=elsewhere)
+    assert got.status_code == 403 and "hand" not in got.json()
+    bad = await table.get(table.ann, game="../../v2/bot/info")
+    assert bad.status_code == 400
+
+
+async def test_bad_moves_are_refused_with_a_reason_and_change_nothing(table: Table) -> None:
+    line, bot = table.line, table.bot
+    mover = await table.turn()
+    waiter = table.bob if mover == table.ann else table.ann
+    data = await _a_move(table, mover)
+    press = b.decode(data)
+    assert press is not None and press.op == b.MOVE
+    before, _ = await table.state()
+
+    stale = b.encode(press.op, *press.fields, stamp=press.stamp - 1)
+    foreign = b.encode(press.op, qualify(line.group(table.ann)), *press.fields[1:], stamp=1)
+    cases = [
+        (waiter, data, "the other seat's button"),
+        (mover, stale, "a stale stamp"),
+        (mover, foreign, "another game's button"),
+        (mover, "j", "not a hand's button"),
+        (table.cid, data, "not a player"),
+    ]
+    for user, pressed, why in cases:
+        got = await table.move(user, pressed)
+        body = got.json()
+        reason = body.get("said") or body.get("error")
+        assert reason, why
+        assert not body.get("moved"), why
+        after, _ = await table.state()
+        assert after.change == before.change, why
+    tr = translator("en" if mover == table.ann else "th")
+    outdated = tr.gettext("That button is outdated: here is your current hand.")
+    assert (await table.move(mover, stale)).json()["said"].startswith(outdated)
+    assert not line.pushes, "nothing pushed"
+    assert all(s.via == "reply" for s in line.to(mover)), "nothing pushed to the player"
+    assert not bot.errors
+
+
+async def test_a_move_on_the_page_sends_nothing_until_the_page_speaks_in_the_group(
+    table: Table,
+) -> None:
+    line, bot = table.line, table.bot
+    mover = await table.turn()
+    private_before = len(line.to(mover))
+    in_group = len(line.to(table.group))
+    moved = await _move_once(table, mover)
+    await bot.runner.flush()
+    assert len(line.to(mover)) == private_before, "nothing in the 1:1 chat"
+    assert len(line.to(table.group)) == in_group, "the group's update waits for a reply"
+    assert not line.pushes
+
+    replay = await table.move(mover, moved)
+    tr = translator("en" if mover == table.ann else "th")
+    outdated = tr.gettext("That button is outdated: here is your current hand.")
+    assert not replay.json()["moved"] and replay.json()["said"].startswith(outdated)
+
+    token = await deliver(bot, line, line.text(table.group, mover, ECHO))
+    assert token and line.answered(token), "the page's message is answered"
+    shown = line.to(table.group)[in_group:]
+    assert shown and all(s.via == "reply" for s in shown)
+    assert not line.pushes and not bot.errors
+
+
+async def test_without_the_chat_the_group_is_told_as_before(table: Table) -> None:
+    """The page opened outside the group (or not allowed to post): its move's update goes to
+    the group as without a page (a push, after the table interval)."""
+    line, bot = table.line, table.bot
+    mover = await table.turn()
+    await _move_once(table, mover, heard=False)
+    await bot.runner.flush()
+    assert line.pushes and all(s.chat == table.group for s in line.pushes)
+
+
+async def test_a_finished_game_takes_no_move(table: Table) -> None:
+    line, bot = table.line, table.bot
+    mover = await table.turn()
+    data = (await table.get(mover)).json()["hand"]["buttons"][0][0]["data"]
+    await deliver(bot, line, line.text(table.group, table.ann, "/stop"))
+    assert (await bot.tables.load(qualify(table.group)))[0] is None
+    got = await table.move(mover, data)
+    body = got.json()
+    assert (body.get("said") or body.get("error")) and not body.get("moved")
+    assert (await table.get(mover)).status_code == 403
+
+
+async def _a_move(table: Table, user: str) -> str:
+    """The data of a move button of the user's hand, stepping through the choice on the page
+    (the steps change nothing)."""
+    hand = (await table.get(user)).json()["hand"]
+    for _ in range(10):
+        found = [x["data"] for row in hand["buttons"] for x in row if x["data"][:1] == b.MOVE]
+        if found:
+            return str(found[0])
+        got = await table.move(user, hand["buttons"][0][0]["data"])
+        assert not got.json()["moved"]
+        hand = got.json()["hand"]
+    raise AssertionError("no move button after 10 steps")
+
+
+async def _move_once(table: Table, user: str, heard: bool = True) -> str:
+    """Press the user's first buttons on the page until a move is saved; its data."""
+    hand = (await table.get(user)).json()["hand"]
+    for _ in range(10):
+        data = hand["buttons"][0][0]["data"]
+        got = await table.move(user, data, heard=heard)
+        assert got.status_code == 200, got.text
+        body = got.json()
+        if body["moved"]:
+            return str(data)
+        hand = body["hand"]
+    raise AssertionError("no move after 10 steps")
+
+
+async def test_without_a_liff_app_there_is_no_page(bot: LineBot, line: FakeLine) -> None:
+    """Without LINE_LIFF_ID the bot is as before: "My hand" opens the 1:1 chat, no page."""
+    transport = httpx.ASGITransport(app=app(bot))
+    async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
+        assert (await client.get("/liff/hand")).status_code == 404
+        assert (await client.get("/liff/api/hand")).status_code == 404
+    assert not bot.capabilities.hold_unasked
+    ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
+    group = line.group(ann, bob)
+    for user in (ann, bob):
+        await deliver(bot, line, line.follow(user))
+    await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
+    (join,) = buttons(line.to(group)[-1], b.JOIN)
+    await deliver(bot, line, line.postback(group, bob, join))
+    (start,) = buttons(line.to(group)[-1], b.START)
+    await deliver(bot, line, line.postback(group, ann, start))
+    (link,) = [a["uri"] for a in line.to(group)[-1].actions() if a["type"] == "uri"]
+    assert link.startswith("https://line.me/R/oaMessage/")
+
+
+async def test_the_page_is_served_with_its_sdk_and_files(table: Table) -> None:
+    page = await table.client.get("/liff/hand?game=C1", headers={"Accept-Language": "ja"})
+    assert page.status_code == 200 and 'lang="ja"' in page.text
+    assert f'src="{table.bot.settings.line_liff_sdk_url}"' in page.text
+    assert translator("ja").gettext("Loading your hand…") in page.text
+    assert (await table.client.get("/liff/static/hand.js")).status_code == 200
+    assert (await table.client.get("/liff/static/../bot.py")).status_code == 404
+
+
+async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """With the page, an idle player is not reminded by push, the computer still moves for
+    them, and the group learns of it with the next reply there (a press of 📖 Rules)."""
+    now = [1_700_000_000.0]
+    settings = liff_settings(line, remind_after=30.0, takeover_after=20.0)
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    bot = LineBot(settings, store, registry(), lambda: now[0])
+    await bot.start()
+    try:
+        ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
+        group = line.group(ann, bob)
+        for user in (ann, bob):
+            await deliver(bot, line, line.follow(user))
+        await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
+        (join,) = buttons(line.to(group)[-1], b.JOIN)
+        await deliver(bot, line, line.postback(group, bob, join))
+        (start,) = buttons(line.to(group)[-1], b.START)
+        await deliver(bot, line, line.postback(group, ann, start))
+        table = line.to(group)[-1]
+        before, _ = await bot.tables.load(qualify(group))
+        assert before is not None
+        in_group = len(line.to(group))
+        now[0] += 31  # past REMIND_AFTER: no reminder
+        assert await bot.runner.tick() == 0
+        now[0] += 21  # past TAKEOVER_AFTER: a computer moves for them
+        await bot.runner.tick()
+        await bot.runner.flush()
+        after, _ = await bot.tables.load(qualify(group))
+        assert after is not None and after.moves == before.moves + 1
+        assert len(line.to(group)) == in_group and not line.pushes, "nothing pushed"
+        (rules,) = [d for d in buttons(table, b.RULE) if d.endswith(b.SEND_PRIVATELY)]
+        token = await deliver(bot, line, line.postback(group, bob, rules))
+        assert token and line.answered(token)
+        told = line.to(group)[in_group:]
+        assert any("was away" in json.dumps(s.message) for s in told), "it rides on the reply"
+        assert all(s.via == "reply" for s in told) and not line.pushes and not bot.errors
+    finally:
+        await bot.stop()
