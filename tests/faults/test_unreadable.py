@@ -1,8 +1,9 @@
 """Every press and command is answered (issue 21, item 6), whatever is stored: a value that is
 no document, a game not hosted here or a schema from the future get "This game could not be
 read: /stop ends it." in the chat's language, and /stop clears it; an unreadable history
-entry is left out of /status; page data no button makes, a `/start h…` by someone not at the
-table and a move delivered again after a process saved it (its answer lost) are answered."""
+entry is told in /status as a result that could not be read; page data no button makes, a
+`/start h…` by someone not at the table and a move delivered again after a process saved it
+(its answer lost) are answered."""
 
 from __future__ import annotations
 
@@ -101,18 +102,28 @@ async def test_an_unreadable_game_is_answered_and_stop_clears_it(
     assert not h.bot.errors
 
 
-async def test_an_unreadable_history_entry_is_left_out(
-    h: Harness, tg: FakeTelegram, redis_client: aioredis.Redis, redis_prefix: str
+@pytest.mark.parametrize("lang", ["th", "ja", "en"])
+async def test_an_unreadable_history_entry_is_answered_as_such(
+    h: Harness, tg: FakeTelegram, redis_client: aioredis.Redis, redis_prefix: str, lang: str
 ) -> None:
-    ann = tg.user(502, "Ann")
+    ann = tg.user(502, "Ann", language_code=lang)
     tg.group(GROUP, "Agora", creator=ann)
     history = f"{redis_prefix}hist:{CHAT}"
     entry = orjson.dumps({"game": "egonomy", "at": 1, "stopped": True})
-    await redis_client.lpush(history, entry, b"~~~~", b"[1, 2]")
+    unreadable = [
+        b"~~~~",  # not JSON
+        b"[1, 2]",  # not an object
+        orjson.dumps({"game": ["egonomy"], "at": 1}),  # a game that is no name
+        orjson.dumps({"game": "egonomy", "at": 1, "ranking": 7}),  # a ranking that is no list
+    ]
+    await redis_client.lpush(history, entry, *unreadable)
     await h.command(GROUP, ann, "/status")
-    text = last_text(tg, GROUP)
-    assert text.startswith("No game is running here. Latest results:")
-    assert text.count("•") == 1 and "stopped" in text
+    tr = translator(lang)
+    lines = last_text(tg, GROUP).split("\n")
+    assert lines[0] == tr.gettext("No game is running here. Latest results:")
+    could_not = tr.gettext("• (a result that could not be read)")
+    assert lang == "en" or could_not != "• (a result that could not be read)", "translated"
+    assert lines[1:] == [could_not] * len(unreadable) + [tr.t("• {game}: stopped", game="Egonomy")]
     assert not h.bot.errors
 
 
