@@ -15,6 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from chatbot.core import buttons as b
+from chatbot.core.standings import standings_key
 from chatbot.core.tables import game_key
 from chatbot.i18n import translator
 from chatbot.store.redis import RedisStore
@@ -124,6 +125,27 @@ async def test_an_unreadable_history_entry_is_answered_as_such(
     could_not = tr.gettext("• (a result that could not be read)")
     assert lang == "en" or could_not != "• (a result that could not be read)", "translated"
     assert lines[1:] == [could_not] * len(unreadable) + [tr.t("• {game}: stopped", game="Egonomy")]
+    assert not h.bot.errors
+
+
+@pytest.mark.parametrize("lang", ["th", "ja", "en"])
+@pytest.mark.parametrize("stored", [b"3:~~~~", b"~~~~", b"3:" + orjson.dumps({"games": 7})])
+async def test_unreadable_standings_are_answered_as_such(
+    h: Harness,
+    tg: FakeTelegram,
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    stored: bytes,
+    lang: str,
+) -> None:
+    ann = tg.user(505, "Ann", language_code=lang)
+    tg.group(GROUP, "Agora", creator=ann)
+    await redis_client.set(redis_prefix + standings_key(CHAT), stored)
+    await h.command(GROUP, ann, "/stats")
+    expected = translator(lang).gettext(
+        "The standings here could not be read: the next game's results start them again."
+    )
+    assert last_text(tg, GROUP) == expected
     assert not h.bot.errors
 
 
