@@ -24,7 +24,7 @@ from engine.core import Budget, Player, Rng
 
 log = logging.getLogger(__name__)
 
-LATE = 1.0  # seconds past its move's budget after which a busy worker counts as stuck
+LATE = 0.5  # seconds past its move's budget after which a busy worker counts as stuck
 SPARE = 3  # at most this many workers more than asked for, started while others are stuck
 
 
