@@ -41,7 +41,7 @@ from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import RETRIES, Conflict, Doc, Entry, Write
+from chatbot.store.base import ANY_VERSION, RETRIES, Conflict, Doc, Entry, Write
 from engine.core import (
     BadState,
     IllegalAction,
@@ -569,7 +569,7 @@ class GameDesk:
                 writes.append(Write(record_key(session.chat, lock), 0, book, RECORD_TTL))
             counted = self._counted(stored_session)
             if counted is not None:
-                doc = await store.load(board)
+                doc = await self._standings(board)
                 table = add_result(
                     Standings.loads(doc.data if doc else None),
                     stored_session.game,
@@ -591,6 +591,16 @@ class GameDesk:
             except Conflict:
                 continue  # changed meanwhile (a slot remembered, another finisher): look again
         raise Busy(session.chat)
+
+    async def _standings(self, board: str) -> Doc | None:
+        """The chat's standings document; one that is not even a document is removed (the
+        standings start again with this game: no version could be compared with it)."""
+        try:
+            return await self.tables.store.load(board)
+        except BadSession:
+            log.error("unreadable standings %s: removed", board)
+            await self.tables.store.delete(board, ANY_VERSION)
+            return None
 
     def _counted(self, session: Session) -> list[int] | None:
         """Each seat's place in a finished game, or None when it cannot be read."""

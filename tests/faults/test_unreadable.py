@@ -8,6 +8,7 @@ entry is told in /status as a result that could not be read; page data no button
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import AsyncIterator
 
 import orjson
@@ -15,11 +16,14 @@ import pytest
 import redis.asyncio as aioredis
 
 from chatbot.core import buttons as b
-from chatbot.core.standings import standings_key
+from chatbot.core.model import Incoming, User
+from chatbot.core.standings import Standings, standings_key
 from chatbot.core.tables import game_key
 from chatbot.i18n import translator
+from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from chatbot.telegram.convert import incoming
+from tests.conftest import make_service
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message
 from tests.e2e.helpers import CHAT, GROUP, answer_calls, load, open_table, to_move, user_of
@@ -147,6 +151,37 @@ async def test_unreadable_standings_are_answered_as_such(
     )
     assert last_text(tg, GROUP) == expected
     assert not h.bot.errors
+
+
+async def test_standings_that_are_no_document_start_again_at_a_games_end(
+    redis_url: str, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    """(No version could be compared with it: the game's end removes it and counts anew.)"""
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    service = make_service(store, Settings(bot_delay=0))
+    now = [time.time()]
+    service.tables.clock = lambda: now[0]
+    host = User("tg:1", "Host", "en")
+    try:
+        await redis_client.set(redis_prefix + standings_key(CHAT), b"~~~~")
+        await service.handle(Incoming(CHAT, False, host, command="newgame", args="ano"))
+        session, _ = await service.tables.load(CHAT)
+        assert session is not None
+        start = b.encode(b.START, stamp=session.stamp)
+        await service.handle(Incoming(CHAT, False, host, data=start, message="1"))
+        for _ in range(2000):  # its computers play, the host's seat is taken over
+            if await store.load(game_key(CHAT)) is None:
+                break
+            now[0] += 600
+            await service.tick()
+        else:
+            pytest.fail("the game did not end")
+        board = await store.load(standings_key(CHAT))
+        assert board is not None
+        (table,) = (Standings.loads(board.data).games or {}).values()
+        assert all(f.played == 1 for f in table.values())
+    finally:
+        await store.close()
 
 
 async def test_page_data_no_button_makes_is_answered(h: Harness, tg: FakeTelegram) -> None:
