@@ -11,9 +11,11 @@ from chatbot.core.model import Answer, Incoming, Message, Reply, units
 from chatbot.core.standings import SHOWN, TTL, Figures, Standings, standings_key
 from chatbot.core.tables import Tables
 from chatbot.core.views import say
-from chatbot.i18n import Translator, translator
+from chatbot.i18n import N_, Translator, translator
+from chatbot.store.base import Unreadable
 
 SHOWN_TTL = 2 * 24 * 3600  # seconds a results message's standings button posts only once
+UNREADABLE = N_("The standings here could not be read: the next game's results start them again.")
 
 
 class BoardDesk:
@@ -32,6 +34,8 @@ class BoardDesk:
                 messages=[say(inc.chat, tr.t("I know these games: {games}.", games=titles))]
             )
         standings = await self._load(inc.chat)
+        if standings is None:
+            return Reply(messages=[say(inc.chat, tr.gettext(UNREADABLE))])
         games = [bundle.name] if bundle else [g.name for g in self.tables.games]
         return Reply(messages=[self.board(inc.chat, standings, games, tr)])
 
@@ -45,16 +49,24 @@ class BoardDesk:
         key = f"shown:{inc.chat}:{inc.message}:{game}"
         if inc.private or not inc.message or await self.tables.store.first_time(key, SHOWN_TTL):
             tr = translator(await self.tables.chat_language(inc))
+            if standings is None:
+                return Reply(Answer(), [say(inc.chat, tr.gettext(UNREADABLE))])
             return Reply(Answer(), [self.board(inc.chat, standings, [game], tr)])
         tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        if standings is None:
+            return Reply(Answer(tr.gettext(UNREADABLE)[: self.tables.caps.answer_chars]))
         lines = [_line(i, f, tr) for i, (_, f) in enumerate(standings.ranked(game)[:3])]
         text = _plain("\n".join(lines)) or tr.gettext("No finished games here yet.")
         return Reply(Answer(text[: self.tables.caps.answer_chars], alert=True))
 
-    async def _load(self, chat: str) -> Standings:
-        """The chat's standings; reading them keeps them (their time to live starts again)."""
-        doc = await self.tables.store.load(standings_key(chat), refresh=TTL)
-        return Standings.loads(doc.data if doc else None)
+    async def _load(self, chat: str) -> Standings | None:
+        """The chat's standings (None: unreadable); reading them keeps them (their time to
+        live starts again)."""
+        try:
+            doc = await self.tables.store.load(standings_key(chat), refresh=TTL)
+        except Unreadable:  # (not even a document)
+            return None
+        return Standings.read(doc.data if doc else None)
 
     def board(self, chat: str, standings: Standings, games: list[str], tr: Translator) -> Message:
         """The leaderboards of `games` in `chat` (the games with no results left out)."""
@@ -79,6 +91,8 @@ class BoardDesk:
         lines = []
         chats = await self.tables.games_of(user)
         for standings in await asyncio.gather(*(self._load(chat) for chat in chats)):
+            if standings is None:  # (no figures of theirs can be told there)
+                continue
             for bundle in self.tables.games:
                 ranked = standings.ranked(bundle.name)
                 place = next((i for i, (pid, _) in enumerate(ranked) if pid == user), None)

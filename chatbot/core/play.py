@@ -41,7 +41,7 @@ from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import RETRIES, Conflict, Doc, Entry, Write
+from chatbot.store.base import ANY_VERSION, RETRIES, Conflict, Doc, Entry, Write
 from engine.core import (
     BadState,
     IllegalAction,
@@ -62,6 +62,7 @@ NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule 
 STAMP_START = 1_000_000
 TIMEOUT_STEPS = 16  # due timers handled in one go for one game (the rest at the next tick)
 HURRIED_STEPS = 64  # computer actions taken at once after one change (see `hurry`)
+CHOICES_KEPT = 1000  # computer choices kept for a timer tried again (see `_computer_choice`)
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ class GameDesk:
 
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
+        self._choices: dict[tuple[str, int, int, int, int], Any] = {}  # the latest, by situation
 
     # --- recording and rendering a change ---------------------------------------------------
 
@@ -580,7 +582,7 @@ class GameDesk:
                 writes.append(Write(record_key(session.chat, lock), 0, book, RECORD_TTL))
             counted = self._counted(stored_session)
             if counted is not None:
-                doc = await store.load(board)
+                doc = await self._standings(board)
                 table = add_result(
                     Standings.loads(doc.data if doc else None),
                     stored_session.game,
@@ -602,6 +604,16 @@ class GameDesk:
             except Conflict:
                 continue  # changed meanwhile (a slot remembered, another finisher): look again
         raise Busy(session.chat)
+
+    async def _standings(self, board: str) -> Doc | None:
+        """The chat's standings document; one that is not even a document is removed (the
+        standings start again with this game: no version could be compared with it)."""
+        try:
+            return await self.tables.store.load(board)
+        except BadSession:
+            log.error("unreadable standings %s: removed", board)
+            await self.tables.store.delete(board, ANY_VERSION)
+            return None
 
     def _counted(self, session: Session) -> list[int] | None:
         """Each seat's place in a finished game, or None when it cannot be read."""
@@ -784,16 +796,7 @@ class GameDesk:
                 session.trail.append([seat, None])
         computer_moved = events is None
         if events is None:
-            legal = game.legal_actions(state, seat)
-            rng = Rng(session.seed ^ computer_stamp(session, seat))
-            view = game.view(state, seat)
-            settings = self.tables.settings
-            limit = budget(settings.think_playouts, settings.think_budget)
-            action = await think(
-                bundle.computer, view, legal, rng, settings.thinkers, limit, settings.think_timeout
-            )
-            if action is None and seat in game.to_move(state) and legal:
-                action = legal[0]  # its fallback: it must move (it thought too long, or passed)
+            action = await self._computer_choice(session, bundle, state, seat)
             if action is None:  # it lets an out-of-turn chance go
                 del session.timers[str(seat)]
                 session.deadline = min((at for _, at in session.timers.values()), default=None)
@@ -810,6 +813,39 @@ class GameDesk:
             )
             messages.insert(1, say(session.chat, notice))
         return state, messages, True
+
+    async def _computer_choice(
+        self, session: Session, bundle: Bundle, state: Any, seat: int
+    ) -> Any:
+        """A computer seat's action (None: it lets an out-of-turn chance go). An action is
+        kept for its situation: a timer tried again because its save lost a compare-and-set
+        to a write that moved nothing (a message's id recorded) plays it without thinking
+        again (a move abandoned at THINK_TIMEOUT would wait as long again)."""
+        game = bundle.game
+        legal = game.legal_actions(state, seat)
+        key = (session.chat, session.epoch, session.change, seat, session.stamps[seat])
+        kept = self._choices.get(key)
+        if kept is not None and kept in legal:
+            return kept
+        rng = Rng(session.seed ^ computer_stamp(session, seat))
+        settings = self.tables.settings
+        limit = budget(settings.think_playouts, settings.think_budget)
+        action = await think(
+            bundle.computer,
+            game.view(state, seat),
+            legal,
+            rng,
+            settings.thinkers,
+            limit,
+            settings.think_timeout,
+        )
+        if action is None and seat in game.to_move(state) and legal:
+            action = legal[0]  # its fallback: it must move (it thought too long, or passed)
+        if action is not None:
+            self._choices[key] = action
+            if len(self._choices) > CHOICES_KEPT:
+                del self._choices[next(iter(self._choices))]  # the oldest
+        return action
 
     def _reminder(self, session: Session, bundle: Bundle, state: Any, seat: int) -> Message:
         """A person's reminder: their hand anew in their private chat, or a word in the group

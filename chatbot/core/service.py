@@ -244,21 +244,30 @@ class GameService:
             return say(inc.chat, tr.gettext("No game is running here. /newgame opens one."))
         lines = [tr.gettext("No game is running here. Latest results:")]
         for raw in entries:
-            try:
-                entry = orjson.loads(raw)
-                if not isinstance(entry, dict):
-                    raise ValueError("not an object")
-            except ValueError as exc:  # shown without it: nothing to stop, nothing lost
-                log.error("unreadable history entry in %s: %r", inc.chat, exc)
-                continue
-            bundle = self.tables.games.get(entry.get("game", ""))
-            title = bundle.presenter.title(tr) if bundle is not None else "?"
-            if entry.get("stopped"):
-                lines.append(tr.t("• {game}: stopped", game=title))
-            else:
-                ranking = tr.list(_ranked_name(n, tr) for n in entry.get("ranking", []))
-                lines.append(tr.t("• {game}: {ranking}", game=title, ranking=ranking))
+            line = self._result(raw, tr)
+            if line is None:  # told, not hidden: nothing to stop, nothing lost
+                log.error("unreadable history entry in %s: %r", inc.chat, raw[:80])
+                line = tr.gettext("• (a result that could not be read)")
+            lines.append(line)
         return say(inc.chat, "\n".join(lines))
+
+    def _result(self, raw: bytes, tr: Translator) -> str | None:
+        """A history entry's line in `/status`; None for one that cannot be read."""
+        try:
+            entry = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(entry, dict):
+            return None
+        game, ranking = entry.get("game"), entry.get("ranking", [])
+        if not isinstance(game, str) or not isinstance(ranking, list):
+            return None
+        bundle = self.tables.games.get(game)
+        title = bundle.presenter.title(tr) if bundle is not None else "?"  # no longer hosted
+        if entry.get("stopped"):
+            return tr.t("• {game}: stopped", game=title)
+        names = tr.list(_ranked_name(n, tr) for n in ranking)
+        return tr.t("• {game}: {ranking}", game=title, ranking=names)
 
     # --- a chat that changed its id ----------------------------------------------------------
 

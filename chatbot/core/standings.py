@@ -86,7 +86,13 @@ class Standings:
     @classmethod
     def loads(cls, raw: bytes | None) -> Standings:
         """The stored standings; empty ones for nothing or anything unreadable (figures are
-        worth less than a game that ends)."""
+        worth less than a game that ends: its results start them again)."""
+        found = cls.read(raw)
+        return found if found is not None else cls()
+
+    @classmethod
+    def read(cls, raw: bytes | None) -> Standings | None:
+        """The stored standings (empty ones for nothing); None for ones that cannot be read."""
         if not raw:
             return cls()
         try:
@@ -97,7 +103,7 @@ class Standings:
             }
             return cls(str(data.get("title", "")), games)
         except (orjson.JSONDecodeError, TypeError, AttributeError, ValueError):
-            return cls()
+            return None
 
 
 def rate(

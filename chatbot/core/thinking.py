@@ -1,7 +1,12 @@
 """Computer players think in worker processes: a search holds the CPU (and Python's lock on
 the interpreter) for milliseconds, and in a thread of the bot's process it would delay every
 press the event loop is answering meanwhile. With `workers=0` they think in a thread. Each
-move's thinking is bounded by a budget: playouts and seconds, the clock read where it thinks."""
+move's thinking is bounded by a budget: playouts and seconds, the clock read where it thinks.
+
+Each worker is a pool of one process, so that a stuck one is ended alone. A worker still busy
+LATE seconds past its move's budget counts as stuck: the other games' moves do not wait for
+it, a fresh worker thinks them (up to SPARE more than asked), and the stuck move is abandoned
+at its timeout, its process ended."""
 
 from __future__ import annotations
 
@@ -10,43 +15,55 @@ import atexit
 import logging
 import multiprocessing
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import Budget, Player, Rng
 
 log = logging.getLogger(__name__)
-_pools: dict[int, ProcessPoolExecutor] = {}
+
+LATE = 0.5  # seconds past its move's budget after which a busy worker counts as stuck
+SPARE = 3  # at most this many workers more than asked for, started while others are stuck
 
 
-def _pool(workers: int) -> Executor:
-    """The process pool of this size, started on first use (one per bot process)."""
-    pool = _pools.get(workers)
-    if pool is None:
-        context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
-        pool = _pools[workers] = ProcessPoolExecutor(workers, mp_context=context)
-    return pool
+def _process() -> ProcessPoolExecutor:
+    context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
+    return ProcessPoolExecutor(1, mp_context=context)
+
+
+@dataclass(eq=False)
+class _Worker:
+    """One thinking process, started on its first move."""
+
+    pool: ProcessPoolExecutor = field(default_factory=_process)
+    stuck_at: float | None = None  # busy: when it counts as stuck (monotonic); None: free
+
+    def stuck(self, now: float) -> bool:
+        return self.stuck_at is not None and now >= self.stuck_at
+
+
+_workers: list[_Worker] = []  # this bot process's
+_waiting: list[asyncio.Future[None]] = []  # moves waiting for a worker
 
 
 @atexit.register
 def shutdown() -> None:
     """End every thinking process now (a stuck one too): nothing waits for a move at exit."""
-    for pool in list(_pools.values()):
-        _end(pool)
-    _pools.clear()
+    for worker in _workers:
+        _end(worker.pool)
+    _workers.clear()
 
 
 def _end(pool: ProcessPoolExecutor) -> None:
-    """Terminate the pool's processes and let it go (its pending moves fail)."""
+    """Kill the pool's process (a stopped one too) and let it go (its pending move fails)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     for process in processes:
-        process.terminate()
+        process.kill()  # (a search holds nothing to save)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.join(1.0)
-        if process.is_alive():
-            process.kill()
 
 
 def budget(playouts: int | None, seconds: float | None) -> Budget:
@@ -65,29 +82,68 @@ async def think(
 ) -> Any:
     """The computer player's choice within `limit` (None: the player's own default budget);
     None: it lets an out-of-turn chance go, or it thought longer than `timeout` seconds
-    (abandoned: its process is ended and replaced; a thread cannot be, it is left)."""
+    (abandoned: its process is ended; a thread cannot be, it is left)."""
+    if workers <= 0:
+        try:
+            async with asyncio.timeout(timeout):
+                return await asyncio.to_thread(player.choose, view, legal, rng, limit)
+        except TimeoutError:
+            log.warning("%s thought longer than %s s: abandoned", player.name, timeout)
+            return None
+    seconds = limit.seconds if limit is not None and limit.seconds is not None else 0.0
+    worker = await _claim(workers, seconds + LATE)
+    move = worker.pool.submit(player.choose, view, legal, rng, limit)
     try:
         async with asyncio.timeout(timeout):
-            if workers <= 0:
-                return await asyncio.to_thread(player.choose, view, legal, rng, limit)
-            return await _in_pool(workers, player, view, legal, rng, limit)
+            return await asyncio.wrap_future(move)
     except TimeoutError:
-        log.warning("%s thought longer than %s s: abandoned", player.name, timeout)
-        pool = _pools.pop(workers, None)
-        if pool is not None:
-            _end(pool)
+        log.warning("%s thought longer than %s s: its process is ended", player.name, timeout)
         return None
+    except BrokenProcessPool:  # its process died (killed, out of memory): thought here
+        log.warning("a thinking process died: its move is thought in a thread")
+    finally:
+        _release(worker, workers, move)
+    return await asyncio.to_thread(player.choose, view, legal, rng, limit)
 
 
-async def _in_pool(
-    workers: int, player: Player[Any], view: Any, legal: list[Any], rng: Rng, limit: Budget | None
-) -> Any:
-    loop = asyncio.get_running_loop()
-    pool = _pool(workers)
+async def _claim(workers: int, late: float) -> _Worker:
+    """A free worker for a move that counts as stuck `late` seconds from now. A worker is
+    started while fewer than `workers` are free or in time (up to SPARE more); else the move
+    waits until one is free, or stuck (and another can be started)."""
+    while True:
+        now = time.monotonic()
+        worker = next((w for w in _workers if w.stuck_at is None), None)
+        in_time = [w.stuck_at for w in _workers if w.stuck_at is not None and now < w.stuck_at]
+        if worker is None and len(in_time) < workers and len(_workers) < workers + SPARE:
+            worker = _Worker()
+            _workers.append(worker)
+        if worker is not None:
+            worker.stuck_at = now + late
+            return worker
+        await _freed(min(in_time) - now if in_time else None)
+
+
+async def _freed(within: float | None) -> None:
+    """Wait until a worker is released, or for `within` seconds."""
+    waiter = asyncio.get_running_loop().create_future()
+    _waiting.append(waiter)
     try:
-        return await loop.run_in_executor(pool, player.choose, view, legal, rng, limit)
-    except BrokenProcessPool:  # a worker died (killed, out of memory, ended): start anew
-        log.warning("a thinking process died: the pool starts anew")
-        if _pools.get(workers) is pool:
-            del _pools[workers]
-        return await asyncio.to_thread(player.choose, view, legal, rng, limit)
+        await asyncio.wait([waiter], timeout=within)
+    finally:
+        _waiting.remove(waiter)
+
+
+def _release(worker: _Worker, workers: int, move: Future[Any]) -> None:
+    """The worker is free again; it is ended instead when its move did not end (abandoned,
+    cancelled), its process died, or `workers` others are free or in time (it was a spare)."""
+    now = time.monotonic()
+    worker.stuck_at = None
+    ended = move.done() and not move.cancelled()
+    died = ended and isinstance(move.exception(), BrokenProcessPool)
+    others = sum(not w.stuck(now) for w in _workers if w is not worker)
+    if worker in _workers and (not ended or died or others >= workers):
+        _workers.remove(worker)
+        _end(worker.pool)
+    for waiter in _waiting:
+        if not waiter.done():
+            waiter.set_result(None)

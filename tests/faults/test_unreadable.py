@@ -1,12 +1,14 @@
 """Every press and command is answered (issue 21, item 6), whatever is stored: a value that is
 no document, a game not hosted here or a schema from the future get "This game could not be
 read: /stop ends it." in the chat's language, and /stop clears it; an unreadable history
-entry is left out of /status; page data no button makes, a `/start h…` by someone not at the
-table and a move delivered again after a process saved it (its answer lost) are answered."""
+entry is told in /status as a result that could not be read; page data no button makes, a
+`/start h…` by someone not at the table and a move delivered again after a process saved it
+(its answer lost) are answered."""
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import AsyncIterator
 
 import orjson
@@ -14,10 +16,14 @@ import pytest
 import redis.asyncio as aioredis
 
 from chatbot.core import buttons as b
+from chatbot.core.model import Incoming, User
+from chatbot.core.standings import Standings, standings_key
 from chatbot.core.tables import game_key
 from chatbot.i18n import translator
+from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from chatbot.telegram.convert import incoming
+from tests.conftest import make_service
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message
 from tests.e2e.helpers import CHAT, GROUP, answer_calls, load, open_table, to_move, user_of
@@ -101,19 +107,81 @@ async def test_an_unreadable_game_is_answered_and_stop_clears_it(
     assert not h.bot.errors
 
 
-async def test_an_unreadable_history_entry_is_left_out(
-    h: Harness, tg: FakeTelegram, redis_client: aioredis.Redis, redis_prefix: str
+@pytest.mark.parametrize("lang", ["th", "ja", "en"])
+async def test_an_unreadable_history_entry_is_answered_as_such(
+    h: Harness, tg: FakeTelegram, redis_client: aioredis.Redis, redis_prefix: str, lang: str
 ) -> None:
-    ann = tg.user(502, "Ann")
+    ann = tg.user(502, "Ann", language_code=lang)
     tg.group(GROUP, "Agora", creator=ann)
     history = f"{redis_prefix}hist:{CHAT}"
     entry = orjson.dumps({"game": "egonomy", "at": 1, "stopped": True})
-    await redis_client.lpush(history, entry, b"~~~~", b"[1, 2]")
+    unreadable = [
+        b"~~~~",  # not JSON
+        b"[1, 2]",  # not an object
+        orjson.dumps({"game": ["egonomy"], "at": 1}),  # a game that is no name
+        orjson.dumps({"game": "egonomy", "at": 1, "ranking": 7}),  # a ranking that is no list
+    ]
+    await redis_client.lpush(history, entry, *unreadable)
     await h.command(GROUP, ann, "/status")
-    text = last_text(tg, GROUP)
-    assert text.startswith("No game is running here. Latest results:")
-    assert text.count("•") == 1 and "stopped" in text
+    tr = translator(lang)
+    lines = last_text(tg, GROUP).split("\n")
+    assert lines[0] == tr.gettext("No game is running here. Latest results:")
+    could_not = tr.gettext("• (a result that could not be read)")
+    assert lang == "en" or could_not != "• (a result that could not be read)", "translated"
+    assert lines[1:] == [could_not] * len(unreadable) + [tr.t("• {game}: stopped", game="Egonomy")]
     assert not h.bot.errors
+
+
+@pytest.mark.parametrize("lang", ["th", "ja", "en"])
+@pytest.mark.parametrize("stored", [b"3:~~~~", b"~~~~", b"3:" + orjson.dumps({"games": 7})])
+async def test_unreadable_standings_are_answered_as_such(
+    h: Harness,
+    tg: FakeTelegram,
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    stored: bytes,
+    lang: str,
+) -> None:
+    ann = tg.user(505, "Ann", language_code=lang)
+    tg.group(GROUP, "Agora", creator=ann)
+    await redis_client.set(redis_prefix + standings_key(CHAT), stored)
+    await h.command(GROUP, ann, "/stats")
+    expected = translator(lang).gettext(
+        "The standings here could not be read: the next game's results start them again."
+    )
+    assert last_text(tg, GROUP) == expected
+    assert not h.bot.errors
+
+
+async def test_standings_that_are_no_document_start_again_at_a_games_end(
+    redis_url: str, redis_client: aioredis.Redis, redis_prefix: str
+) -> None:
+    """(No version could be compared with it: the game's end removes it and counts anew.)"""
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    service = make_service(store, Settings(bot_delay=0))
+    now = [time.time()]
+    service.tables.clock = lambda: now[0]
+    host = User("tg:1", "Host", "en")
+    try:
+        await redis_client.set(redis_prefix + standings_key(CHAT), b"~~~~")
+        await service.handle(Incoming(CHAT, False, host, command="newgame", args="ano"))
+        session, _ = await service.tables.load(CHAT)
+        assert session is not None
+        start = b.encode(b.START, stamp=session.stamp)
+        await service.handle(Incoming(CHAT, False, host, data=start, message="1"))
+        for _ in range(2000):  # its computers play, the host's seat is taken over
+            if await store.load(game_key(CHAT)) is None:
+                break
+            now[0] += 600
+            await service.tick()
+        else:
+            pytest.fail("the game did not end")
+        board = await store.load(standings_key(CHAT))
+        assert board is not None
+        (table,) = (Standings.loads(board.data).games or {}).values()
+        assert all(f.played == 1 for f in table.values())
+    finally:
+        await store.close()
 
 
 async def test_page_data_no_button_makes_is_answered(h: Harness, tg: FakeTelegram) -> None:
