@@ -30,7 +30,7 @@ from telegram_presses import start_redis  # beside this file
 from webhook_presses import SECRET as TELEGRAM_SECRET
 from webhook_presses import Telegram, WatchedTelegram, free_port, server, until_up
 
-from chatbot.web import SECRET_HEADER
+from chatbot.telegram.bot import SECRET_HEADER
 from tests.line.fake_line import ACCESS_TOKEN, SECRET, FakeLine
 
 CHUNK = 64 * 1024

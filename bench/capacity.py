@@ -45,7 +45,7 @@ import redis.asyncio as aredis
 from telegram_presses import start_redis  # beside this file
 from webhook_presses import SECRET, cpu_seconds, free_port, server
 
-from chatbot.web import SECRET_HEADER
+from chatbot.telegram.bot import SECRET_HEADER
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import pick, playable
 

@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from telegram_presses import start_redis  # beside this file
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core.session import WAIT_BOT
 from chatbot.games import registry
@@ -220,7 +221,7 @@ async def one(
         # a computer thinks (up to THINK_BUDGET) within the interval a pushed table waits
         configure = liff_settings if page else bot_settings
         settings = configure(line, table_interval=1.0, thinkers=0)
-        bot = LineBot(settings, RedisStore.from_url(redis_url, prefix), registry())
+        bot = line_bot(settings, RedisStore.from_url(redis_url, prefix), registry())
         await bot.start()
         client = None
         if page:

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from telegram import Update
 
+from chatbot.bootstrap import telegram_bot
 from chatbot.core import buttons as b
 from chatbot.core.session import Session
 from chatbot.games import registry
@@ -313,7 +314,7 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
             settings = Settings(
                 telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot")
             )
-            bot = TelegramBot(
+            bot = telegram_bot(
                 settings, store, GAMES, request=request(), get_updates_request=request()
             )
             await bot.app.initialize()

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 from telegram_presses import start_redis  # beside this file
 
-from chatbot.web import SECRET_HEADER
+from chatbot.telegram.bot import SECRET_HEADER
 from tests.e2e.fake_telegram import Call, FakeTelegram, StoredMessage
 from tests.e2e.harness import pick, playable
 

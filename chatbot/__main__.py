@@ -11,14 +11,11 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chatbot.core.registry import Registry
 from chatbot.settings import Settings, masked_token
 from engine.core import IllegalAction, OptionSpec, OptionValue
-
-if TYPE_CHECKING:
-    from starlette.applications import Starlette
 
 DEFAULT_PLAYERS = 3
 WATCH_PACE = 1.5  # seconds between moves when watching (--fast: none)
@@ -205,8 +202,10 @@ def console_language(parser: argparse.ArgumentParser, lang: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from chatbot.bootstrap import prepare
     from chatbot.games import registry
 
+    prepare()
     games = registry()
     parser = build_parser(games, program_name(sys.argv[0]))
     args = parser.parse_args(argv)
@@ -255,16 +254,13 @@ def run_telegram(settings: Settings, games: Registry) -> int:
         return 2
     from telegram.error import InvalidToken
 
+    from chatbot.bootstrap import open_store, telegram_bot
     from chatbot.core import thinking
-    from chatbot.store.memory import MemoryStore
-    from chatbot.store.redis import RedisStore
-    from chatbot.telegram.bot import TelegramBot
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
-    store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
     try:
-        TelegramBot(settings, store, games).run_polling()
+        telegram_bot(settings, open_store(settings), games).run_polling()
     except InvalidToken:
         print(_refused(settings), file=sys.stderr)
         return 2
@@ -377,15 +373,18 @@ async def serve(settings: Settings, games: Registry) -> int:
     import uvicorn
     from telegram.error import InvalidToken
 
+    from chatbot.bootstrap import web_app
+    from chatbot.telegram.bot import TelegramBot
     from chatbot.web import ops_app
 
     webhooks = web_app(settings, games)
-    if webhooks.state.telegram is not None:
-        try:  # a refused token: one line, not the server's traceback of a failed start
-            await webhooks.state.telegram.reach()
-        except InvalidToken:
-            print(_refused(settings), file=sys.stderr)
-            return 2
+    for adapter in webhooks.state.adapters:
+        if isinstance(adapter, TelegramBot):
+            try:  # a refused token: one line, not the server's traceback of a failed start
+                await adapter.reach()
+            except InvalidToken:
+                print(_refused(settings), file=sys.stderr)
+                return 2
     sockets = []
     for host, port in (
         (settings.host, settings.port),
@@ -420,26 +419,6 @@ async def serve(settings: Settings, games: Registry) -> int:
     )
     await Server(config).serve(sockets=sockets)
     return 0
-
-
-def web_app(settings: Settings, games: Registry) -> Starlette:
-    """The webhook app with a bot for each platform configured, both on one store (one
-    connection pool), which the app closes once at shutdown."""
-    from chatbot.store.memory import MemoryStore
-    from chatbot.store.redis import RedisStore
-    from chatbot.web import app
-
-    store = RedisStore.from_settings(settings) if settings.redis_url else MemoryStore()
-    line = telegram = None
-    if settings.line_channel_secret and settings.line_channel_access_token:
-        from chatbot.line.bot import LineBot
-
-        line = LineBot(settings, store, games)
-    if settings.telegram_token and settings.telegram_webhook_url:
-        from chatbot.telegram.bot import TelegramBot
-
-        telegram = TelegramBot(settings, store, games)
-    return app(line, telegram, ops=False)  # (served on their own port by `serve`)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,18 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-import chatbot.telegram  # noqa: F401  (its opt-in to timedelta durations, for every test)
+from chatbot import bootstrap
 from chatbot.core.registry import Registry
 from chatbot.core.service import GameService
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.tables import Platform
 from chatbot.games import registry
 from chatbot.settings import Settings
 from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
+
+bootstrap.prepare()  # as a process starts: PTB's timedelta durations, every test
 
 
 def _free_port() -> int:
@@ -185,10 +187,9 @@ def make_service(
     platform: Platform | None = None,
 ) -> GameService:
     """A game service on `store` (default: a fresh MemoryStore) with the real games."""
-    tables = Tables(
+    return bootstrap.service(
         store or MemoryStore(), settings or Settings(), games or registry(), platform or Platform()
     )
-    return GameService(tables)
 
 
 @pytest.fixture

@@ -16,13 +16,13 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
+from chatbot.bootstrap import service
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.model import Button, Incoming, Message, User
 from chatbot.core.registry import Bundle, Registry
-from chatbot.core.service import GameService
 from chatbot.core.session import Session
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.tables import Platform
 from chatbot.games import registry
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.settings import Settings
@@ -111,10 +111,9 @@ class Console:
         # one player at a terminal: computers think in a thread (no worker processes to start)
         settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9, thinkers=0)
         self.games = games or registry()
-        tables = Tables(MemoryStore(), settings, self.games, Platform())
+        self.service = service(MemoryStore(), settings, self.games, Platform())
         if seed is not None:
-            tables.seeds = lambda: seed
-        self.service = GameService(tables)
+            self.service.tables.seeds = lambda: seed
         self.ask, self.show = ask, show
         self.tr: Translator = translator(negotiate(lang))
         aliases = re.split(r"[,、]", self.tr.gettext(HELP_ALIASES))

@@ -11,7 +11,6 @@ at its timeout, its process ended."""
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
 import multiprocessing
 import time
@@ -48,9 +47,9 @@ _workers: list[_Worker] = []  # this bot process's
 _waiting: list[asyncio.Future[None]] = []  # moves waiting for a worker
 
 
-@atexit.register
 def shutdown() -> None:
-    """End every thinking process now (a stuck one too): nothing waits for a move at exit."""
+    """End every thinking process now (a stuck one too): nothing waits for a move at exit
+    (`chatbot.bootstrap.prepare` calls it at exit)."""
     for worker in _workers:
         _end(worker.pool)
     _workers.clear()

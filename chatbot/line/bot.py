@@ -17,7 +17,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 import aiohttp
@@ -31,11 +31,13 @@ from linebot.v3.messaging import (
 )
 from linebot.v3.messaging.exceptions import ApiException
 from linebot.v3.webhook import WebhookParser
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import BaseRoute, Route
 
 from chatbot import metrics
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Message, User
-from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner, Undelivered
 from chatbot.core.service import GameService
 from chatbot.core.tables import PREFS_TTL, Platform, Tables
@@ -52,10 +54,7 @@ from chatbot.line.convert import (
 )
 from chatbot.line.liff import ECHO, HandPage
 from chatbot.settings import Settings
-from chatbot.store.base import Store
-
-if TYPE_CHECKING:
-    from starlette.routing import Route
+from chatbot.web import TooLarge, bounded_body, too_large
 
 log = logging.getLogger(__name__)
 ID_RETRY = 60.0  # seconds between tries to learn the bot's id while LINE was unreachable
@@ -88,14 +87,10 @@ class LineBot:
         unasked_free=False,
     )
 
-    def __init__(
-        self,
-        settings: Settings,
-        store: Store,
-        games: Registry,
-        clock: Callable[[], float] = time.time,
-        monotonic: Callable[[], float] = time.monotonic,
-    ) -> None:
+    runner: Runner  # handed by the bootstrap (`attach`)
+
+    def __init__(self, settings: Settings, monotonic: Callable[[], float] = time.monotonic) -> None:
+        """`chatbot.bootstrap.line_bot` builds the runner and hands it over."""
         if not settings.line_channel_secret or not settings.line_channel_access_token:
             raise ValueError("LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN must be set")
         self.settings = settings
@@ -114,13 +109,7 @@ class LineBot:
         self.api = AsyncMessagingApi(self.client)
         self.basic_id: str | None = None  # the bot's "@..." id, for links into its chat
         self._id_asked = -math.inf
-        platform = Platform(self.capabilities, self.deep_link, is_member=self.is_member)
-        self.tables = Tables(store, settings, games, platform, clock=clock)
-        self.service = GameService(self.tables)
-        self.runner = Runner(self.service, self, monotonic=monotonic)
         self.page: HandPage | None = None
-        if settings.line_liff_id and settings.line_login_channel_id:
-            self.page = HandPage(self, settings.line_liff_id, settings.line_login_channel_id)
         self._tokens: OrderedDict[str, float] = OrderedDict()  # unused token -> when received
         self._profiles: OrderedDict[str, tuple[float, User]] = OrderedDict()
         self._names: OrderedDict[str, tuple[float, str]] = OrderedDict()  # group -> its name
@@ -133,9 +122,24 @@ class LineBot:
         self.pushes = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # between retries
 
+    def attach(self, runner: Runner) -> None:
+        """Take the runner; the hand page, where there is one, comes with it."""
+        self.runner = runner
+        liff, login = self.settings.line_liff_id, self.settings.line_login_channel_id
+        if liff and login:
+            self.page = HandPage(self, liff, login)
+
     @property
     def errors(self) -> list[BaseException]:
         return self.runner.errors
+
+    @property
+    def tables(self) -> Tables:
+        return self.runner.service.tables
+
+    @property
+    def service(self) -> GameService:
+        return self.runner.service
 
     # --- life cycle ------------------------------------------------------------------------
 
@@ -169,9 +173,34 @@ class LineBot:
 
     # --- platform ports for the core -------------------------------------------------------
 
-    def web_routes(self) -> list[Route]:
-        """The web server's routes of this channel beside its webhook: the hand page's."""
-        return self.page.routes() if self.page is not None else []
+    def ports(self) -> Platform:
+        return Platform(self.capabilities, self.deep_link, is_member=self.is_member)
+
+    def budget(self) -> None:
+        """No per-chat budget: replies are free, pushes are retried."""
+
+    def web_routes(self) -> list[BaseRoute]:
+        """The web server's routes of this channel: its webhook (`/line/webhook`), and the
+        hand page's where there is one."""
+        limit = self.settings.max_body
+
+        async def webhook(request: Request) -> PlainTextResponse:
+            try:
+                raw = await bounded_body(request, limit)
+            except TooLarge:
+                return too_large()
+            except ClientDisconnect:
+                return PlainTextResponse("", status_code=400)
+            body = raw.decode("utf-8", "replace")
+            signature = request.headers.get("x-line-signature")
+            if not self.signed(body, signature):
+                return PlainTextResponse("bad signature", status_code=400)
+            status = await self.webhook(body, signature)
+            text = "OK" if status == 200 else "not a webhook body"
+            return PlainTextResponse(text, status_code=status)
+
+        routes: list[BaseRoute] = [Route("/line/webhook", webhook, methods=["POST"])]
+        return routes + (self.page.routes() if self.page is not None else [])
 
     def deep_link(self, payload: str) -> str | None:
         """A link that opens the bot's chat with `/start <payload>` typed in: the user's own

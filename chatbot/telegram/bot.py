@@ -13,6 +13,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import (
@@ -33,19 +36,19 @@ from telegram.ext import (
 from chatbot import metrics
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Capabilities, Incoming, Message
-from chatbot.core.registry import Registry
-from chatbot.core.runner import Runner
+from chatbot.core.runner import Budget, Runner
 from chatbot.core.service import GameService
 from chatbot.core.tables import Platform, Tables
 from chatbot.i18n import available_locales, translator
 from chatbot.settings import Settings, bot_api_root
-from chatbot.store.base import Store
 from chatbot.telegram.convert import incoming, markup, migration, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
 from chatbot.telegram.request import AiohttpRequest
+from chatbot.web import TooLarge, bounded_body, too_large
 
 log = logging.getLogger(__name__)
 JSON = dict[str, Any]
+SECRET_HEADER = "x-telegram-bot-api-secret-token"
 MEMBER_TTL = 30.0  # seconds a member's status in a group is taken as known
 MEMBERS_KEPT = 10_000  # statuses remembered (all forgotten when full)
 ADMINS = frozenset({ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR})
@@ -74,15 +77,11 @@ class TelegramBot:
     capabilities = Capabilities()  # edits, pop-ups, 64-byte data, 100 buttons a message
     platform = "telegram"
 
-    def __init__(
-        self,
-        settings: Settings,
-        store: Store,
-        games: Registry,
-        clock: Callable[[], float] = time.time,
-        **builder_options: Any,
-    ) -> None:
-        """`clock` (unix seconds) drives the game timers; `builder_options` go to PTB's builder."""
+    runner: Runner  # handed by the bootstrap (`attach`)
+
+    def __init__(self, settings: Settings, **builder_options: Any) -> None:
+        """`builder_options` go to PTB's builder; `chatbot.bootstrap.telegram_bot` builds the
+        runner and hands it over."""
         if not settings.telegram_token:
             raise ValueError("TELEGRAM_TOKEN is not set")
         self.settings = settings
@@ -107,19 +106,33 @@ class TelegramBot:
         for name, value in builder_options.items():
             builder = getattr(builder, name)(value)
         self.app: Application[Any, Any, Any, Any, Any, Any] = builder.build()
-        platform = Platform(self.capabilities, self.deep_link, self.is_admin, self.is_member)
-        self.tables = Tables(store, settings, games, platform, clock=clock)
-        self.service = GameService(self.tables)
-        self.runner = Runner(self.service, self, budget=self)
         self._members: dict[tuple[str, str], tuple[str, float]] = {}  # -> (status, when)
         self.app.add_handler(TypeHandler(Update, self.on_update))
         self.app.add_error_handler(self._on_error)
+
+    def attach(self, runner: Runner) -> None:
+        self.runner = runner
 
     @property
     def errors(self) -> list[BaseException]:
         return self.runner.errors
 
+    @property
+    def service(self) -> GameService:
+        return self.runner.service
+
+    @property
+    def tables(self) -> Tables:
+        return self.runner.service.tables
+
     # --- platform ports for the core -------------------------------------------------------
+
+    def ports(self) -> Platform:
+        return Platform(self.capabilities, self.deep_link, self.is_admin, self.is_member)
+
+    def budget(self) -> Budget:
+        """The flood limiter's budget of each chat (`ready`, `room`)."""
+        return self
 
     def deep_link(self, payload: str) -> str | None:
         return f"https://t.me/{self.app.bot.username}?start={payload}"
@@ -313,7 +326,30 @@ class TelegramBot:
 
     # --- webhook mode (served by chatbot.web) -----------------------------------------------
 
-    async def start_webhook(self) -> None:
+    def web_routes(self) -> list[BaseRoute]:
+        """The webhook (`/telegram/webhook`): a request without the secret is refused before
+        its body is read; a press's answer rides on the HTTP response."""
+        limit = self.settings.max_body
+
+        async def webhook(request: Request) -> Response:
+            secret = request.headers.get(SECRET_HEADER)
+            if not self.authentic(secret):  # before a byte of the body is read
+                return PlainTextResponse("bad secret token", status_code=403)
+            try:
+                body = await bounded_body(request, limit)
+            except TooLarge:
+                return too_large()
+            except ClientDisconnect:
+                return PlainTextResponse("", status_code=400)
+            status, method = await self.webhook_response(body, secret)
+            if status == 200 and method is not None:  # Telegram calls it: one call saved
+                return JSONResponse(method)
+            texts = {200: "OK", 400: "not an update", 403: "bad secret token"}
+            return PlainTextResponse(texts.get(status, ""), status_code=status)
+
+        return [Route("/telegram/webhook", webhook, methods=["POST"])]
+
+    async def start(self) -> None:
         """Start without polling and tell Telegram where to send updates."""
         await self.reach()
         await self.app.initialize()
@@ -388,7 +424,7 @@ class TelegramBot:
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return None
 
-    async def stop_webhook(self, close_store: bool = True) -> None:
+    async def stop(self, close_store: bool = True) -> None:
         """Deliver what is owed and close (the store too, unless it is shared and closed by
         its owner)."""
         await self.runner.stop()

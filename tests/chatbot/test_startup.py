@@ -12,10 +12,10 @@ import pytest
 from telegram.error import NetworkError, RetryAfter
 
 from chatbot.__main__ import main
+from chatbot.bootstrap import telegram_bot
 from chatbot.games import registry
 from chatbot.settings import Settings, bot_api_root
 from chatbot.store.memory import MemoryStore
-from chatbot.telegram.bot import TelegramBot
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import request
 
@@ -76,7 +76,7 @@ async def test_without_network_each_try_is_one_line_and_the_waits_grow(
     settings = Settings(
         telegram_token="1:x", telegram_base_url=f"http://127.0.0.1:{_closed_port()}"
     )
-    bot = TelegramBot(
+    bot = telegram_bot(
         settings, MemoryStore(), registry(), request=request(), get_updates_request=request()
     )
     waits: list[float] = []
@@ -95,7 +95,7 @@ async def test_without_network_each_try_is_one_line_and_the_waits_grow(
 
 async def test_once_telegram_answers_the_bot_starts_normally(tg: FakeTelegram) -> None:
     settings = Settings(telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot"))
-    bot = TelegramBot(
+    bot = telegram_bot(
         settings, MemoryStore(), registry(), request=request(), get_updates_request=request()
     )
     await bot.reach(attempts=1)

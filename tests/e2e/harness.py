@@ -10,11 +10,11 @@ from typing import Any
 
 from telegram import Update
 
+from chatbot.bootstrap import telegram_bot
 from chatbot.core.registry import Registry
 from chatbot.games import registry
 from chatbot.settings import Settings
 from chatbot.store.base import Store
-from chatbot.telegram.bot import TelegramBot
 from chatbot.telegram.request import AiohttpRequest
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 
@@ -50,7 +50,7 @@ class Harness:
         self.settings = replace(
             settings, telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot")
         )
-        self.bot = TelegramBot(
+        self.bot = telegram_bot(
             self.settings,
             store,
             games or registry(),

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import httpx
 
+from chatbot.bootstrap import telegram_bot
 from chatbot.games import registry
 from chatbot.store.memory import MemoryStore
-from chatbot.telegram.bot import TelegramBot
-from chatbot.web import SECRET_HEADER, app
+from chatbot.telegram.bot import SECRET_HEADER
+from chatbot.web import app
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, request
 from tests.e2e.helpers import GROUP
@@ -29,10 +30,10 @@ async def test_the_webhook_checks_the_secret_and_handles_updates(tg: FakeTelegra
         telegram_webhook_secret=SECRET,
     )
     store = MemoryStore()
-    bot = TelegramBot(settings, store, registry(), request=request())
+    bot = telegram_bot(settings, store, registry(), request=request())
     ann = tg.user(31, "Ann")
     tg.group(GROUP, "Symposium", creator=ann)
-    server = app(telegram=bot)
+    server = app(bot)
     async with server.router.lifespan_context(server):
         assert tg.webhook_url == URL, "Telegram was told where to send updates"
         transport = httpx.ASGITransport(app=server)

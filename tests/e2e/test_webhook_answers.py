@@ -13,11 +13,12 @@ import httpx
 import pytest
 from prometheus_client import REGISTRY
 
+from chatbot.bootstrap import telegram_bot
 from chatbot.core import buttons as b
 from chatbot.games import registry
 from chatbot.store.memory import MemoryStore
-from chatbot.telegram.bot import TelegramBot
-from chatbot.web import SECRET_HEADER, app
+from chatbot.telegram.bot import SECRET_HEADER, TelegramBot
+from chatbot.web import app
 from tests.e2e.fake_telegram import Call, FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, request
 from tests.e2e.helpers import GROUP, button
@@ -60,8 +61,8 @@ async def hook(tg: FakeTelegram) -> AsyncIterator[Webhook]:
         telegram_webhook_url="https://bot.example/telegram/webhook",
         telegram_webhook_secret=SECRET,
     )
-    bot = TelegramBot(settings, MemoryStore(), registry(), request=request())
-    server = app(telegram=bot)
+    bot = telegram_bot(settings, MemoryStore(), registry(), request=request())
+    server = app(bot)
     async with server.router.lifespan_context(server):
         transport = httpx.ASGITransport(app=server)
         async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from chatbot.bootstrap import line_bot
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.store.redis import RedisStore
@@ -21,7 +22,7 @@ async def line() -> AsyncIterator[FakeLine]:
 @pytest.fixture
 async def bot(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[LineBot]:
     store = RedisStore.from_url(redis_url, redis_prefix)
-    lb = LineBot(bot_settings(line), store, registry())
+    lb = line_bot(bot_settings(line), store, registry())
     await lb.start()
     try:
         yield lb

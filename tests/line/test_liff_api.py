@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.games import registry
@@ -71,7 +72,7 @@ class Table:
 
 @pytest.fixture
 async def table(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[Table]:
-    bot = LineBot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
+    bot = line_bot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
     await bot.start()
     try:
         ann, bob, cid = line.user("Ann", "en"), line.user("Bob", "th"), line.user("Cid", "ja")
@@ -304,7 +305,7 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
     now = [1_700_000_000.0]
     settings = liff_settings(line, remind_after=30.0, takeover_after=20.0)
     store = RedisStore.from_url(redis_url, redis_prefix)
-    bot = LineBot(settings, store, registry(), lambda: now[0])
+    bot = line_bot(settings, store, registry(), lambda: now[0])
     await bot.start()
     try:
         ann, bob = line.user("Ann", "en"), line.user("Bob", "en")

@@ -24,6 +24,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.games import registry
@@ -141,7 +142,7 @@ class Site:
 @pytest.fixture
 async def site(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[Site]:
     settings = liff_settings(line)
-    bot = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    bot = line_bot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
     await bot.start()
     server = LocalServer(app(bot, ops=False), "the bot's web server")
     port = await server.start()

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core.model import Button, Message
 from chatbot.core.registry import Registry
@@ -24,7 +25,7 @@ ALREADY = "A new table was already opened from these results."
 @pytest.fixture
 async def picks(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[LineBot]:
     """A LINE bot hosting the small Pick game (three turns of simultaneous picks)."""
-    bot = LineBot(
+    bot = line_bot(
         bot_settings(line), RedisStore.from_url(redis_url, redis_prefix), Registry([pick.bundle()])
     )
     await bot.start()

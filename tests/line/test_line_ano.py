@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core.session import WAIT_BOT
 from chatbot.games import registry
@@ -31,7 +32,7 @@ async def ano_bot(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIte
     production, for 3 s): a person's move and the computers' answers go out as one push."""
     # a computer thinks in a thread: no process pool starting mid-game
     settings = bot_settings(line, table_interval=0.3, thinkers=0)
-    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    lb = line_bot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
     await lb.start()
     try:
         yield lb

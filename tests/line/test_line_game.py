@@ -14,6 +14,7 @@ from urllib.parse import unquote
 
 import pytest
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
@@ -160,7 +161,7 @@ async def test_a_computer_seat_shares_the_tables_push(
         now[0] += settings.table_interval
 
     store = RedisStore.from_url(redis_url, redis_prefix)
-    lb = LineBot(settings, store, registry(), monotonic=lambda: now[0])
+    lb = line_bot(settings, store, registry(), monotonic=lambda: now[0])
     await lb.start()
     try:
         counts = await play(lb, line, computers=1, seed=11, pace=pace)
@@ -243,7 +244,9 @@ async def test_an_idle_player_is_reminded_by_one_private_push(
     take-over time a computer player moves for them."""
     now = [1_700_000_000.0]
     settings = bot_settings(line, remind_after=30.0, takeover_after=20.0, line_reminders=reminders)
-    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry(), lambda: now[0])
+    lb = line_bot(
+        settings, RedisStore.from_url(redis_url, redis_prefix), registry(), lambda: now[0]
+    )
     await lb.start()
     try:
         ann, bob = line.user("Ann", "en"), line.user("Bob", "en")

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core.tables import OWED_GRACE
 from chatbot.games import registry
@@ -34,7 +35,7 @@ async def clocked(
 ) -> AsyncIterator[tuple[LineBot, list[float]]]:
     now = [NOW]
     store = RedisStore.from_url(redis_url, redis_prefix)
-    lb = LineBot(bot_settings(line), store, registry(), lambda: now[0])
+    lb = line_bot(bot_settings(line), store, registry(), lambda: now[0])
     lb.sleep = no_pause
     await lb.start()
     try:
@@ -134,7 +135,7 @@ async def test_two_processes_never_push_the_same_table(
     table push still waits for its interval: the newer change's table alone is pushed."""
     settings = bot_settings(line, table_interval=3600)  # a push waits (until stop)
     first, second = (
-        LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+        line_bot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
         for _ in range(2)
     )
     await first.start()
@@ -194,7 +195,7 @@ async def test_a_waiting_table_update_rides_on_the_next_reply(
     newer news); Bob presses 📖 Rules in the group meanwhile: his reply carries the table too,
     and nothing is pushed."""
     settings = bot_settings(line, table_interval=3600)
-    lb = LineBot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    lb = line_bot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
     await lb.start()
     try:
         group, users = await egonomy_table(lb, line)

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from prometheus_client import REGISTRY
 
+from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core.registry import Registry
 from chatbot.line.bot import LineBot
@@ -25,7 +26,7 @@ from tests.line.test_line_game import buttons, deliver
 
 
 def _bot(line: FakeLine, redis_url: str, prefix: str) -> LineBot:
-    return LineBot(
+    return line_bot(
         bot_settings(line), RedisStore.from_url(redis_url, prefix), Registry([pick.bundle()])
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 
+from chatbot.bootstrap import line_bot
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
@@ -35,7 +36,7 @@ async def test_signed_webhooks_are_handled_and_forged_ones_refused(
 
 
 async def test_the_app_starts_and_stops_its_bot(line: FakeLine) -> None:
-    lb = LineBot(_settings(line), MemoryStore(), registry())
+    lb = line_bot(_settings(line), MemoryStore(), registry())
     server = app(lb)
     async with server.router.lifespan_context(server):
         assert lb.basic_id == "@fakebot", "the bot learnt its id at start"

@@ -3,7 +3,7 @@ Redis connection pool), closed once when the server stops."""
 
 from __future__ import annotations
 
-from chatbot.__main__ import web_app
+from chatbot.bootstrap import line_bot, telegram_bot, web_app
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.settings import Settings
@@ -46,7 +46,7 @@ async def test_the_command_builds_one_store_for_both_platforms(
     line: FakeLine, tg: FakeTelegram, redis_url: str
 ) -> None:
     server = web_app(_settings(line, tg, redis_url), registry())
-    lb, tb = server.state.line, server.state.telegram
+    lb, tb = server.state.adapters
     assert isinstance(lb, LineBot) and isinstance(tb, TelegramBot)
     assert lb.tables.store is tb.tables.store, "one store, one connection pool"
     assert isinstance(lb.tables.store, RedisStore)
@@ -59,8 +59,8 @@ async def test_a_shared_store_is_closed_once_after_both_bots_stopped(
 ) -> None:
     store = CountedStore()
     settings = _settings(line, tg)
-    lb = LineBot(settings, store, registry())
-    tb = TelegramBot(settings, store, registry(), request=request(), get_updates_request=request())
+    lb = line_bot(settings, store, registry())
+    tb = telegram_bot(settings, store, registry(), request=request(), get_updates_request=request())
     server = app(lb, tb)
     async with server.router.lifespan_context(server):
         assert store.closed == 0
@@ -70,8 +70,8 @@ async def test_a_shared_store_is_closed_once_after_both_bots_stopped(
 async def test_each_store_of_its_own_is_closed_once(line: FakeLine, tg: FakeTelegram) -> None:
     stores = CountedStore(), CountedStore()
     settings = _settings(line, tg)
-    lb = LineBot(settings, stores[0], registry())
-    tb = TelegramBot(
+    lb = line_bot(settings, stores[0], registry())
+    tb = telegram_bot(
         settings, stores[1], registry(), request=request(), get_updates_request=request()
     )
     server = app(lb, tb)

@@ -13,14 +13,16 @@ from dataclasses import replace
 import httpx
 import pytest
 
+from chatbot import bootstrap
+from chatbot.bootstrap import line_bot
 from chatbot.core.tables import game_key
 from chatbot.games import registry
 from chatbot.line.bot import EVENT_WINDOW, LineBot
 from chatbot.line.convert import qualify
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
-from chatbot.telegram.bot import TelegramBot
-from chatbot.web import SECRET_HEADER, app
+from chatbot.telegram.bot import SECRET_HEADER, TelegramBot
+from chatbot.web import app
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, request
 from tests.e2e.helpers import GROUP
@@ -39,14 +41,14 @@ def telegram_bot(tg: FakeTelegram, secret: str | None) -> TelegramBot:
         telegram_webhook_secret=secret,
         max_body=LIMIT,
     )
-    return TelegramBot(settings, MemoryStore(), registry(), request=request())
+    return bootstrap.telegram_bot(settings, MemoryStore(), registry(), request=request())
 
 
 @pytest.fixture
 async def served(tg: FakeTelegram) -> AsyncIterator[tuple[httpx.AsyncClient, TelegramBot]]:
     """The webhook app, started (it told the fake Telegram its URL), with no secret set."""
     bot = telegram_bot(tg, None)
-    server = app(telegram=bot)
+    server = app(bot)
     async with server.router.lifespan_context(server):
         transport = httpx.ASGITransport(app=server)
         async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
@@ -172,7 +174,7 @@ async def line_client(
     """The LINE webhook app on a bot whose clock the test sets (unix seconds)."""
     now = [1_800_000_000.0]
     store = RedisStore.from_url(redis_url, redis_prefix)
-    bot = LineBot(bot_settings(line, max_body=LIMIT), store, registry(), lambda: now[0])
+    bot = line_bot(bot_settings(line, max_body=LIMIT), store, registry(), lambda: now[0])
     server = app(bot)
     async with server.router.lifespan_context(server):
         transport = httpx.ASGITransport(app=server)

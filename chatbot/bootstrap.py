@@ -1,0 +1,141 @@
+"""Start-up: the one place that builds the store, and for each adapter the tables, game
+service and runner it works through, from `Settings`. Adapters only translate and send; they
+are handed their runner here (`attach`). `prepare` is what a process does once before any of
+it runs (nothing is done at import time)."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from chatbot.core import thinking
+from chatbot.core.registry import Registry
+from chatbot.core.runner import Budget, Outbox, Runner
+from chatbot.core.service import GameService
+from chatbot.core.tables import Platform, Tables
+from chatbot.settings import Settings
+from chatbot.store.base import Store
+from chatbot.store.memory import MemoryStore
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from chatbot.line.bot import LineBot
+    from chatbot.telegram.bot import TelegramBot
+    from chatbot.web import WebAdapter
+
+_prepared: list[bool] = []
+
+
+def prepare() -> None:
+    """Once a process: python-telegram-bot's durations as `datetime.timedelta` (its coming
+    default; without the opt-in it warns on every `retry_after`), and every thinking process
+    ended at exit (a stuck one too)."""
+    if _prepared:
+        return
+    _prepared.append(True)
+    os.environ["PTB_TIMEDELTA"] = "true"
+    atexit.register(thinking.shutdown)
+
+
+def open_store(settings: Settings) -> Store:
+    """Redis at REDIS_URL, else the in-process store."""
+    if not settings.redis_url:
+        return MemoryStore()
+    from chatbot.store.redis import RedisStore
+
+    return RedisStore.from_settings(settings)
+
+
+def service(
+    store: Store,
+    settings: Settings,
+    games: Registry,
+    platform: Platform,
+    clock: Callable[[], float] = time.time,
+) -> GameService:
+    """The game service over `store`, for a platform with these ports."""
+    return GameService(Tables(store, settings, games, platform, clock=clock))
+
+
+class Adapter(Outbox, Protocol):
+    """What the bootstrap needs of an adapter: its ports for the core, its message budget
+    (None: unlimited) and a place for the runner built for it."""
+
+    def ports(self) -> Platform: ...
+
+    def budget(self) -> Budget | None: ...
+
+    def attach(self, runner: Runner) -> None: ...
+
+
+def wire(
+    adapter: Adapter,
+    store: Store,
+    settings: Settings,
+    games: Registry,
+    clock: Callable[[], float] = time.time,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> Runner:
+    """Build `adapter`'s tables, service and runner and hand it the runner."""
+    runner = Runner(
+        service(store, settings, games, adapter.ports(), clock),
+        adapter,
+        monotonic=monotonic,
+        budget=adapter.budget(),
+    )
+    adapter.attach(runner)
+    return runner
+
+
+def telegram_bot(
+    settings: Settings,
+    store: Store,
+    games: Registry,
+    clock: Callable[[], float] = time.time,
+    **builder_options: Any,
+) -> TelegramBot:
+    """The Telegram adapter wired to its runner; `builder_options` go to PTB's builder."""
+    from chatbot.telegram.bot import TelegramBot
+
+    bot = TelegramBot(settings, **builder_options)
+    wire(bot, store, settings, games, clock)
+    return bot
+
+
+def line_bot(
+    settings: Settings,
+    store: Store,
+    games: Registry,
+    clock: Callable[[], float] = time.time,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> LineBot:
+    """The LINE adapter wired to its runner."""
+    from chatbot.line.bot import LineBot
+
+    bot = LineBot(settings, monotonic=monotonic)
+    wire(bot, store, settings, games, clock, monotonic)
+    return bot
+
+
+def web_adapters(settings: Settings, store: Store, games: Registry) -> list[WebAdapter]:
+    """An adapter for each platform configured for webhooks, all on `store`: LINE
+    (LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN), Telegram (TELEGRAM_TOKEN and
+    TELEGRAM_WEBHOOK_URL)."""
+    adapters: list[WebAdapter] = []
+    if settings.line_channel_secret and settings.line_channel_access_token:
+        adapters.append(line_bot(settings, store, games))
+    if settings.telegram_token and settings.telegram_webhook_url:
+        adapters.append(telegram_bot(settings, store, games))
+    return adapters
+
+
+def web_app(settings: Settings, games: Registry) -> Starlette:
+    """The webhook app with the adapters configured on one store (one connection pool),
+    which the app closes once at shutdown; /healthz and /metrics are served apart."""
+    from chatbot.web import app
+
+    return app(*web_adapters(settings, open_store(settings), games), ops=False)
