@@ -20,6 +20,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from chatbot.bodies import TooLarge, bounded_body
 from chatbot.metrics import RunningGames
 from chatbot.store.base import Store
 
@@ -29,25 +30,6 @@ if TYPE_CHECKING:
 
 HEALTH_KEY = "health"
 SECRET_HEADER = "x-telegram-bot-api-secret-token"
-
-
-class TooLarge(Exception):
-    """A request body longer than the limit (the rest is not read)."""
-
-
-async def bounded_body(request: Request, limit: int) -> bytes:
-    """The request's body, read chunk by chunk; TooLarge as soon as it passes `limit` bytes
-    (a declared Content-Length past it: before anything is read)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise TooLarge
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _too_large() -> PlainTextResponse:

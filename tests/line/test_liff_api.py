@@ -336,3 +336,18 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
         assert all(s.via == "reply" for s in told) and not line.pushes and not bot.errors
     finally:
         await bot.stop()
+
+
+async def test_a_request_past_the_limit_is_refused_unread(table: Table) -> None:
+    """A move is a few dozen bytes: a body past 16 KB gets 413 and changes nothing, and a body
+    that is not a JSON object gets 400."""
+    before, _ = await table.state()
+    headers = {"Authorization": f"Bearer {table.line.id_token(table.ann)}"}
+    big = json.dumps({"game": table.group, "data": "x" * 20_000})
+    got = await table.client.post("/liff/api/move", content=big, headers=headers)
+    assert got.status_code == 413 and got.json()["error"]
+    for junk in (b"[1, 2]", b"\xff\xfe", b"{"):
+        got = await table.client.post("/liff/api/move", content=junk, headers=headers)
+        assert got.status_code == 400 and got.json()["error"]
+    after, _ = await table.state()
+    assert after.change == before.change and not table.line.pushes
