@@ -277,10 +277,12 @@ class LineBot:
                 log.warning("language of %s unknown: %r", group, exc)
             if user is not None and user.language is None:  # not a friend: as the group
                 user = replace(user, language=language)
-        if group is not None and token and self.page is not None and _text_of(event) == ECHO:
-            self.runner.release(qualify(group), token)  # the hand page's word after a move
-            return
-        inc = incoming(event, user)
+        echo = group is not None and token and self.page is not None and _text_of(event) == ECHO
+        if echo and self.runner.release(qualify(group or ""), token):
+            return  # the hand page's word after a move: the reply carries what it changed
+        # Nothing parked here (the move was made by another process, or before a restart):
+        # the page's word asks for the table as it is now.
+        inc = incoming(event, user, ECHO if echo else None)
         if inc is None:
             return
         inc = replace(inc, chat_language=language)
