@@ -152,13 +152,15 @@ def rules_fingerprint(games: int = GAMES) -> Fingerprint:
 
 
 def test_no_rule_changed_over_the_first_30_seeded_games() -> None:
-    assert rules_fingerprint(30).first_difference(reference(REFERENCE)) is None
+    difference = rules_fingerprint(30).first_difference(reference(REFERENCE))
+    assert difference is None, difference
 
 
 @pytest.mark.slow
 def test_no_rule_changed_over_300_seeded_games() -> None:
     fingerprint = rules_fingerprint()
-    assert fingerprint.first_difference(reference(REFERENCE)) is None
+    difference = fingerprint.first_difference(reference(REFERENCE))
+    assert difference is None, difference
     assert fingerprint.hexdigest() == RULES_DIGEST
 
 
