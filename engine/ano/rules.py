@@ -6,6 +6,7 @@ the tests; each rule lives in one function or constant here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -229,11 +230,11 @@ def can_play(state: State, player: int) -> bool:
 
 
 def _group_plays(
-    group: tuple[int, ...], fit: tuple[bool, ...], whole: bool
-) -> list[tuple[tuple[int, ...], int]]:
+    group: tuple[int, ...], fit: Mapping[int, bool] | tuple[bool, ...], whole: bool
+) -> tuple[tuple[tuple[int, ...], int], ...]:
     """Every (cards, named suit) play from `group` (cards of one rank, sorted): any part of it
-    whose bottom card fits; the rest in a fixed order but the top, which the player picks.
-    `whole`: the group is the whole hand and special cards may not be last."""
+    whose bottom card fits (`fit[card]`); the rest in a fixed order but the top, which the
+    player picks. `whole`: the group is the whole hand and special cards may not be last."""
     out: list[tuple[tuple[int, ...], int]] = []
     seen: set[tuple[int, ...]] = set()
     for k in range(1, len(group) + 1):
@@ -260,7 +261,20 @@ def _group_plays(
                     out.extend((cards, s) for s in range(SUITS))
                 else:
                     out.append((cards, NO_SUIT))
-    return out
+    return tuple(out)
+
+
+# `_group_plays` of every pair of cards of one rank (the usual group), by the pair, whether
+# each fits, and `whole`.
+_PAIR_PLAYS = {
+    (a, b, fit_a, fit_b, whole): _group_plays((a, b), {a: fit_a, b: fit_b}, whole)
+    for a in range(FACES)
+    for b in range(a, FACES)
+    if RANK[a] == RANK[b]
+    for fit_a in (False, True)
+    for fit_b in ((fit_a,) if a == b else (False, True))
+    for whole in (False, True)
+}
 
 
 def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool) -> list[Action]:
@@ -272,35 +286,30 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             groups[RANK[c]].append(c)
         else:
             groups[RANK[c]] = [c]
-    if len(groups) == 1:  # one rank: a play leaves an Ano hand unless it is the whole hand
-        group = next(iter(groups.values()))
-        if special_last and SPECIAL[group[0]]:
-            return _plays(group, fit, whole=True, part_ano=False, whole_ano=False)
-        return _plays(group, fit, whole=False, part_ano=True, whole_ano=False)
     out: list[Action] = []
     for rank, group in groups.items():
-        # with two ranks, playing all of one leaves the other: an Ano hand
-        whole_ano = len(groups) == 2 and _other_ano(groups, rank, special_last)
-        out += _plays(group, fit, whole=False, part_ano=False, whole_ano=whole_ano)
-    return out
-
-
-def _plays(
-    group: list[int], fit: tuple[bool, ...], whole: bool, part_ano: bool, whole_ano: bool
-) -> list[Action]:
-    """The plays of one rank's cards (not all of them when `whole`), each with its calling
-    twin when it leaves an Ano hand: `part_ano` when it leaves some of the group, `whole_ano`
-    when it takes all of it."""
-    if len(group) == 1:  # the usual case: one card, played alone
-        c = group[0]
-        if not fit[c] or whole:
-            return []
-        return list(_SINGLE_PAIRS[c] if whole_ano else _SINGLES[c])
-    out: list[Action] = []
-    for cards, named in _group_plays(tuple(group), fit, whole):
-        out.append(Action(PLAY, cards, named))
-        if whole_ano if len(cards) == len(group) else part_ano:
-            out.append(Action(PLAY, cards, named, True))
+        if len(groups) == 1:
+            # a play leaves an Ano hand unless it is the whole hand (never special cards when
+            # they may not be last)
+            whole = special_last and SPECIAL[group[0]]
+            part_ano, whole_ano = not whole, False
+        else:  # with two ranks, playing all of one leaves the other: an Ano hand
+            whole, part_ano = False, False
+            whole_ano = len(groups) == 2 and _other_ano(groups, rank, special_last)
+        if len(group) == 1:
+            c = group[0]
+            if fit[c] and not whole:
+                out += _SINGLE_PAIRS[c] if whole_ano else _SINGLES[c]
+            continue
+        if len(group) == 2:
+            a, b = group
+            plays = _PAIR_PLAYS[a, b, fit[a], fit[b], whole]
+        else:
+            plays = _group_plays(tuple(group), fit, whole)
+        for cards, named in plays:
+            out.append(Action(PLAY, cards, named))
+            if whole_ano if len(cards) == len(group) else part_ano:
+                out.append(Action(PLAY, cards, named, True))
     return out
 
 
@@ -439,16 +448,8 @@ class _Table:
         return len(got)
 
     def act(self, player: int) -> None:
-        """A play or draw by `player`: whoever else still owed "Ano" may now be caught;
-        `player`'s own window ends."""
-        if OWES in self.ano or self.ano[player] != CLEAR:
-            ano = list(self.ano)
-            for q, status in enumerate(ano):
-                if q != player and status == OWES:
-                    ano[q] = FORGOT_CALL
-                    self.events.append(AnoForgotten(q))
-            ano[player] = CLEAR
-            self.ano = tuple(ano)
+        """A play or draw by `player` (see `_acted`)."""
+        self.ano = _acted(self.ano, player, self.events)
 
     def done(self, **changes: Any) -> tuple[State, list[Event]]:
         state = self.state._replace(
@@ -460,6 +461,20 @@ class _Table:
             **changes,
         )
         return state, self.events
+
+
+def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
+    """The Ano statuses after a play or draw by `player`: whoever else still owed "Ano" may
+    now be caught (told in `events`); `player`'s own window ends."""
+    if OWES not in ano and ano[player] == CLEAR:
+        return ano
+    after = list(ano)
+    for q, status in enumerate(ano):
+        if q != player and status == OWES:
+            after[q] = FORGOT_CALL
+            events.append(AnoForgotten(q))
+    after[player] = CLEAR
+    return tuple(after)
 
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
@@ -509,7 +524,7 @@ def timeout(state: State, player: int) -> tuple[State, list[Event]] | None:
     return _draw_turn(state, player)
 
 
-def _with(seq: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
+def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
@@ -524,9 +539,9 @@ def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
 
 def _check_shape(action: Action) -> None:
     cards = action.cards
-    if not cards or any(not 0 <= c <= JOKER for c in cards):
+    if not cards or min(cards) < 0 or max(cards) > JOKER:
         raise IllegalAction("bad_action")
-    if any(RANK[c] != RANK[cards[0]] for c in cards):
+    if len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
     if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
@@ -584,25 +599,23 @@ def _put_down(
     """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
     draw (adding up), a number card ends that chain; an emptied hand finishes."""
     cards = action.cards
-    table = _Table(state)
-    table.act(player)
-    table.hands[player] = rest
-    table.discard += cards
-    table.events.append(Played(player, cards, action.suit, jump, len(rest)))
+    events: list[Event] = []
+    ano = _acted(state.ano, player, events)
+    events.append(Played(player, cards, action.suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
     direction, pending, skips = state.direction, state.pending, 0
     if rank == ACE:  # "จะเปลี่ยนลำดับการเล่น ... ผู้เล่นคนก่อนหน้าจะกลายเป็นคนถัดไปแทน"
         for _ in range(k):  # "ไพ่ A ใช้รีเวิร์สหรือย้อน": each A reverses once
             direction = -direction
-            table.events.append(Reversed(direction))
+            events.append(Reversed(direction))
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
         skips = k  # docs/rulings.md#ano-several-cards-and-two-players
     elif rank in DRAW_AFTER:
         each = UNO_KING if rank == KING and state.has(UNO) else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
-        table.events.append(DrawPending(pending))
+        events.append(DrawPending(pending))
     elif pending:  # docs/rulings.md#ano-chains
-        table.events.append(ChainEnded(player, pending))
+        events.append(ChainEnded(player, pending))
         pending = 0
     finished = (*state.finished, player) if not rest else state.finished
     seat = player
@@ -611,29 +624,32 @@ def _put_down(
         for _ in range(skips):
             seat = _next_seat(state.players, finished, seat, direction)
             skipped.append(seat)
-        table.events.append(Skipped(tuple(skipped)))
+        events.append(Skipped(tuple(skipped)))
     active = state.players - len(finished)
     turn = _next_seat(state.players, finished, seat, direction) if active else player
     if not rest:
-        table.events.append(Finished(player, len(finished)))
+        events.append(Finished(player, len(finished)))
     elif ano_hand(rest, state.has(SPECIAL_LAST)):  # they owe "Ano" (or called it)
         if action.call:
-            table.events.append(AnoCalled(player))
+            events.append(AnoCalled(player))
         else:
-            table.set_ano(player, OWES)
-            table.events.append(AnoOwed(player))
-    after = table.done(
+            ano = _with(ano, player, OWES)
+            events.append(AnoOwed(player))
+    after = state._replace(
+        hands=_with(state.hands, player, rest),
+        discard=state.discard + cards,
         suit=action.suit,
         turn=turn,
         direction=direction,
         pending=pending,
         drawn=-1,
+        ano=ano,
         finished=finished,
         idle=0,
     )
     if not rest and (state.has(POINTS) or active <= 1):
-        return _end(*after)
-    return after
+        return _end(after, events)
+    return after, events
 
 
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:

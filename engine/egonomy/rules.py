@@ -14,6 +14,7 @@ from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, R
 from engine.egonomy.cards import (
     CARDS,
     FIRST_COPY,
+    NO_MARK,
     NUMBER,
     TABLES,
     TOPIC,
@@ -201,6 +202,11 @@ def by_number(cards: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(cards, key=NUMBER.__getitem__))
 
 
+# The same, by a pair's cards and NO_CARD or a triple's cards.
+NO_CARD = -1
+_RUN_AT = {(*cards, NO_CARD)[:3]: run for cards, run in SEQUENCES.items()}
+
+
 def is_sequence(cards: tuple[int, ...]) -> bool:
     """2 or 3 cards with consecutive numbers, in any order."""
     return by_number(cards) in SEQUENCES
@@ -235,13 +241,27 @@ def _let_go_choices(cards: tuple[int, ...]) -> tuple[Action, ...]:
     return tuple(Action(LET_GO, NO_TABLE, g) for g in groups)
 
 
-LET_GOS: dict[tuple[int, ...], tuple[Action, ...]] = {
-    held: _let_go_choices(held)
-    for number in set(NUMBER)
-    for same in [[c for c in _CARD_IDS if NUMBER[c] == number]]
-    for k in range(2, len(same) + 1)
-    for held in combinations(same, k)
-}
+class NumberHeld(NamedTuple):
+    """What a hand can do with the cards it holds of one number: those cards, a marked copy
+    left out when its unmarked card is held too (the two play alike), and its let-gos."""
+
+    distinct: tuple[int, ...]
+    let_gos: tuple[Action, ...]
+
+
+# What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
+# 2 << 2t.
+_HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _CARD_IDS)
+
+
+def _number_held(number: int, bits: int) -> NumberHeld:
+    cards = tuple(c for c in _CARD_IDS if NUMBER[c] == number and bits & _HELD_BIT[c])
+    distinct = tuple(c for c in cards if FIRST_COPY[c] == c or FIRST_COPY[c] not in cards)
+    return NumberHeld(distinct, _let_go_choices(cards) if len(cards) > 1 else ())
+
+
+# By number (0 to 11: a sequence from 9 looks two numbers on) and what a hand holds of it.
+_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(12))
 
 # The one-card actions, by table and card, and the actions of a table alone.
 _BABBLE_ON = tuple(tuple(Action(BABBLE, t, (c,)) for c in _CARD_IDS) for t in range(TABLES))
@@ -251,44 +271,37 @@ _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
 
 class HandMoves(NamedTuple):
-    """What a hand could do whatever lies on the tables (two copies of a card counted once):
-    by topic, the cards it could babble; its sequences; its let-go actions."""
+    """What a hand could do whatever lies on the tables: its sequences (two copies of a card
+    counted once) and its let-go actions."""
 
-    babbles: tuple[list[int], list[int], list[int]]
     sequences: list[Run]
     let_gos: list[Action]
 
 
 def hand_moves(hand: tuple[int, ...]) -> HandMoves:
-    """The moves of a sorted hand. Sequences and let-gos come by number, the numbers in the
-    order they first appear in the hand."""
-    babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
-    held: dict[int, list[int]] = {}  # by number: every card of it
-    distinct: dict[int, list[int]] = {}  # by number: its cards, a second copy left out
-    firsts: set[int] = set()  # the first copies of the cards seen
+    """The moves of a sorted hand, by number, the numbers in the order they first appear in
+    the hand."""
+    held = [0] * len(_NUMBER_HELD)  # by number, as `_HELD_BIT`s
     for c in hand:
-        n = NUMBER[c]
-        if n in held:
-            held[n].append(c)
-        else:
-            held[n], distinct[n] = [c], []
-        first = FIRST_COPY[c]
-        if first in firsts:
-            continue  # the marked copy of a card held (it comes later): it plays as that one
-        firsts.add(first)
-        distinct[n].append(c)
-        babbles[TOPIC[c]].append(c)
+        held[NUMBER[c]] |= _HELD_BIT[c]
+    of = [by_bits[bits] for by_bits, bits in zip(_NUMBER_HELD, held, strict=True)]
+    numbers = dict.fromkeys(map(NUMBER.__getitem__, hand))
     sequences: list[Run] = []
-    for n, cards in distinct.items():
-        mid = distinct.get(n + 1)
-        if mid:
-            high = distinct.get(n + 2, ())
-            for a in cards:
-                for b in mid:
-                    sequences.append(SEQUENCES[a, b])
-                    sequences += [SEQUENCES[a, b, c] for c in high]
-    let_gos = [a for cards in held.values() if len(cards) > 1 for a in LET_GOS[tuple(cards)]]
-    return HandMoves(babbles, sequences, let_gos)
+    for n in numbers:
+        mid = of[n + 1].distinct
+        if mid:  # each pair, followed by the triples that extend it (see `_RUN_AT`)
+            high = (NO_CARD, *of[n + 2].distinct)
+            sequences += map(_RUN_AT.__getitem__, product(of[n].distinct, mid, high))
+    let_gos = [a for n in numbers for a in of[n].let_gos]
+    return HandMoves(sequences, let_gos)
+
+
+def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
+    """The cards of a hand that could be babbled on a table of `topic` (a marked copy left
+    out when its unmarked card is held too)."""
+    return [
+        c for c in hand if TOPIC[c] == topic and (FIRST_COPY[c] == c or FIRST_COPY[c] not in hand)
+    ]
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -316,51 +329,60 @@ def legal_actions(state: State, player: int) -> list[Action]:
 def _actions(state: State, player: int) -> list[Action]:
     """Every action `player` would have with the turn: table by table the babbles, cut-off,
     listens and flip, then the argues on each table, then the let-gos."""
-    babbles, sequences, let_gos = hand_moves(state.hands[player])
-    shown = topics(state)
+    hand = state.hands[player]
+    sequences, let_gos = hand_moves(hand)
+    return [*_table_actions(state, hand), *_argues(state, sequences), *let_gos]
+
+
+def _table_actions(state: State, hand: tuple[int, ...]) -> list[Action]:
+    """Table by table, the babbles of the hand's cards on an empty table, the cut-off of a
+    single card, the listens (3-4 players) of a table with 2 or more and the flip of 3."""
     out: list[Action] = []
+    shown = topics(state)
     for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
-            out += [_BABBLE_ON[t][c] for c in babbles[shown[t]]]
+            out += [_BABBLE_ON[t][c] for c in babbles(hand, shown[t])]
         elif size == 1:
             out.append(_CUT_OFF_ON[t])
         elif state.players >= 3:
             out += [_LISTEN_ON[t][c] for c in lying]
         if size == 3 and state.flip_mode:
             out.append(_FLIP_ON[t])
-    if sequences:
-        strict = state.strict
-        for t, lying in enumerate(state.tables):
-            bit, (beat, fallacy) = 1 << shown[t], _bar(lying)
-            out += [
-                run.argue[t]
-                for run in sequences
-                if run.fits_on[strict] & bit and (run.rank > beat or run.rank == fallacy)
-            ]
-    out += let_gos
+    return out
+
+
+def _argues(state: State, sequences: list[Run]) -> list[Action]:
+    """Table by table, the argues of these sequences that `fits` its topic and win on it."""
+    out: list[Action] = []
+    shown, strict = topics(state), state.strict
+    for t, lying in enumerate(state.tables):
+        bit, (beat, fallacy) = 1 << shown[t], _bar(lying)
+        out += [
+            argue[t]
+            for _, rank, _, fits_on, argue in sequences
+            if fits_on[strict] & bit and (rank > beat or rank == fallacy)
+        ]
     return out
 
 
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
-    """Whether `player` would have any legal action with the turn: first what a table offers
-    whatever the hand (a cut-off, a listen with 3-4 players, a flip), then the hand's."""
-    listen, flip = state.players >= 3, state.flip_mode
-    for lying in state.tables:
-        size = len(lying)
-        if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
-            return True
-    return bool(_actions(state, player))
+    """Whether `player` would have any legal action with the turn (the cheaper kinds first)."""
+    hand = state.hands[player]
+    if _table_actions(state, hand):
+        return True
+    sequences, let_gos = hand_moves(hand)
+    return bool(let_gos) or bool(_argues(state, sequences))
 
 
 # --- applying an action --------------------------------------------------------------------
 
 
 class Move(NamedTuple):
-    """What an action did: the state after it (before the turn passes), what happened, and
+    """What an action did: the fields of the state it changes (by name), what happened, and
     whether it gains momentum."""
 
-    state: State
+    changes: dict[str, Any]
     event: Event
     momentum: bool
 
@@ -380,7 +402,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
             raise IllegalAction("bad_action")  # a let-go names no table
     elif table not in range(TABLES):
         raise IllegalAction("no_such_table")
-    return _after(player, rule(state, player, table, cards))
+    return _after(state, player, rule(state, player, table, cards))
 
 
 def _take_from_hand(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -410,10 +432,8 @@ def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     (card,) = cards
     if TOPIC[card] != table_topic(t, state.flipped[t]):
         raise IllegalAction("babble_topic")
-    after = state._replace(
-        hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,))
-    )
-    return Move(after, Babbled(player, t, card), False)
+    changes = dict(hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,)))
+    return Move(changes, Babbled(player, t, card), False)
 
 
 def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -421,11 +441,11 @@ def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     lying = state.tables[t]
     if len(lying) != 1:
         raise IllegalAction("cut_off_needs_single")
-    after = state._replace(
+    changes = dict(
         tables=_set(state.tables, t, ()),
         egos=_set(state.egos, player, state.egos[player] + lying),
     )
-    return Move(after, CutOff(player, t, lying[0]), False)
+    return Move(changes, CutOff(player, t, lying[0]), False)
 
 
 def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -444,13 +464,13 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     beat, fallacy = _bar(lying)
     if not (run.rank > beat or run.rank == fallacy):
         raise IllegalAction("argue_fewer_cards" if len(cards) < len(lying) else "argue_not_higher")
-    after = state._replace(
+    changes = dict(
         hands=_set(state.hands, player, hand),
         tables=_set(state.tables, t, run.cards),
         egos=_set(state.egos, player, state.egos[player] + lying),
     )
     event = Argued(player, t, run.cards, lying, run.rank == fallacy)
-    return Move(after, event, run.topics == 1 << topic)
+    return Move(changes, event, run.topics == 1 << topic)
 
 
 def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -464,12 +484,12 @@ def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         raise IllegalAction("listen_card_not_on_table")
     (card,) = cards
     rest = tuple(c for c in lying if c != card)
-    after = state._replace(
+    changes = dict(
         hands=_set(state.hands, player, tuple(sorted((*state.hands[player], card)))),
         tables=_set(state.tables, t, ()),
         discard=state.discard + rest,
     )
-    return Move(after, Listened(player, t, card, rest), True)
+    return Move(changes, Listened(player, t, card, rest), True)
 
 
 def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -482,8 +502,8 @@ def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len({NUMBER[c] for c in cards}) != 1:
         raise IllegalAction("let_go_one_number")
     cards = tuple(cards)
-    after = state._replace(hands=_set(state.hands, player, hand), discard=state.discard + cards)
-    return Move(after, LetGo(player, cards), False)
+    changes = dict(hands=_set(state.hands, player, hand), discard=state.discard + cards)
+    return Move(changes, LetGo(player, cards), False)
 
 
 def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -494,12 +514,12 @@ def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len(lying) != 3:
         raise IllegalAction("flip_needs_three")
     side = not state.flipped[t]
-    after = state._replace(
+    changes = dict(
         tables=_set(state.tables, t, ()),
         flipped=_set(state.flipped, t, side),
         discard=state.discard + lying,
     )
-    return Move(after, Flipped(player, t, lying, table_topic(t, side)), True)
+    return Move(changes, Flipped(player, t, lying, table_topic(t, side)), True)
 
 
 _RULES = {
@@ -512,17 +532,17 @@ _RULES = {
 }
 
 
-def _after(player: int, move: Move) -> tuple[State, list[Event]]:
+def _after(state: State, player: int, move: Move) -> tuple[State, list[Event]]:
     """Momentum (at most once a turn: the player acts again), else the next player's turn;
     the round ends when the player's hand is empty or the next player is stuck."""
-    state, event, momentum = move
-    if not state.hands[player]:
-        return _end_round(state, [event], emptied_by=player)
+    changes, event, momentum = move
+    if not changes.get("hands", state.hands)[player]:
+        return _end_round(state._replace(**changes), [event], emptied_by=player)
     if momentum and not state.momentum:
-        state = state._replace(momentum=True)
+        state = state._replace(**changes, momentum=True)
         events: list[Event] = [event, MomentumGained(player)]
     else:
-        state = state._replace(turn=(player + 1) % state.players, momentum=False)
+        state = state._replace(**changes, turn=(player + 1) % state.players, momentum=False)
         events = [event]
     if not can_act(state, state.turn):
         events.append(Stuck(state.turn))
