@@ -327,6 +327,14 @@ def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) ->
     return not (special_last and SPECIAL[other[0]])
 
 
+def to_move(state: State) -> tuple[int, ...]:
+    return () if state.over else (state.turn,)
+
+
+def is_over(state: State) -> bool:
+    return state.over
+
+
 def legal_actions(state: State, player: int) -> list[Action]:
     """Everything `player` may do now, in turn or out of it (jump-in, "Ano!", catching)."""
     if state.over or player in state.finished:

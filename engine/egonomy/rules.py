@@ -319,6 +319,19 @@ _SHOWN = {
 }
 
 
+def to_move(state: State) -> tuple[int, ...]:
+    return () if state.over else (state.turn,)
+
+
+def is_over(state: State) -> bool:
+    return state.over
+
+
+def timeout(state: State, player: int) -> None:
+    """An idle player's turn is taken by a computer player."""
+    return None
+
+
 def legal_actions(state: State, player: int) -> list[Action]:
     """Every action `player` may take now; only the player to move ever has any."""
     if state.over or player != state.turn:
