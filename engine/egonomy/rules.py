@@ -380,7 +380,14 @@ def _argues(state: State, sequences: list[Run]) -> list[Action]:
 
 
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
-    """Whether `player` would have any legal action with the turn (the cheaper kinds first)."""
+    """Whether `player` would have any legal action with the turn: first what a table offers
+    whatever the hand (a cut-off, a listen with 3-4 players, a flip: see `_table_actions`),
+    then the hand's actions."""
+    listen, flip = state.players >= 3, state.flip_mode
+    for lying in state.tables:
+        size = len(lying)
+        if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
+            return True
     hand = state.hands[player]
     if _table_actions(state, hand):
         return True
