@@ -178,12 +178,13 @@ class Run(NamedTuple):
 
 def _run(cards: tuple[int, ...]) -> Run:
     mask = topic_mask(cards)
-    fits_on = tuple(
-        sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
-        for strict in (False, True)
-    )
+
+    def fits_on(strict: bool) -> int:
+        return sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
+
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
-    return Run(cards, _rank(len(cards), NUMBER[cards[-1]]), mask, fits_on, argue)  # type: ignore[arg-type]
+    rank = _rank(len(cards), NUMBER[cards[-1]])
+    return Run(cards, rank, mask, (fits_on(False), fits_on(True)), argue)
 
 
 # Every sequence of the deck, by its cards ordered by number: 2 or 3 cards with consecutive
