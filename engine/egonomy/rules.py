@@ -282,18 +282,17 @@ class HandMoves(NamedTuple):
 def hand_moves(hand: tuple[int, ...]) -> HandMoves:
     """The moves of a sorted hand, by number, the numbers in the order they first appear in
     the hand."""
-    held = [0] * len(_NUMBER_HELD)  # by number, as `_HELD_BIT`s
+    held: dict[int, int] = {}  # by number, as `_HELD_BIT`s
     for c in hand:
-        held[NUMBER[c]] |= _HELD_BIT[c]
-    of = [by_bits[bits] for by_bits, bits in zip(_NUMBER_HELD, held, strict=True)]
-    numbers = dict.fromkeys(map(NUMBER.__getitem__, hand))
+        held[NUMBER[c]] = held.get(NUMBER[c], 0) | _HELD_BIT[c]
     sequences: list[Run] = []
-    for n in numbers:
-        mid = of[n + 1].distinct
-        if mid:  # each pair, followed by the triples that extend it (see `_RUN_AT`)
-            high = (NO_CARD, *of[n + 2].distinct)
-            sequences += map(_RUN_AT.__getitem__, product(of[n].distinct, mid, high))
-    let_gos = [a for n in numbers for a in of[n].let_gos]
+    for n, bits in held.items():
+        if n + 1 in held:  # each pair, followed by the triples that extend it (see `_RUN_AT`)
+            low = _NUMBER_HELD[n][bits].distinct
+            mid = _NUMBER_HELD[n + 1][held[n + 1]].distinct
+            high = (NO_CARD, *_NUMBER_HELD[n + 2][held.get(n + 2, 0)].distinct)
+            sequences += map(_RUN_AT.__getitem__, product(low, mid, high))
+    let_gos = [a for n, bits in held.items() for a in _NUMBER_HELD[n][bits].let_gos]
     return HandMoves(sequences, let_gos)
 
 
