@@ -282,20 +282,22 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
     Ano hand. Plays come by rank, in the order the ranks first appear in the hand."""
     groups: dict[int, list[int]] = {}
     for c in hand:
-        if RANK[c] in groups:
-            groups[RANK[c]].append(c)
-        else:
+        group = groups.get(RANK[c])
+        if group is None:
             groups[RANK[c]] = [c]
+        else:
+            group.append(c)
     out: list[Action] = []
+    one_rank, two_ranks = len(groups) == 1, len(groups) == 2
     for rank, group in groups.items():
-        if len(groups) == 1:
+        if one_rank:
             # a play leaves an Ano hand unless it is the whole hand (never special cards when
             # they may not be last)
             whole = special_last and SPECIAL[group[0]]
             part_ano, whole_ano = not whole, False
         else:  # with two ranks, playing all of one leaves the other: an Ano hand
             whole, part_ano = False, False
-            whole_ano = len(groups) == 2 and _other_ano(groups, rank, special_last)
+            whole_ano = two_ranks and _other_ano(groups, rank, special_last)
         if len(group) == 1:
             c = group[0]
             if fit[c] and not whole:
