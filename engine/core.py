@@ -190,6 +190,8 @@ class Game(Protocol[S, A]):
 
 
 class NewGame(Protocol[S_co]):
+    """`Game.new_game` as a function (callers name its arguments)."""
+
     def __call__(self, players: int, options: Options, seed: int) -> tuple[S_co, list[Any]]: ...
 
 
