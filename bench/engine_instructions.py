@@ -23,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from anchors import rlcard_rules, rlcard_step  # beside this file
+from engine_selfplay import option_sets
 
 from chatbot.games import registry
 from engine.core import Rng
@@ -38,7 +39,7 @@ def play(game_name: str, games: int) -> int:
     game = registry()[game_name].game
     spec = game.spec
     players = tuple(range(spec.min_players, spec.max_players + 1))
-    options: list[dict[str, bool | int]] = [{}] + [{o.name: o.choices[-1]} for o in spec.options]
+    options = option_sets(spec)
     rng = Rng(12345)
     actions = 0
     for i in range(games):

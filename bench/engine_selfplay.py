@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from anchors import rlcard_rules, rlcard_step  # beside this file
 
 from chatbot.games import registry
-from engine.core import Rng, to_json
+from engine.core import GameSpec, OptionValue, Rng, to_json
 
 Run = Callable[[int, int], tuple[int, float]]  # (games, first seed) -> (actions, seconds)
 RULES, STEP = "RLCard UNO rules alone", "RLCard UnoGame.step()"
@@ -36,10 +36,7 @@ RULES, STEP = "RLCard UNO rules alone", "RLCard UnoGame.step()"
 def ours(game_name: str, players: tuple[int, ...]) -> Run:
     """A timed run of `games` random self-play games of our engine: (actions, seconds)."""
     game = registry()[game_name].game
-    # the defaults, then each option at its last choice (flip on, two decks...)
-    options: list[dict[str, bool | int]] = [{}] + [
-        {o.name: o.choices[-1]} for o in game.spec.options
-    ]
+    options = option_sets(game.spec)
 
     def run(games: int, first: int) -> tuple[int, float]:
         rng = Rng(12345 + first)
@@ -56,6 +53,16 @@ def ours(game_name: str, players: tuple[int, ...]) -> Run:
         return actions, time.perf_counter() - started
 
     return run
+
+
+def option_sets(spec: GameSpec) -> list[dict[str, OptionValue]]:
+    """The defaults, then each option at its last choice (flip on, two decks...), with the
+    option it needs set too (jump-in with two decks)."""
+    sets: list[dict[str, OptionValue]] = [{}]
+    for option in spec.options:
+        needed = dict([option.needs]) if option.needs else {}
+        sets.append({**needed, option.name: option.choices[-1]})
+    return sets
 
 
 def stored_sizes(game_name: str, games: int, players: tuple[int, ...]) -> list[int]:

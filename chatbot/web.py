@@ -2,10 +2,7 @@
 adapters it is given (each its webhook, and what it serves beside it). `/healthz` (the store
 answers) and `/metrics` (Prometheus) are served by `ops_app`, on a port of their own
 (`METRICS_HOST`, `METRICS_PORT`: localhost by default). The adapters start with the app and,
-when it stops, deliver what they owe.
-
-A webhook reads its body with `bounded_body`: only up to `max_body` bytes (413 past that,
-`too_large`: nothing more is read)."""
+when it stops, deliver what they owe."""
 
 from __future__ import annotations
 
@@ -24,29 +21,6 @@ from chatbot.metrics import RunningGames
 from chatbot.store.base import Store
 
 HEALTH_KEY = "health"
-
-
-class TooLarge(Exception):
-    """A request body longer than the limit (the rest is not read)."""
-
-
-async def bounded_body(request: Request, limit: int) -> bytes:
-    """The request's body, read chunk by chunk; TooLarge as soon as it passes `limit` bytes
-    (a declared Content-Length past it: before anything is read)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise TooLarge
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def too_large() -> PlainTextResponse:
-    return PlainTextResponse("body too large", status_code=413)
 
 
 class WebAdapter(Protocol):

@@ -8,20 +8,19 @@ state lives in the game state, so a game is reproducible from (options, seed, ac
 from __future__ import annotations
 
 import dataclasses
-import struct
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from operator import mod
-from typing import Any, Protocol, TypeVar, Union
+from functools import cache
+from typing import Any, Generic, Protocol, TypeVar, Union
 
 import orjson
 
 S = TypeVar("S")
 A = TypeVar("A")
 A_contra = TypeVar("A_contra")
+S_co = TypeVar("S_co", covariant=True)
 
 
 class IllegalAction(Exception):
@@ -190,6 +189,33 @@ class Game(Protocol[S, A]):
     def load(self, data: Any) -> S: ...
 
 
+class NewGame(Protocol[S_co]):
+    """`Game.new_game` as a function (callers name its arguments)."""
+
+    def __call__(self, players: int, options: Options, seed: int) -> tuple[S_co, list[Any]]: ...
+
+
+@dataclass
+class RulesGame(Generic[S, A]):
+    """A `Game` made of a rules module's functions: each engine package's GAME. The calls go
+    straight to them (no method in between: playouts make millions)."""
+
+    spec: GameSpec
+    event_types: Mapping[str, type]
+    new_game: NewGame[S]
+    to_move: Callable[[S], tuple[int, ...]]
+    legal_actions: Callable[[S, int], list[A]]
+    apply: Callable[[S, int, A], tuple[S, list[Any]]]
+    timeout: Callable[[S, int], tuple[S, list[Any]] | None]
+    view: Callable[[S, int | None], Any]
+    is_over: Callable[[S], bool]
+    result: Callable[[S], tuple[Placing, ...]]
+    encode_action: Callable[[A], str]
+    decode_action: Callable[[str], A]
+    dump: Callable[[S], Any]
+    load: Callable[[Any], S]
+
+
 _MASK = 0xFFFFFFFFFFFFFFFF
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 
@@ -212,39 +238,12 @@ class Rng:
         return self.next() % n
 
     def shuffled(self, items: Sequence[int]) -> list[int]:
-        """A Fisher-Yates shuffle: the same draws as `below(i + 1)` for i from the top down."""
+        """A Fisher-Yates shuffle: for i from the top down, item i swaps with `below(i + 1)`."""
         out = list(items)
-        draws = len(out) - 1
-        if draws < 1:
-            return out
-        # below(i + 1) for each i, from the outputs of the next `draws` calls of `next`
-        picks = map(mod, _next_outputs(self.state, draws), range(draws + 1, 1, -1))
-        for i, j in zip(range(draws, 0, -1), picks, strict=True):
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1)
             out[i], out[j] = out[j], out[i]
-        self.state = (self.state + draws * _GOLDEN) & _MASK
         return out
-
-
-def _next_outputs(state: int, count: int) -> tuple[int, ...]:
-    """What `count` calls of `Rng(state).next()` return, computed all at once (half the cost of
-    one by one for a deck): each 64-bit value sits in a 128-bit lane of one big int, where a
-    product of two 64-bit values fits, so masking after each shift and product keeps every lane
-    apart."""
-    ones, steps, low, layout = _lanes(count)
-    z = (state * ones + steps) & low  # lane k: the state after k + 1 steps
-    z = ((z ^ (z >> 30)) & low) * _MIX1 & low
-    z = ((z ^ (z >> 27)) & low) * _MIX2 & low
-    z ^= z >> 31
-    return layout.unpack(z.to_bytes(16 * count, "little"))
-
-
-@lru_cache(maxsize=256)
-def _lanes(count: int) -> tuple[int, int, int, struct.Struct]:
-    """For `count` lanes: 1 in each, the step k + 1 in lane k, the low 64 bits of each, and the
-    layout of the lanes in bytes (the low 64 bits read, the high ones skipped)."""
-    ones = sum(1 << (128 * k) for k in range(count))
-    steps = sum((k + 1) * _GOLDEN << (128 * k) for k in range(count))
-    return ones, steps, ones * _MASK, struct.Struct("<" + "Q8x" * count)
 
 
 def seed_state(seed: int) -> int:

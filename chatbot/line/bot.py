@@ -36,6 +36,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Route
 
 from chatbot import metrics
+from chatbot.bodies import TooLarge, bounded_body, too_large
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Message, User
 from chatbot.core.runner import Runner, Undelivered
@@ -54,7 +55,6 @@ from chatbot.line.convert import (
 )
 from chatbot.line.liff import ECHO, HandPage
 from chatbot.settings import Settings
-from chatbot.web import TooLarge, bounded_body, too_large
 
 log = logging.getLogger(__name__)
 ID_RETRY = 60.0  # seconds between tries to learn the bot's id while LINE was unreachable
@@ -87,7 +87,9 @@ class LineBot:
         unasked_free=False,
     )
 
-    runner: Runner  # handed by the bootstrap (`attach`)
+    runner: Runner  # handed by the bootstrap (`attach`), with its service and tables
+    service: GameService
+    tables: Tables
 
     def __init__(self, settings: Settings, monotonic: Callable[[], float] = time.monotonic) -> None:
         """`chatbot.bootstrap.line_bot` builds the runner and hands it over."""
@@ -124,7 +126,7 @@ class LineBot:
 
     def attach(self, runner: Runner) -> None:
         """Take the runner; the hand page, where there is one, comes with it."""
-        self.runner = runner
+        self.runner, self.service, self.tables = runner, runner.service, runner.service.tables
         liff, login = self.settings.line_liff_id, self.settings.line_login_channel_id
         if liff and login:
             self.page = HandPage(self, liff, login)
@@ -132,14 +134,6 @@ class LineBot:
     @property
     def errors(self) -> list[BaseException]:
         return self.runner.errors
-
-    @property
-    def tables(self) -> Tables:
-        return self.runner.service.tables
-
-    @property
-    def service(self) -> GameService:
-        return self.runner.service
 
     # --- life cycle ------------------------------------------------------------------------
 
@@ -306,10 +300,12 @@ class LineBot:
                 log.warning("language of %s unknown: %r", group, exc)
             if user is not None and user.language is None:  # not a friend: as the group
                 user = replace(user, language=language)
-        if group is not None and token and self.page is not None and _text_of(event) == ECHO:
-            self.runner.release(qualify(group), token)  # the hand page's word after a move
-            return
-        inc = incoming(event, user)
+        echo = group is not None and token and self.page is not None and _text_of(event) == ECHO
+        if echo and self.runner.release(qualify(group or ""), token):
+            return  # the hand page's word after a move: the reply carries what it changed
+        # Nothing parked here (the move was made by another process, or before a restart):
+        # the page's word asks for the table as it is now.
+        inc = incoming(event, user, ECHO if echo else None)
         if inc is None:
             return
         inc = replace(inc, chat_language=language)

@@ -48,9 +48,10 @@ def source_ids(event: Any) -> tuple[str | None, str | None]:
     return chat, user
 
 
-def incoming(event: Any, user: User | None) -> Incoming | None:
+def incoming(event: Any, user: User | None, echo: str | None = None) -> Incoming | None:
     """The neutral event of a LINE webhook event (`user`: the sender, with the name from their
-    profile), or None for events the bot ignores."""
+    profile), or None for events the bot ignores; a group message that is `echo` (the hand
+    page's word after a move) asks for the table, as /status does."""
     chat, _ = source_ids(event)
     if chat is None:
         return None
@@ -85,6 +86,8 @@ def incoming(event: Any, user: User | None) -> Incoming | None:
         )
     if kind == "message" and getattr(event.message, "type", "") == "text":
         text = (event.message.text or "").strip()
+        if echo is not None and text == echo and not private:
+            text = "/status"
         if not text.startswith("/"):
             return None
         head, _, args = text.partition(" ")

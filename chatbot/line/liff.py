@@ -28,13 +28,15 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
+import orjson
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from chatbot.bodies import TooLarge, bounded_body
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, Message, User
 from chatbot.core.session import BadSession
@@ -42,12 +44,16 @@ from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.line.convert import PREFIX, line_id, plain, qualify
 
 if TYPE_CHECKING:
-    from chatbot.line.bot import LineBot
+    from chatbot.core.runner import Runner
+    from chatbot.core.service import GameService
+    from chatbot.core.tables import Tables
+    from chatbot.settings import Settings
 
 log = logging.getLogger(__name__)
 ECHO = "🃏"  # what the page posts in the group after a move: its reply carries the table
 TOKENS_KEPT = 10_000  # verified ID tokens remembered (until they expire)
 VERIFY_TIMEOUT = 5.0  # seconds LINE's verify endpoint may take
+BODY_LIMIT = 16_384  # bytes of a page's request read at most (a move is a few dozen)
 FILES = {"hand.js": "text/javascript", "hand.css": "text/css"}
 JSON = dict[str, Any]
 
@@ -64,6 +70,17 @@ WORDS = {
 LOADING = N_("Loading your hand…")
 UNVERIFIED = N_("Your LINE login could not be checked: open this page again from the group.")
 NOT_OURS = N_("This button is no longer in use.")
+
+
+class Players(Protocol):
+    """What the page needs of the LINE bot that serves it."""
+
+    settings: Settings
+    tables: Tables
+    service: GameService
+    runner: Runner
+
+    async def profile(self, user_id: str, chat: str | None) -> User: ...
 
 
 @dataclass(frozen=True)
@@ -98,11 +115,14 @@ class IdTokens:
         form = {"id_token": token, "client_id": self.channel}
         try:
             async with self._http.post(self.url, data=form) as response:
-                found: JSON = await response.json(content_type=None)
+                found = await response.json(content_type=None)
                 status = response.status
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             log.warning("ID token not verified: %r", exc)
             raise Refusal(503, WORDS["failed"]) from exc
+        if not isinstance(found, dict):
+            log.warning("ID token not verified: an answer of %s", type(found).__name__)
+            raise Refusal(503, WORDS["failed"])
         sub, exp = found.get("sub"), found.get("exp")
         if status != 200 or not isinstance(sub, str) or not isinstance(exp, int | float):
             log.info("ID token refused: %s %s", status, found.get("error_description"))
@@ -123,7 +143,7 @@ class IdTokens:
 class HandPage:
     """The hand page and its API, for one LINE bot."""
 
-    def __init__(self, bot: LineBot, liff_id: str, channel: str) -> None:
+    def __init__(self, bot: Players, liff_id: str, channel: str) -> None:
         self.bot = bot
         self.liff_id = liff_id
         base = bot.settings.line_api_base_url or "https://api.line.me"
@@ -288,8 +308,11 @@ def _accepted(request: Request) -> str:
 
 
 async def _body(request: Request) -> JSON:
+    """The request's JSON object, read no further than BODY_LIMIT bytes."""
     try:
-        body = await request.json()
+        body = orjson.loads(await bounded_body(request, BODY_LIMIT))
+    except TooLarge:
+        raise Refusal(413, NOT_OURS) from None
     except ValueError:
         raise Refusal(400, NOT_OURS) from None
     if not isinstance(body, dict):

@@ -34,6 +34,7 @@ from telegram.ext import (
 )
 
 from chatbot import metrics
+from chatbot.bodies import TooLarge, bounded_body, too_large
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Capabilities, Incoming, Message
 from chatbot.core.runner import Budget, Runner
@@ -44,7 +45,6 @@ from chatbot.settings import Settings, bot_api_root
 from chatbot.telegram.convert import incoming, markup, migration, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
 from chatbot.telegram.request import AiohttpRequest
-from chatbot.web import TooLarge, bounded_body, too_large
 
 log = logging.getLogger(__name__)
 JSON = dict[str, Any]
@@ -77,7 +77,9 @@ class TelegramBot:
     capabilities = Capabilities()  # edits, pop-ups, 64-byte data, 100 buttons a message
     platform = "telegram"
 
-    runner: Runner  # handed by the bootstrap (`attach`)
+    runner: Runner  # handed by the bootstrap (`attach`), with its service and tables
+    service: GameService
+    tables: Tables
 
     def __init__(self, settings: Settings, **builder_options: Any) -> None:
         """`builder_options` go to PTB's builder; `chatbot.bootstrap.telegram_bot` builds the
@@ -111,19 +113,11 @@ class TelegramBot:
         self.app.add_error_handler(self._on_error)
 
     def attach(self, runner: Runner) -> None:
-        self.runner = runner
+        self.runner, self.service, self.tables = runner, runner.service, runner.service.tables
 
     @property
     def errors(self) -> list[BaseException]:
         return self.runner.errors
-
-    @property
-    def service(self) -> GameService:
-        return self.runner.service
-
-    @property
-    def tables(self) -> Tables:
-        return self.runner.service.tables
 
     # --- platform ports for the core -------------------------------------------------------
 

@@ -6,8 +6,7 @@ the tests; each rule lives in one function or constant here.
 
 from __future__ import annotations
 
-from bisect import insort
-from functools import lru_cache
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -196,16 +195,15 @@ def _fit_row(suit: int, rank: int) -> tuple[bool, ...]:
     return tuple(fits(c, suit, rank) for c in range(FACES))
 
 
-# Which faces fit: _FIT_TOP[top face] for a card on top, _FIT_NAMED[suit] for a joker on top.
+# `fits` for every face: _FIT_TOP[top face] for a card on top, _FIT_NAMED[suit] for a joker.
 _FIT_TOP = tuple(_fit_row(SUIT[t], RANK[t]) for t in range(JOKER))
 _FIT_NAMED = {s: _fit_row(s, -1) for s in range(NO_SUIT, SUITS)}
 
 
-def _fitting(top: int, suit: int) -> tuple[bool, ...]:
-    """`fits` for every face, on this top card (and suit named with a joker)."""
-    if top != JOKER:
-        return _FIT_TOP[top]
-    return _FIT_NAMED.get(suit) or _fit_row(suit, -1)
+def _fitting(state: State) -> tuple[bool, ...]:
+    """`fits` for every face, on the discard pile's top card now."""
+    top = state.discard[-1]
+    return _FIT_NAMED[state.suit] if top == JOKER else _FIT_TOP[top]
 
 
 def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
@@ -225,16 +223,18 @@ def can_play(state: State, player: int) -> bool:
     hand = state.hands[player]
     if len(hand) == 1 and state.has(SPECIAL_LAST) and SPECIAL[hand[0]]:
         return False
-    return any(map(_fitting(state.discard[-1], state.suit).__getitem__, hand))
+    return any(map(_fitting(state).__getitem__, hand))
 
 
-@lru_cache(maxsize=65536)
+# --- legal actions --------------------------------------------------------------------------
+
+
 def _group_plays(
-    group: tuple[int, ...], suit: int, rank: int, whole: bool
+    group: tuple[int, ...], fit: Mapping[int, bool] | tuple[bool, ...], whole: bool
 ) -> tuple[tuple[tuple[int, ...], int], ...]:
     """Every (cards, named suit) play from `group` (cards of one rank, sorted): any part of it
-    whose bottom card fits; the rest in a fixed order but the top, which the player picks.
-    `whole`: the group is the whole hand and special cards may not be last."""
+    whose bottom card fits (`fit[card]`); the rest in a fixed order but the top, which the
+    player picks. `whole`: the group is the whole hand and special cards may not be last."""
     out: list[tuple[tuple[int, ...], int]] = []
     seen: set[tuple[int, ...]] = set()
     for k in range(1, len(group) + 1):
@@ -248,12 +248,12 @@ def _group_plays(
                 rest = list(part)
                 rest.remove(top)
                 if rest:
-                    bottom = next((c for c in rest if fits(c, suit, rank)), None)
+                    bottom = next((c for c in rest if fit[c]), None)
                     if bottom is None:
                         continue
                     rest.remove(bottom)
                     cards = (bottom, *rest, top)
-                elif fits(top, suit, rank):
+                elif fit[top]:
                     cards = (top,)
                 else:
                     continue
@@ -264,106 +264,64 @@ def _group_plays(
     return tuple(out)
 
 
-@lru_cache(maxsize=65536)
-def _group_actions(
-    group: tuple[int, ...], suit: int, rank: int, whole: bool
-) -> tuple[tuple[Action, Action, bool], ...]:
-    """`_group_plays` as actions: (the play, its twin calling "Ano!", whether it plays the
-    whole group)."""
-    return tuple(
-        (Action(PLAY, cards, named), Action(PLAY, cards, named, True), len(cards) == len(group))
-        for cards, named in _group_plays(group, suit, rank, whole)
-    )
+# `_group_plays` of every pair of cards of one rank (the usual group), by the pair, whether
+# each fits, and `whole`.
+_PAIR_PLAYS = {
+    (a, b, fit_a, fit_b, whole): _group_plays((a, b), {a: fit_a, b: fit_b}, whole)
+    for a in range(FACES)
+    for b in range(a, FACES)
+    if RANK[a] == RANK[b]
+    for fit_a in (False, True)
+    for fit_b in ((fit_a,) if a == b else (False, True))
+    for whole in (False, True)
+}
 
 
-def _turn_plays(hand: tuple[int, ...], top: int, suit: int, special_last: bool) -> list[Action]:
-    """Every fitting play of the player to move (on `top`, and `suit` named with a joker), with
-    a calling twin when it leaves an Ano hand. Plays come by rank, in the order the ranks first
-    appear in the hand."""
-    fit = _fitting(top, suit)
-    fitting = [c for c in hand if fit[c]]
-    if not fitting:
-        return []
-    n = len(hand)
-    if n == 1:
-        return [] if special_last and SPECIAL[hand[0]] else list(_SINGLES[fitting[0]])
-    ranks = [RANK[c] for c in hand]
-    if len(set(ranks)) == n:  # no two cards of one rank: single cards only
-        if n == 2:  # the other card alone is left: an Ano hand unless special_last forbids it
-            out: list[Action] = []
-            for c in fitting:
-                other = hand[1] if c == hand[0] else hand[0]
-                out += _SINGLES[c] if special_last and SPECIAL[other] else _SINGLE_PAIRS[c]
-            return out
-        if hand[-1] != JOKER:
-            return [_ONE[c] for c in fitting]
-        out = []
-        for c in fitting:
-            out += _SINGLES[c]
-        return out
-    return _grouped_plays(hand, fit, top, suit, special_last)
-
-
-def _grouped_plays(
-    hand: tuple[int, ...], fit: tuple[bool, ...], top: int, suit: int, special_last: bool
-) -> list[Action]:
-    """`_turn_plays` for a hand with two cards of one rank or more."""
+def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool) -> list[Action]:
+    """Every fitting play of the player to move, with a twin calling "Ano!" when it leaves an
+    Ano hand. Plays come by rank, in the order the ranks first appear in the hand."""
     groups: dict[int, list[int]] = {}
     for c in hand:
-        r = RANK[c]
-        if r in groups:
-            groups[r].append(c)
+        group = groups.get(RANK[c])
+        if group is None:
+            groups[RANK[c]] = [c]
         else:
-            groups[r] = [c]
-    if top != JOKER:
-        suit, rank = SUIT[top], RANK[top]
-    else:
-        rank = -1
-    single_rank = len(groups) == 1
+            group.append(c)
     out: list[Action] = []
-    for r, group in groups.items():
+    one_rank, two_ranks = len(groups) == 1, len(groups) == 2
+    for rank, group in groups.items():
+        if one_rank:
+            # a play leaves an Ano hand unless it is the whole hand (never special cards when
+            # they may not be last)
+            whole = special_last and SPECIAL[group[0]]
+            part_ano, whole_ano = not whole, False
+        else:  # with two ranks, playing all of one leaves the other: an Ano hand
+            whole, part_ano = False, False
+            whole_ano = two_ranks and _other_ano(groups, rank, special_last)
         if len(group) == 1:
             c = group[0]
-            if not fit[c]:
-                continue
-            if single_rank:
-                if not (special_last and SPECIAL[c]):
-                    out += _SINGLES[c]
-            elif len(groups) == 2 and _other_ano(groups, r, special_last):
-                out += _SINGLE_PAIRS[c]
-            else:
-                out += _SINGLES[c]
+            if fit[c] and not whole:
+                out += _SINGLE_PAIRS[c] if whole_ano else _SINGLES[c]
             continue
-        whole = special_last and single_rank and SPECIAL[group[0]]
-        plays = _group_actions(tuple(group), suit, rank, whole)
-        if not plays:
-            continue
-        part_ano = single_rank and not (special_last and SPECIAL[group[0]])
-        whole_ano = len(groups) == 2 and _other_ano(groups, r, special_last)
-        for play, twin, all_of_it in plays:
-            out.append(play)
-            if whole_ano if all_of_it else part_ano:
-                out.append(twin)
+        if len(group) == 2:
+            a, b = group
+            plays = _PAIR_PLAYS[a, b, fit[a], fit[b], whole]
+        else:
+            plays = _group_plays(tuple(group), fit, whole)
+        for cards, named in plays:
+            out.append(Action(PLAY, cards, named))
+            if whole_ano if len(cards) == len(group) else part_ano:
+                out.append(Action(PLAY, cards, named, True))
     return out
 
 
+# A single card's plays (a joker's with each suit named), and the same followed by their
+# calling twins.
 _SINGLES = tuple(
     tuple(Action(PLAY, (c,), s) for s in (range(SUITS) if c == JOKER else (NO_SUIT,)))
     for c in range(JOKER + 1)
 )
-_SINGLE_CALLS = tuple(tuple(a._replace(call=True) for a in plays) for plays in _SINGLES)
-_SINGLE_PAIRS = tuple(a + b for a, b in zip(_SINGLES, _SINGLE_CALLS, strict=True))
-_ONE = tuple(plays[0] for plays in _SINGLES)  # a non-joker's only single play
-_RANK_BIT = tuple(1 << RANK[c] for c in range(FACES))
-_DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
-
-# Events are frozen values, so equal ones may be one object: these, whose fields are only seats
-# and counts (few values), are made once and then found in a cache, a quarter of the cost of
-# building the dataclass. (Played, with its cards and cards left, gained nothing by wall clock.)
-_shared = lru_cache(maxsize=None, typed=True)
-_drew, _reversed = _shared(Drew), _shared(Reversed)
-_draw_pending, _chain_ended = _shared(DrawPending), _shared(ChainEnded)
-_ano_owed, _ano_called, _ano_forgotten = _shared(AnoOwed), _shared(AnoCalled), _shared(AnoForgotten)
+_SINGLE_PAIRS = tuple((*plays, *(a._replace(call=True) for a in plays)) for plays in _SINGLES)
 
 
 def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
@@ -371,79 +329,46 @@ def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) ->
     return not (special_last and SPECIAL[other[0]])
 
 
-def _leaves_ano(hand: tuple[int, ...], cards: tuple[int, ...], special_last: bool) -> bool:
-    return ano_hand(_without(hand, cards), special_last)
+def to_move(state: State) -> tuple[int, ...]:
+    return () if state.over else (state.turn,)
+
+
+def is_over(state: State) -> bool:
+    return state.over
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Everything `player` may do now, in turn or out of it (jump-in, "Ano!", catching)."""
-    _, _, flags, _, hands, _, discard, suit, turn, _, _, drawn, ano, finished, _, over = state
-    if over or player in finished:
+    if state.over or player in state.finished:
         return []
-    hand = hands[player]
-    if player == turn and drawn < 0 and not flags & (FUMBLE_RULE | SPECIAL_LAST):
-        # The usual case, as the general code below does it: a hand with no two cards of one
-        # rank has only single plays, one per fitting card, in hand order.
-        top = discard[-1]
-        fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
-        out = []
-        ranks = twice = fitted = 0  # bits of the ranks seen, seen twice, and of fitting cards
-        for c in hand:
-            bit = _RANK_BIT[c]
-            if fit[c]:
-                out.append(_ONE[c])
-                fitted |= bit
-            twice |= ranks & bit
-            ranks |= bit
-        if not out:
-            out.append(_DRAW)
-        elif twice & fitted or (twice and ranks.bit_count() == 2):
-            # Plays of several cards, or a single card that leaves one rank; otherwise the
-            # cards held twice cannot be played and the rest are single plays, as below.
-            out = _grouped_plays(hand, fit, top, suit, False)
-        elif len(hand) > 2:
-            if hand[-1] == JOKER:  # the joker, last in the hand, fits: it names a suit
-                out[-1:] = _SINGLES[JOKER]
-        elif len(hand) == 2:  # playing one leaves the other alone: an Ano hand
-            out = []
-            for c in hand:
-                if fit[c]:
-                    out += _SINGLE_PAIRS[c]
+    hand = state.hands[player]
+    fumble = state.has(FUMBLE_RULE)
+    special_last = state.has(SPECIAL_LAST)
+    if player == state.turn:
+        if state.drawn >= 0:
+            out = _single(state.drawn, hand, special_last)
+            out.append(Action(KEEP))
         else:
-            out = list(_SINGLES[hand[0]])
-        if ano[player] == OWES:
-            out.append(_CALL)
-        if FORGOT_CALL in ano:
-            out += [
-                Action(CATCH, target=target)
-                for target in range(state.players)
-                if target != player and target not in finished and ano[target] == FORGOT_CALL
-            ]
-        return out
-    fumble = flags & FUMBLE_RULE != 0
-    special_last = flags & SPECIAL_LAST != 0
-    if player == turn:
-        if drawn >= 0:
-            out = _single(drawn, hand, special_last)
-            out.append(_KEEP)
-        else:
-            out = _turn_plays(hand, discard[-1], suit, special_last)
+            out = _turn_plays(hand, _fitting(state), special_last)
             unable = not out  # the same as `not can_play(state, player)`, already known
             if fumble:
                 out += _wrong_singles(hand, out)
             if unable:
-                out.append(_DRAW)
-    elif flags & JUMP_IN:
+                out.append(Action(DRAW))
+    elif state.has(JUMP_IN):
         out = _jumps(state, hand, fumble, special_last)
     else:
         out = []
+    ano = state.ano
     if ano[player] == OWES:
-        out.append(_CALL)
+        out.append(Action(CALL))
     if fumble or FORGOT_CALL in ano:
         for target in range(state.players):
-            if target == player or target in finished:
+            if target == player or target in state.finished:
                 continue
-            if ano[target] == FORGOT_CALL or (fumble and ano_hand(hands[target], special_last)):
+            if ano[target] == FORGOT_CALL or (
+                fumble and ano_hand(state.hands[target], special_last)
+            ):
                 out.append(Action(CATCH, target=target))
     return out
 
@@ -453,7 +378,7 @@ def _single(card: int, hand: tuple[int, ...], special_last: bool) -> list[Action
     if special_last and len(hand) == 1 and SPECIAL[card]:
         return []
     suits = range(SUITS) if card == JOKER else (NO_SUIT,)
-    calls = (False, True) if _leaves_ano(hand, (card,), special_last) else (False,)
+    calls = (False, True) if ano_hand(_without(hand, (card,)), special_last) else (False,)
     return [Action(PLAY, (card,), s, call) for s in suits for call in calls]
 
 
@@ -484,7 +409,8 @@ def _ok(plays: list[Action], card: int) -> bool:
 
 
 class _Table:
-    """A state being changed by one action; only what changes is copied."""
+    """A state being changed by one action: the fields an action may change, and what
+    happened. `done` makes the new state from them."""
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -497,9 +423,7 @@ class _Table:
         self.got: tuple[int, ...] = ()  # the cards of the last draw
 
     def set_ano(self, player: int, status: int) -> None:
-        ano = list(self.ano)
-        ano[player] = status
-        self.ano = tuple(ano)
+        self.ano = (*self.ano[:player], status, *self.ano[player + 1 :])
 
     def draw(self, player: int, n: int, reason: str) -> int:
         """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
@@ -519,7 +443,7 @@ class _Table:
             got += self.pile[len(self.pile) - take :][::-1]
             self.pile = self.pile[: len(self.pile) - take]
         self.got = got
-        self.events.append(_drew(player, len(got), reason))
+        self.events.append(Drew(player, len(got), reason))
         if not got:  # docs/rulings.md#ano-drawing-and-the-call: a call made still holds
             return 0
         hand = tuple(sorted(self.hands[player] + got))
@@ -528,22 +452,14 @@ class _Table:
         if ano_hand(hand, self.state.has(SPECIAL_LAST)):
             if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
                 self.set_ano(player, OWES)
-                self.events.append(_ano_owed(player))
+                self.events.append(AnoOwed(player))
         elif status != CLEAR:
             self.set_ano(player, CLEAR)
         return len(got)
 
     def act(self, player: int) -> None:
-        """A play or draw by `player`: whoever else still owed "Ano" may now be caught;
-        `player`'s own window ends."""
-        if OWES in self.ano or self.ano[player] != CLEAR:
-            ano = list(self.ano)
-            for q, status in enumerate(ano):
-                if q != player and status == OWES:
-                    ano[q] = FORGOT_CALL
-                    self.events.append(_ano_forgotten(q))
-            ano[player] = CLEAR
-            self.ano = tuple(ano)
+        """A play or draw by `player` (see `_acted`)."""
+        self.ano = _acted(self.ano, player, self.events)
 
     def done(self, **changes: Any) -> tuple[State, list[Event]]:
         state = self.state._replace(
@@ -557,91 +473,29 @@ class _Table:
         return state, self.events
 
 
+def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
+    """The Ano statuses after a play or draw by `player`: whoever else still owed "Ano" may
+    now be caught (told in `events`); `player`'s own window ends."""
+    if OWES not in ano and ano[player] == CLEAR:
+        return ano
+    after = list(ano)
+    for q, status in enumerate(ano):
+        if q != player and status == OWES:
+            after[q] = FORGOT_CALL
+            events.append(AnoForgotten(q))
+    after[player] = CLEAR
+    return tuple(after)
+
+
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
-    # The whole state in one unpacking, here and below: slices of it would be copies.
-    (players, decks, flags, rng, hands, pile, discard, suit,
-     turn, direction, pending, drawn, ano, finished, _, over) = state  # fmt: skip
-    if over:
+    if state.over:
         raise IllegalAction("game_over")
-    if not 0 <= player < players:
+    if not 0 <= player < state.players:
         raise IllegalAction("bad_player")
-    if player in finished:
+    if player in state.finished:
         raise IllegalAction("finished")
-    kind, cards, named, call, target = action
-    if player == turn and drawn < 0:
-        # The usual actions in turn, done here as `_play` and `_put_down`, or `_draw_turn`, do
-        # them; anything else (a refusal, a fumble, a J, a last card, ...) goes to them.
-        top = discard[-1]
-        fit = _FIT_TOP[top] if top < JOKER else _fitting(top, suit)
-        if kind == PLAY and len(cards) == 1 and target == -1:
-            c = cards[0]
-            if (
-                0 <= c <= JOKER
-                and (c == JOKER) == (0 <= named < SUITS)
-                and fit[c]
-                and c in (hand := hands[player])
-                and len(hand) > 1
-                and (rank := RANK[c]) != JACK
-            ):
-                i = hand.index(c)
-                rest = hand[:i] + hand[i + 1 :]
-                special_last = flags & SPECIAL_LAST != 0
-                leaves_ano = (len(rest) == 1 or RANK[rest[0]] == RANK[rest[1]]) and ano_hand(
-                    rest, special_last
-                )
-                if leaves_ano or not call:
-                    events: list[Event] = []
-                    if OWES in ano or ano[player] != CLEAR:
-                        ano = _act(ano, player, events)
-                    events.append(Played(player, cards, named, False, len(rest)))
-                    if rank == ACE:
-                        direction = -direction
-                        events.append(_reversed(direction))
-                    elif rank in DRAW_AFTER:
-                        pending += UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
-                        events.append(_draw_pending(pending))
-                    elif pending:
-                        events.append(_chain_ended(player, pending))
-                        pending = 0
-                    turn = (player + direction) % players
-                    if turn in finished:
-                        turn = _next_seat(players, finished, player, direction)
-                    if leaves_ano:
-                        if call:
-                            events.append(_ano_called(player))
-                        else:
-                            ano = (*ano[:player], OWES, *ano[player + 1 :])
-                            events.append(_ano_owed(player))
-                    new = [*hands]
-                    new[player] = rest
-                    return _new_state(
-                        State,
-                        (
-                            players,
-                            decks,
-                            flags,
-                            rng,
-                            tuple(new),
-                            pile,
-                            discard + cards,
-                            named,
-                            turn,
-                            direction,
-                            pending,
-                            -1,
-                            ano,
-                            finished,
-                            0,
-                            False,
-                        ),
-                    ), events
-        elif kind == DRAW and (action is _DRAW or action == _DRAW):
-            for c in hands[player]:
-                if fit[c]:
-                    break  # able to play: refused below (or not, with special_last)
-            else:
-                return _draw_turn(state, player)
+    kind = action.kind
     if kind == PLAY:
         return _play(state, player, action)
     if action.cards or action.suit != NO_SUIT or action.call:
@@ -653,17 +507,13 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == CALL:
         if state.ano[player] != OWES:
             raise IllegalAction("nothing_to_call")
-        return state._replace(ano=(*ano[:player], CLEAR, *ano[player + 1 :])), [_ano_called(player)]
+        return state._replace(ano=_with(state.ano, player, CLEAR)), [AnoCalled(player)]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     if kind == DRAW:
         if state.drawn >= 0:
             raise IllegalAction("play_or_keep_drawn")
-        hand = state.hands[player]
-        fit = _fitting(state.discard[-1], state.suit)
-        if any(map(fit.__getitem__, hand)) and not (  # `can_play`
-            len(hand) == 1 and state.flags & SPECIAL_LAST and SPECIAL[hand[0]]
-        ):
+        if can_play(state, player):
             raise IllegalAction("must_play")  # "ถ้าไม่สามารถลงไพ่ให้จั่ว"
         return _draw_turn(state, player)
     if kind == KEEP:
@@ -684,6 +534,10 @@ def timeout(state: State, player: int) -> tuple[State, list[Event]] | None:
     return _draw_turn(state, player)
 
 
+def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*seq[:index], value, *seq[index + 1 :])
+
+
 def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
     rest = list(hand)
     for c in cards:
@@ -695,32 +549,19 @@ def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
 
 def _check_shape(action: Action) -> None:
     cards = action.cards
-    if not cards or any(not 0 <= c <= JOKER for c in cards):
+    if not cards or min(cards) < 0 or max(cards) > JOKER:
         raise IllegalAction("bad_action")
-    if any(RANK[c] != RANK[cards[0]] for c in cards):
+    if len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
     if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
 
 
 def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
+    _check_shape(action)
     cards = action.cards
-    hand = state.hands[player]
-    if len(cards) == 1:  # `_check_shape` and `_without` for the usual single card
-        c = cards[0]
-        if not 0 <= c <= JOKER:
-            raise IllegalAction("bad_action")
-        if (c == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
-            raise IllegalAction("name_a_suit" if c == JOKER else "bad_action")
-        try:
-            i = hand.index(c)
-        except ValueError:
-            raise IllegalAction("card_not_in_hand") from None
-        rest = hand[:i] + hand[i + 1 :]
-    else:
-        _check_shape(action)
-        rest = _without(hand, cards)
-    special_last = state.flags & SPECIAL_LAST != 0
+    rest = _without(state.hands[player], cards)
+    special_last = state.has(SPECIAL_LAST)
     jump = player != state.turn
     wrong = ""
     if jump:
@@ -735,7 +576,7 @@ def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]
     else:
         if state.drawn >= 0 and cards != (state.drawn,):
             raise IllegalAction("play_drawn_only")
-        if not _fitting(state.discard[-1], state.suit)[cards[0]]:
+        if not _fitting(state)[cards[0]]:
             wrong = "does_not_fit"
     if not wrong and not rest and special_last and SPECIAL[cards[0]]:
         wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
@@ -765,135 +606,66 @@ def _fumble(
 def _put_down(
     state: State, player: int, action: Action, rest: tuple[int, ...], jump: bool
 ) -> tuple[State, list[Event]]:
-    (players, decks, flags, rng, hands, pile, discard, _,
-     _, direction, pending, _, ano, finished, _, _) = state  # fmt: skip
+    """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
+    draw (adding up), a number card ends that chain; an emptied hand finishes."""
     cards = action.cards
     events: list[Event] = []
-    if OWES in ano or ano[player] != CLEAR:
-        ano = _act(ano, player, events)
-    hands = (*hands[:player], rest, *hands[player + 1 :])
-    discard += cards
+    ano = _acted(state.ano, player, events)
     events.append(Played(player, cards, action.suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
-    if not rest:
-        finished += (player,)
-    skips = 0
+    direction, pending, skips = state.direction, state.pending, 0
     if rank == ACE:  # "จะเปลี่ยนลำดับการเล่น ... ผู้เล่นคนก่อนหน้าจะกลายเป็นคนถัดไปแทน"
         for _ in range(k):  # "ไพ่ A ใช้รีเวิร์สหรือย้อน": each A reverses once
             direction = -direction
-            events.append(_reversed(direction))
+            events.append(Reversed(direction))
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
         skips = k  # docs/rulings.md#ano-several-cards-and-two-players
     elif rank in DRAW_AFTER:
-        each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
+        each = UNO_KING if rank == KING and state.has(UNO) else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
-        events.append(_draw_pending(pending))
+        events.append(DrawPending(pending))
     elif pending:  # docs/rulings.md#ano-chains
-        events.append(_chain_ended(player, pending))
+        events.append(ChainEnded(player, pending))
         pending = 0
-    active = players - len(finished)
+    finished = (*state.finished, player) if not rest else state.finished
     seat = player
     if skips:
-        skipped: list[int] = []
+        skipped = []
         for _ in range(skips):
-            seat = _next_seat(players, finished, seat, direction)
+            seat = _next_seat(state.players, finished, seat, direction)
             skipped.append(seat)
         events.append(Skipped(tuple(skipped)))
-    if active:
-        turn = (seat + direction) % players
-        if turn in finished:
-            turn = _next_seat(players, finished, seat, direction)
-    else:
-        turn = player
-    over = False
+    active = state.players - len(finished)
+    turn = _next_seat(state.players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-        if flags & POINTS or active <= 1:
-            over = True
-    elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
+    elif ano_hand(rest, state.has(SPECIAL_LAST)):  # they owe "Ano" (or called it)
         if action.call:
-            events.append(_ano_called(player))
+            events.append(AnoCalled(player))
         else:
-            ano = (*ano[:player], OWES, *ano[player + 1 :])
-            events.append(_ano_owed(player))
-    new = _new_state(
-        State,
-        (
-            *(players, decks, flags, rng, hands, pile, discard, action.suit, turn, direction),
-            *(pending, -1, ano, finished, 0, False),
-        ),
+            ano = _with(ano, player, OWES)
+            events.append(AnoOwed(player))
+    after = state._replace(
+        hands=_with(state.hands, player, rest),
+        discard=state.discard + cards,
+        suit=action.suit,
+        turn=turn,
+        direction=direction,
+        pending=pending,
+        drawn=-1,
+        ano=ano,
+        finished=finished,
+        idle=0,
     )
-    if over:
-        return _end(new, events)
-    return new, events
-
-
-_new_state = tuple.__new__  # a State from its 16 fields, as NamedTuple's own _make does
-
-
-def _act(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
-    """`_Table.act` on its own: whoever else still owed "Ano" may now be caught; `player`'s
-    own window ends."""
-    out = list(ano)
-    for q, status in enumerate(out):
-        if q != player and status == OWES:
-            out[q] = FORGOT_CALL
-            events.append(_ano_forgotten(q))
-    out[player] = CLEAR
-    return tuple(out)
+    if not rest and (state.has(POINTS) or active <= 1):
+        return _end(after, events)
+    return after, events
 
 
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
     play_drawn option a fitting drawn card may be played at once instead
     (docs/rulings.md#ano-a-turn)."""
-    (players, decks, flags, rng, hands, pile, discard, suit,
-     _, direction, pending, _, ano, finished, _, _) = state  # fmt: skip
-    owed = pending or 1
-    if len(pile) < owed or (flags & PLAY_DRAWN and not pending):
-        return _draw_turn_table(state, player)
-    # The usual case, as _draw_turn_table does it: the pile holds enough, nothing to offer.
-    events: list[Event] = []
-    if OWES in ano or ano[player] != CLEAR:
-        ano = _act(ano, player, events)  # now ano[player] is CLEAR: `draw` changes nothing
-    if owed == 1:
-        hand = [*hands[player]]
-        insort(hand, pile[-1])
-    else:
-        hand = sorted(hands[player] + pile[-owed:])
-    seats = [*hands]
-    seats[player] = held = tuple(hand)
-    events.append(_drew(player, owed, CHAIN if pending else TURN))
-    if RANK[held[0]] == RANK[held[-1]] and ano_hand(held, flags & SPECIAL_LAST != 0):
-        ano = (*ano[:player], OWES, *ano[player + 1 :])
-        events.append(_ano_owed(player))
-    turn = (player + direction) % players
-    if turn in finished:
-        turn = _next_seat(players, finished, player, direction)
-    return _new_state(
-        State,
-        (
-            players,
-            decks,
-            flags,
-            rng,
-            tuple(seats),
-            pile[:-owed],
-            discard,
-            suit,
-            turn,
-            direction,
-            0,
-            -1,
-            ano,
-            finished,
-            0,
-            False,
-        ),
-    ), events
-
-
-def _draw_turn_table(state: State, player: int) -> tuple[State, list[Event]]:
     table = _Table(state)
     table.act(player)
     owed = state.pending or 1

@@ -2,59 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from engine.core import GameSpec, Options, Placing
+from engine.core import RulesGame
 from engine.ego import rules
-from engine.ego.events import EVENT_TYPES, Event
+from engine.ego.events import EVENT_TYPES
 from engine.ego.rules import Action, State
-from engine.ego.view import View, view
+from engine.ego.view import view
 
-
-class Ego:
-    """EGO's rules behind the common game contract."""
-
-    spec: GameSpec = rules.SPEC
-    event_types: Mapping[str, type] = EVENT_TYPES
-
-    def new_game(self, players: int, options: Options, seed: int) -> tuple[State, list[Event]]:
-        return rules.new_game(players, options, seed)
-
-    def to_move(self, state: State) -> tuple[int, ...]:
-        """Every seat whose secret pick is still awaited (all at once)."""
-        return rules.awaited(state)
-
-    def legal_actions(self, state: State, player: int) -> list[Action]:
-        return rules.legal_actions(state, player)
-
-    def apply(self, state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-        return rules.apply(state, player, action)
-
-    def timeout(self, state: State, player: int) -> tuple[State, list[Event]]:
-        """An idle guesser is skipped; an idle active player's turn passes at no cost."""
-        return rules.timeout(state, player)
-
-    def view(self, state: State, player: int | None) -> View:
-        return view(state, player)
-
-    def is_over(self, state: State) -> bool:
-        return state.over
-
-    def result(self, state: State) -> tuple[Placing, ...]:
-        return rules.result(state)
-
-    def encode_action(self, action: Action) -> str:
-        return rules.encode_action(action)
-
-    def decode_action(self, code: str) -> Action:
-        return rules.decode_action(code)
-
-    def dump(self, state: State) -> Any:
-        return rules.dump(state)
-
-    def load(self, data: Any) -> State:
-        return rules.load(data)
-
-
-GAME = Ego()
+GAME: RulesGame[State, Action] = RulesGame(
+    spec=rules.SPEC,
+    event_types=EVENT_TYPES,
+    new_game=rules.new_game,
+    to_move=rules.awaited,
+    legal_actions=rules.legal_actions,
+    apply=rules.apply,
+    timeout=rules.timeout,
+    view=view,
+    is_over=rules.is_over,
+    result=rules.result,
+    encode_action=rules.encode_action,
+    decode_action=rules.decode_action,
+    dump=rules.dump,
+    load=rules.load,
+)

@@ -135,6 +135,10 @@ def _start_turn(state: State, active: int, events: list[Event]) -> tuple[State, 
     return fresh, [*events, TurnStarted(fresh.turn, active, card, guessers)]
 
 
+def is_over(state: State) -> bool:
+    return state.over
+
+
 def awaited(state: State) -> tuple[int, ...]:
     """Whose pick is still awaited: the active player until they answer, every guesser until
     they have both a guess and a stake (or were skipped)."""

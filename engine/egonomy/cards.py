@@ -9,7 +9,6 @@ in this one module so the real list can replace it:
 
 from __future__ import annotations
 
-from functools import cache
 from typing import NamedTuple
 
 TOPICS = 3
@@ -37,13 +36,18 @@ def _deck() -> tuple[Card, ...]:
 CARDS: tuple[Card, ...] = _deck()
 TOPIC: tuple[int, ...] = tuple(c.topic for c in CARDS)
 NUMBER: tuple[int, ...] = tuple(c.number for c in CARDS)
+# A marked card is a second copy of the unmarked card of its topic and number (they play
+# alike): each card's unmarked copy, itself for an unmarked card. Ids put unmarked cards first.
+FIRST_COPY: tuple[int, ...] = tuple(CARDS.index(Card(c.topic, c.number, NO_MARK)) for c in CARDS)
+_IN_PLAY = {
+    players: tuple(i for i, c in enumerate(CARDS) if c.mark in allowed)
+    for players, allowed in ((2, {NO_MARK}), (3, {NO_MARK, MARK_3}), (4, {NO_MARK, MARK_3, MARK_4}))
+}
 
 
-@cache
 def cards_in_play(players: int) -> tuple[int, ...]:
     """Card ids used with `players` players: 2 return both marks to the box, 3 the 4-mark."""
-    allowed = {2: {NO_MARK}, 3: {NO_MARK, MARK_3}, 4: {NO_MARK, MARK_3, MARK_4}}[players]
-    return tuple(i for i, c in enumerate(CARDS) if c.mark in allowed)
+    return _IN_PLAY[players]
 
 
 def table_topic(table: int, flipped: bool) -> int:

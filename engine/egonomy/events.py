@@ -1,9 +1,5 @@
-"""What happens in Egonomy, as data for the chat to narrate in any language.
-
-Events are never changed once made (the rules make some once and share them). They are slots
-dataclasses, equal and hashed by their fields like frozen ones, without the frozen check on
-each field set that made building one about three times slower.
-"""
+"""What happens in Egonomy, as data for the chat to narrate in any language (frozen: an
+event is never changed once made)."""
 
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ from typing import ClassVar
 from engine.core import Signal
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class RoundStarted:
     signal: ClassVar[str] = Signal.ROUND_BEGAN
     round: int
@@ -21,21 +17,21 @@ class RoundStarted:
     humblest: bool  # round 1: the bot "found the humblest player" (a random pick)
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Babbled:
     player: int
     table: int
     card: int
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class CutOff:
     player: int
     table: int
     card: int
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Argued:
     player: int
     table: int
@@ -44,7 +40,7 @@ class Argued:
     fallacy: bool  # 123 beat 789
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Listened:
     player: int
     table: int
@@ -52,13 +48,13 @@ class Listened:
     discarded: tuple[int, ...]
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class LetGo:
     player: int
     cards: tuple[int, ...]
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Flipped:
     player: int
     table: int
@@ -66,19 +62,19 @@ class Flipped:
     topic: int  # the topic the table shows now
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class MomentumGained:
     player: int
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Stuck:
     """A player who must act has no legal action: the round ends (house ruling)."""
 
     player: int
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class RoundScore:
     player: int
     place: int  # 1 = best
@@ -89,7 +85,7 @@ class RoundScore:
     trophies_won: int
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class RoundEnded:
     round: int
     emptied_by: int | None  # the player whose hand became empty (None: a stuck player ended it)
@@ -97,7 +93,7 @@ class RoundEnded:
     trophies: tuple[int, ...]  # totals per player after this round
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class GameEnded:
     signal: ClassVar[str] = Signal.GAME_ENDED
     ranking: tuple[int, ...]  # players, winner first

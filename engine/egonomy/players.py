@@ -16,8 +16,8 @@ from engine.egonomy.rules import (
     LISTEN,
     Action,
     State,
+    apply,
     legal_actions,
-    play,
     round_ranking,
     topic_mask,
     topics,
@@ -225,7 +225,7 @@ def _best(totals: Sequence[float], counts: Sequence[int], among: Iterable[int]) 
 def _playout(state: State, me: int, action: Action, rng: Rng, horizon: int) -> float:
     """My round result after `action` and greedy play by all: margin of ego over the best
     other player, and my place."""
-    state, events = play(state, me, action)
+    state, events = apply(state, me, action)
     for _ in range(horizon):
         for event in events:
             if isinstance(event, RoundEnded):
@@ -235,7 +235,7 @@ def _playout(state: State, me: int, action: Action, rng: Rng, horizon: int) -> f
         p = state.turn  # greedy play, judged from the state (what its seat's view shows)
         legal = legal_actions(state, p)
         pick = _greedy_choice(legal, state.tables, topics(state), state.momentum, rng)
-        state, events = play(state, p, pick)
+        state, events = apply(state, p, pick)
     ranking = round_ranking(state)
     place = next(i for i, row in enumerate(ranking) if row[0] == me)
     ego = {p: e for p, e, _ in ranking}

@@ -6,17 +6,19 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from itertools import combinations, pairwise, product
+from collections.abc import Iterable
+from itertools import combinations, product
 from typing import Any, NamedTuple
 
 from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
 from engine.egonomy.cards import (
     CARDS,
+    FIRST_COPY,
     NO_MARK,
     NUMBER,
     TABLES,
     TOPIC,
+    TOPICS,
     cards_in_play,
     table_topic,
 )
@@ -84,9 +86,6 @@ class State(NamedTuple):
     over: bool
 
 
-_new = tuple.__new__  # a State from a list of its 17 fields in one step (no keyword parsing)
-
-
 # --- setup -------------------------------------------------------------------------------
 
 
@@ -126,37 +125,23 @@ def _deal(state: State, round_no: int, first: int, humblest: bool) -> tuple[Stat
     deck = rng.shuffled(cards_in_play(state.players))
     facedown = deck.pop() if state.players == 2 else -1
     n = state.players
-    hands = tuple([tuple(sorted(deck[i::n])) for i in range(n)])
-    s = list(state)
-    # rng, round, first, turn, momentum, hands, tables, flipped, egos, discard, facedown
-    fields = (rng.state, round_no, first, first, False, hands, _NO_TABLES, _UNFLIPPED)
-    s[3:14] = (*fields, ((),) * n, (), facedown)
-    return _new(State, s), [RoundStarted(round_no, first, humblest)]
-
-
-_NO_TABLES: tuple[tuple[int, ...], ...] = ((),) * TABLES
-_UNFLIPPED = (False,) * TABLES
+    dealt = state._replace(
+        rng=rng.state,
+        round=round_no,
+        first=first,
+        turn=first,
+        momentum=False,
+        hands=tuple(tuple(sorted(deck[i::n])) for i in range(n)),
+        tables=((),) * TABLES,
+        flipped=(False,) * TABLES,
+        egos=((),) * n,
+        discard=(),
+        facedown=facedown,
+    )
+    return dealt, [RoundStarted(round_no, first, humblest)]
 
 
 # --- sequences and winning an argument -----------------------------------------------------
-
-
-def is_sequence(cards: tuple[int, ...]) -> bool:
-    """2 or 3 cards with consecutive numbers (12, 123, 789; never 11, 122 or 912)."""
-    if not 2 <= len(cards) <= 3:
-        return False
-    nums = sorted(NUMBER[c] for c in cards)
-    return all(b == a + 1 for a, b in pairwise(nums))
-
-
-def beats(size: int, top: int, strength: tuple[int, int, bool]) -> bool:
-    """Whether a sequence of `size` cards whose highest number is `top` wins on a table of
-    that `strength` (see `_strength`): an empty table is always won; more cards beat fewer;
-    with as many cards the higher sequence wins (equal loses); the fallacy 123 also beats 789."""
-    lying, lying_top, victim = strength
-    if size != lying:
-        return size > lying
-    return top > lying_top or (victim and top == FALLACY[-1])
 
 
 def topic_mask(cards: tuple[int, ...]) -> int:
@@ -174,214 +159,149 @@ def fits(mask: int, topic: int, strict: bool) -> bool:
     return mask == bit if strict else bool(mask & bit)
 
 
-# Every action object is made once and shared (actions are immutable): listing the legal
-# actions is the hot loop of computer players' playouts.
-_ALL_CARDS = range(len(NUMBER))
-_BABBLE = tuple(tuple(Action(BABBLE, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
-_LISTEN = tuple(tuple(Action(LISTEN, t, (c,)) for c in _ALL_CARDS) for t in range(TABLES))
-_BABBLE_OF = tuple(actions.__getitem__ for actions in _BABBLE)  # card -> its babble on table t
-_LISTEN_OF = tuple(actions.__getitem__ for actions in _LISTEN)
-_CUT_OFF = tuple(Action(CUT_OFF, t) for t in range(TABLES))
-_FLIP = tuple(Action(FLIP, t) for t in range(TABLES))
-_SHOWN = tuple((table_topic(t, False), table_topic(t, True)) for t in range(TABLES))
-
-# A sequence row: (its rank, see `_rank`; topic bit mask; its argue action on each table).
-SequenceRow = tuple[int, int, tuple[Action, ...]]
-
-
 def _rank(size: int, top: int) -> int:
     """Sequences and tables in one order: more cards first, then the higher top number."""
     return size * 16 + top
 
 
-def _row(cards: tuple[int, ...]) -> SequenceRow:
+class Run(NamedTuple):
+    """A sequence a hand may argue with: its cards ordered by number, its rank (`_rank`), its
+    topics as bits (`topic_mask`), the topics of the tables it `fits` as bits (without and
+    with "strict topics"), and its argue action on each table."""
+
+    cards: tuple[int, ...]
+    rank: int
+    topics: int
+    fits_on: tuple[int, int]
+    argue: tuple[Action, ...]
+
+
+def _run(cards: tuple[int, ...]) -> Run:
+    mask = topic_mask(cards)
+
+    def fits_on(strict: bool) -> int:
+        return sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
+
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
-    return _rank(len(cards), NUMBER[cards[-1]]), topic_mask(cards), argue
+    rank = _rank(len(cards), NUMBER[cards[-1]])
+    return Run(cards, rank, mask, (fits_on(False), fits_on(True)), argue)
 
 
-# Every pair and triple of cards with consecutive numbers, looked up by (a*N + b)*N + c.
-_N = len(NUMBER)
-_PAIRS: list[SequenceRow | None] = [None] * (_N * _N)
-_TRIPLES: list[SequenceRow | None] = [None] * (_N * _N * _N)
-for _a in _ALL_CARDS:
-    for _b in _ALL_CARDS:
-        if NUMBER[_b] == NUMBER[_a] + 1:
-            _PAIRS[_a * _N + _b] = _row((_a, _b))
-            for _c in _ALL_CARDS:
-                if NUMBER[_c] == NUMBER[_b] + 1:
-                    _TRIPLES[(_a * _N + _b) * _N + _c] = _row((_a, _b, _c))
-
-# What a hand can do whatever lies on the tables (copies of one card counted once): per
-# topic the cards that could be babbled, the sequences, the let-go actions.
-HandIndex = tuple[tuple[list[int], list[int], list[int]], list[SequenceRow], list[Action]]
-
-# Hand indexes by hand. A hand rarely comes back once changed, so this holds only the hands
-# of recent positions and is emptied when full.
-_INDEX: dict[tuple[int, ...], HandIndex] = {}
-_INDEX_SIZE = 1 << 6
+# Every sequence of the deck, by its cards ordered by number: 2 or 3 cards with consecutive
+# numbers (12, 123, 789; never 11, 122 or 912).
+_CARD_IDS = range(len(CARDS))
+SEQUENCES: dict[tuple[int, ...], Run] = {
+    run: _run(run)
+    for a in _CARD_IDS
+    for b in _CARD_IDS
+    if NUMBER[b] == NUMBER[a] + 1
+    for run in ((a, b), *((a, b, c) for c in _CARD_IDS if NUMBER[c] == NUMBER[b] + 1))
+}
 
 
-def hand_index(hand: tuple[int, ...]) -> HandIndex:
-    """The index of a sorted hand, from the cache of recent hands or built."""
-    index = _INDEX.get(hand)
-    return index if index is not None else _index_built(hand)
+def by_number(cards: Iterable[int]) -> tuple[int, ...]:
+    return tuple(sorted(cards, key=NUMBER.__getitem__))
 
 
-def _index_built(hand: tuple[int, ...]) -> HandIndex:
-    """Build a hand's index in one pass over the hand (sorted by card id, so a card's first
-    copy comes first) and keep it. The sequences and let-gos of each number come from tables
-    by what the hand holds of that number and the next two (see `_HELD`)."""
-    held = [0] * 12  # by number: the cards of that number in the hand, as `_HELD` bits
-    numbers: list[int] = []  # in the order they first appear in the hand
-    babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
-    for c in hand:
-        n = NUMBER[c]
-        bits = held[n]
-        if not bits:
-            numbers.append(n)
-        elif bits & _TWIN_HELD[c]:  # the first copy came before: no babble of its own
-            held[n] = bits | _HELD[c]
-            continue
-        held[n] = bits | _HELD[c]
-        babbles[TOPIC[c]].append(c)
-    rows: list[SequenceRow] = []
-    let_go: list[Action] = []
-    for n in numbers:
-        bits = held[n]
-        if held[n + 1]:  # second copies left out: they make no other sequence
-            key = (n * 64 + _ONE_COPY[bits]) * 64 + _ONE_COPY[held[n + 1]]
-            key = key * 64 + _ONE_COPY[held[n + 2]]
-            found = _ROWS_FROM.get(key)
-            rows += found if found is not None else _rows_from(key)
-        if bits & (bits - 1):  # two cards or more of this number
-            key = n * 64 + bits
-            known = _LET_GOS.get(key)
-            let_go += known if known is not None else _let_gos(key)
-    if len(_INDEX) >= _INDEX_SIZE:
-        _INDEX.clear()
-    index = _INDEX[hand] = babbles, rows, let_go
-    return index
+# The same, by a pair's cards and NO_CARD or a triple's cards.
+NO_CARD = -1
+_RUN_AT = {(*cards, NO_CARD)[:3]: run for cards, run in SEQUENCES.items()}
 
 
-# What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
-# (3-4 players) 2 << 2t. A marked copy comes after its unmarked twin in a sorted hand.
-_HELD = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _ALL_CARDS)
-_TWIN_HELD = tuple(0 if CARDS[c].mark == NO_MARK else 1 << 2 * TOPIC[c] for c in _ALL_CARDS)
-_CARD_HELD = {(NUMBER[c], _HELD[c]): c for c in _ALL_CARDS}
-# The bits without the marked copies whose unmarked twin is held.
-_ONE_COPY = tuple(bits & ~((bits & 0b010101) << 1) for bits in range(64))
-
-
-def _cards_held(n: int, bits: int) -> tuple[list[int], list[int]]:
-    """The cards of number `n` that `bits` hold, in id order: one copy of each card (the
-    unmarked ones, then marked copies held alone), and the second copies."""
-    one = [_CARD_HELD[n, bit] for bit in (1, 4, 16) if bits & bit]
-    one += [_CARD_HELD[n, bit << 1] for bit in (1, 4, 16) if bits & 3 * bit == bit << 1]
-    second = [_CARD_HELD[n, bit << 1] for bit in (1, 4, 16) if bits & 3 * bit == 3 * bit]
-    return one, second
-
-
-# The sequences starting with number n, by what the hand holds of n, n+1 and n+2 (the key of
-# `_index_built`), in the order of their cards' ids; filled as hands need them.
-_ROWS_FROM: dict[int, tuple[SequenceRow, ...]] = {}
-
-
-def _rows_from(key: int) -> tuple[SequenceRow, ...]:
-    """The sequences of a key of `_ROWS_FROM`, kept there."""
-    rest, high_bits = divmod(key, 64)
-    rest, mid_bits = divmod(rest, 64)
-    n, bits = divmod(rest, 64)
-    mid, high = _cards_held(n + 1, mid_bits)[0], _cards_held(n + 2, high_bits)[0]
-    rows: list[SequenceRow] = []
-    for a in _cards_held(n, bits)[0]:
-        for b in mid:
-            rows.append(_PAIRS[a * _N + b])  # type: ignore[arg-type]
-            rows += (_TRIPLES[(a * _N + b) * _N + c] for c in high)  # type: ignore[misc]
-    if len(_ROWS_FROM) >= _ROWS_SIZE:
-        _ROWS_FROM.clear()
-    found = _ROWS_FROM[key] = tuple(rows)
-    return found
-
-
-_ROWS_SIZE = 1 << 15
-
-# The let-go actions of two or more cards of number n, by n * 64 + what the hand holds of n.
-_LET_GOS: dict[int, tuple[Action, ...]] = {}
-
-
-def _let_gos(key: int) -> tuple[Action, ...]:
-    one, second = _cards_held(*divmod(key, 64))
-    if second:
-        found = _let_go_choices(tuple(sorted(one + second)), False)
-    else:
-        found = _let_go_choices(tuple(one), True)
-    _LET_GOS[key] = found
-    return found
-
-
-# The let-go choices of some cards of one number, by whether they are all distinct (no two
-# copies of one card), then by the cards.
-_LET_GO: dict[bool, dict[tuple[int, ...], tuple[Action, ...]]] = {True: {}, False: {}}
-
-
-def _let_go_choices(same: tuple[int, ...], distinct: bool) -> tuple[Action, ...]:
-    """Every group of two or more of these cards of one number; copies of a card count once."""
-    choices = _LET_GO[distinct].get(same)
-    if choices is None:
-        groups = [g for k in range(2, len(same) + 1) for g in combinations(same, k)]
-        if not distinct:
-            unique = {tuple(sorted(TOPIC[c] for c in g)): g for g in reversed(groups)}
-            groups = sorted(unique.values())
-        choices = _LET_GO[distinct][same] = tuple(Action(LET_GO, NO_TABLE, g) for g in groups)
-    return choices
-
-
-@lru_cache(maxsize=4096)
-def _strength(table: tuple[int, ...]) -> tuple[int, int, bool]:
-    """(cards, highest number, is 789) of what lies on a table."""
-    if not table:
-        return 0, 0, False
-    top = max(NUMBER[c] for c in table)
-    return len(table), top, len(table) == 3 and top == FALLACY_VICTIM[-1]
+def is_sequence(cards: tuple[int, ...]) -> bool:
+    """2 or 3 cards with consecutive numbers, in any order."""
+    return by_number(cards) in SEQUENCES
 
 
 _FALLACY_RANK = _rank(len(FALLACY), FALLACY[-1])
 _NOT_A_RANK = -1
-_BARS: dict[tuple[int, ...], tuple[int, int]] = {}
 
 
 def _bar(lying: tuple[int, ...]) -> tuple[int, int]:
-    """What a sequence must beat on a table with 2 or more cards: (rank to exceed, the one
-    lower rank that also wins: the fallacy 123 on 789) (see `beats`)."""
-    bar = _BARS.get(lying)
-    if bar is None:
-        if len(_BARS) >= _INDEX_SIZE:
-            _BARS.clear()
-        size, top, victim = _strength(lying)
-        bar = _BARS[lying] = _rank(size, top), _FALLACY_RANK if victim else _NOT_A_RANK
-    return bar
+    """What a sequence must beat on a table (its cards ordered by number): (a rank to exceed,
+    one lower rank that wins too). An empty table or a single card is always beaten; more
+    cards beat fewer; with as many cards the higher sequence wins (equal loses); the fallacy
+    123 also beats 789."""
+    if len(lying) < 2:
+        return 0, _NOT_A_RANK
+    top = NUMBER[lying[-1]]
+    victim = len(lying) == len(FALLACY_VICTIM) and top == FALLACY_VICTIM[-1]
+    return _rank(len(lying), top), _FALLACY_RANK if victim else _NOT_A_RANK
 
 
-_OPEN = (0, _NOT_A_RANK)  # an empty table or a single card: every sequence wins
+# A let-go discards two or more cards of one number. The let-go actions of every group of
+# cards of one number a hand may hold (in id order): every part of two or more of them; with
+# two copies of a card, parts that differ only in which copy count once.
+def _let_go_choices(cards: tuple[int, ...]) -> tuple[Action, ...]:
+    groups = [g for k in range(2, len(cards) + 1) for g in combinations(cards, k)]
+    if len({FIRST_COPY[c] for c in cards}) < len(cards):
+        first: dict[tuple[int, ...], tuple[int, ...]] = {}
+        for g in groups:  # by the topics the part shows
+            first.setdefault(tuple(sorted(TOPIC[c] for c in g)), g)
+        groups = sorted(first.values())
+    return tuple(Action(LET_GO, NO_TABLE, g) for g in groups)
 
 
-def _argues(
-    rows: list[SequenceRow], t: int, topic: int, lying: tuple[int, ...], strict: bool
-) -> list[Action]:
-    """The argues of these sequences that are legal on table `t` (see `fits` and `beats`)."""
-    bit = 1 << topic
-    over, also = _bar(lying) if len(lying) > 1 else _OPEN
-    if strict:
-        return [a[t] for r, m, a in rows if m == bit and (r > over or r == also)]
-    return [a[t] for r, m, a in rows if m & bit and (r > over or r == also)]
+class NumberHeld(NamedTuple):
+    """What a hand can do with the cards it holds of one number: those cards, a marked copy
+    left out when its unmarked card is held too (the two play alike), and its let-gos."""
+
+    distinct: tuple[int, ...]
+    let_gos: tuple[Action, ...]
 
 
-# For each way the tables may lie flipped: the topic each shows, and those topics as bits.
-_SIDES = {
-    sides: (shown, 1 << shown[0], 1 << shown[1], 1 << shown[2])
-    for sides in product((False, True), repeat=TABLES)
-    for shown in [tuple(table_topic(t, sides[t]) for t in range(TABLES))]
-}
+# What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
+# 2 << 2t.
+_HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _CARD_IDS)
+
+
+def _number_held(number: int, bits: int) -> NumberHeld:
+    cards = tuple(c for c in _CARD_IDS if NUMBER[c] == number and bits & _HELD_BIT[c])
+    distinct = tuple(c for c in cards if FIRST_COPY[c] == c or FIRST_COPY[c] not in cards)
+    return NumberHeld(distinct, _let_go_choices(cards) if len(cards) > 1 else ())
+
+
+# By number (0 to 11: a sequence from 9 looks two numbers on) and what a hand holds of it.
+_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(12))
+
+# The one-card actions, by table and card, and the actions of a table alone.
+_BABBLE_ON = tuple(tuple(Action(BABBLE, t, (c,)) for c in _CARD_IDS) for t in range(TABLES))
+_LISTEN_ON = tuple(tuple(Action(LISTEN, t, (c,)) for c in _CARD_IDS) for t in range(TABLES))
+_CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
+_FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
+
+
+class HandMoves(NamedTuple):
+    """What a hand could do whatever lies on the tables: its sequences (two copies of a card
+    counted once) and its let-go actions."""
+
+    sequences: list[Run]
+    let_gos: list[Action]
+
+
+def hand_moves(hand: tuple[int, ...]) -> HandMoves:
+    """The moves of a sorted hand, by number, the numbers in the order they first appear in
+    the hand."""
+    held: dict[int, int] = {}  # by number, as `_HELD_BIT`s
+    for c in hand:
+        held[NUMBER[c]] = held.get(NUMBER[c], 0) | _HELD_BIT[c]
+    sequences: list[Run] = []
+    for n, bits in held.items():
+        if n + 1 in held:  # each pair, followed by the triples that extend it (see `_RUN_AT`)
+            low = _NUMBER_HELD[n][bits].distinct
+            mid = _NUMBER_HELD[n + 1][held[n + 1]].distinct
+            high = (NO_CARD, *_NUMBER_HELD[n + 2][held.get(n + 2, 0)].distinct)
+            sequences += map(_RUN_AT.__getitem__, product(low, mid, high))
+    let_gos = [a for n, bits in held.items() for a in _NUMBER_HELD[n][bits].let_gos]
+    return HandMoves(sequences, let_gos)
+
+
+def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
+    """The cards of a hand that could be babbled on a table of `topic` (a marked copy left
+    out when its unmarked card is held too)."""
+    return [
+        c for c in hand if TOPIC[c] == topic and (FIRST_COPY[c] == c or FIRST_COPY[c] not in hand)
+    ]
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -389,128 +309,124 @@ _SIDES = {
 
 def topics(state: State) -> tuple[int, ...]:
     """The topic each table shows now."""
-    f = state.flipped
-    return (_SHOWN[0][f[0]], _SHOWN[1][f[1]], _SHOWN[2][f[2]])
+    return _SHOWN[state.flipped]
+
+
+# The topics the tables show, for each way they may lie flipped.
+_SHOWN = {
+    sides: tuple(table_topic(t, side) for t, side in enumerate(sides))
+    for sides in product((False, True), repeat=TABLES)
+}
+
+
+def to_move(state: State) -> tuple[int, ...]:
+    return () if state.over else (state.turn,)
+
+
+def is_over(state: State) -> bool:
+    return state.over
+
+
+def timeout(state: State, player: int) -> None:
+    """An idle player's turn is taken by a computer player."""
+    return None
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Every action `player` may take now; only the player to move ever has any."""
-    global _listed
     if state.over or player != state.turn:
         return []
+    return _actions(state, player)
+
+
+def _actions(state: State, player: int) -> list[Action]:
+    """Every action `player` would have with the turn: table by table the babbles, cut-off,
+    listens and flip, then the argues on each table, then the let-gos."""
     hand = state.hands[player]
-    index = _INDEX.get(hand)
-    babbles, rows, let_go = index if index is not None else _index_built(hand)
-    tables = state.tables
-    shown, bit0, bit1, bit2 = _SIDES[state.flipped]
-    listen, flip = state.players >= 3, state.flip_mode
+    sequences, let_gos = hand_moves(hand)
+    return [*_table_actions(state, hand), *_argues(state, sequences), *let_gos]
+
+
+def _table_actions(state: State, hand: tuple[int, ...]) -> list[Action]:
+    """Table by table, the babbles of the hand's cards on an empty table, the cut-off of a
+    single card, the listens (3-4 players) of a table with 2 or more and the flip of 3."""
     out: list[Action] = []
-    for t in range(TABLES):
-        lying = tables[t]
+    shown = topics(state)
+    for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
-            out.extend(map(_BABBLE_OF[t], babbles[shown[t]]))
+            out += [_BABBLE_ON[t][c] for c in babbles(hand, shown[t])]
         elif size == 1:
-            out.append(_CUT_OFF[t])
-        elif listen:
-            out.extend(map(_LISTEN_OF[t], lying))
-        if size == 3 and flip:
-            out.append(_FLIP[t])
-    if rows:  # one pass over the sequences for the three tables
-        lying = tables[0]  # each table's bar, from the cache when it is there
-        over0, also0 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
-        lying = tables[1]
-        over1, also1 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
-        lying = tables[2]
-        over2, also2 = (_BARS.get(lying) or _bar(lying)) if len(lying) > 1 else _OPEN
-        on0: list[Action] = []
-        on1: list[Action] = []
-        on2: list[Action] = []
-        if state.strict:
-            for r, m, a in rows:
-                if m == bit0 and (r > over0 or r == also0):
-                    on0.append(a[0])
-                if m == bit1 and (r > over1 or r == also1):
-                    on1.append(a[1])
-                if m == bit2 and (r > over2 or r == also2):
-                    on2.append(a[2])
-        else:
-            for r, m, a in rows:
-                if m & bit0 and (r > over0 or r == also0):
-                    on0.append(a[0])
-                if m & bit1 and (r > over1 or r == also1):
-                    on1.append(a[1])
-                if m & bit2 and (r > over2 or r == also2):
-                    on2.append(a[2])
-        out += on0
-        out += on1
-        out += on2
-    out += let_go
-    _listed = state, tuple(out)
+            out.append(_CUT_OFF_ON[t])
+        elif state.players >= 3:
+            out += [_LISTEN_ON[t][c] for c in lying]
+        if size == 3 and state.flip_mode:
+            out.append(_FLIP_ON[t])
     return out
 
 
-# The last state whose legal actions were listed, and those actions: `apply` need not check
-# an action it finds there again.
-_listed: tuple[State | None, tuple[Action, ...]] = (None, ())
+def _argues(state: State, sequences: list[Run]) -> list[Action]:
+    """Table by table, the argues of these sequences that `fits` its topic and win on it."""
+    out: list[Action] = []
+    shown, strict = topics(state), state.strict
+    for t, lying in enumerate(state.tables):
+        bit, (beat, fallacy) = 1 << shown[t], _bar(lying)
+        out += [
+            argue[t]
+            for _, rank, _, fits_on, argue in sequences
+            if fits_on[strict] & bit and (rank > beat or rank == fallacy)
+        ]
+    return out
 
 
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
-    """Whether `player` has any legal action (cheap checks first)."""
-    tables = state.tables
+    """Whether `player` would have any legal action with the turn: first what a table offers
+    whatever the hand (a cut-off, a listen with 3-4 players, a flip: see `_table_actions`),
+    then the hand's actions."""
     listen, flip = state.players >= 3, state.flip_mode
-    for lying in tables:
+    for lying in state.tables:
         size = len(lying)
         if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
-    babbles, rows, let_go = hand_index(state.hands[player])
-    if let_go:
+    hand = state.hands[player]
+    if _table_actions(state, hand):
         return True
-    f = state.flipped
-    for t in range(TABLES):
-        if not tables[t] and babbles[_SHOWN[t][f[t]]]:
-            return True
-    return any(_argues(rows, t, _SHOWN[t][f[t]], tables[t], state.strict) for t in range(TABLES))
+    sequences, let_gos = hand_moves(hand)
+    return bool(let_gos) or bool(_argues(state, sequences))
 
 
 # --- applying an action --------------------------------------------------------------------
 
 
+class Move(NamedTuple):
+    """What an action did: the fields of the state it changes (by name), what happened, and
+    whether it gains momentum."""
+
+    changes: dict[str, Any]
+    event: Event
+    momentum: bool
+
+
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
     """Check and carry out one action; raises IllegalAction and changes nothing if refused."""
-    listed, actions = _listed
-    if state is listed and action in actions and player == state.turn:
-        kind, table, cards = action  # just listed as legal: nothing to check
-        return _TRUSTED[kind](state, player, table, cards)
     if state.over:
         raise IllegalAction("game_over")
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     kind, table, cards = action
-    handler = _HANDLER_AT.get((kind, table))  # None: a malformed action, refused below
-    if handler is None or (kind in (CUT_OFF, FLIP) and cards):
-        if _HANDLERS.get(kind) is None or (kind in (CUT_OFF, FLIP) and cards):
-            raise IllegalAction("bad_action")
-        if kind == LET_GO:
-            raise IllegalAction("bad_action")  # a let-go names no table, a cut-off or flip no cards
+    rule = _RULES.get(kind)
+    if rule is None or (kind in (CUT_OFF, FLIP) and cards):
+        raise IllegalAction("bad_action")  # a cut-off or a flip names no cards
+    if kind == LET_GO:
+        if table != NO_TABLE:
+            raise IllegalAction("bad_action")  # a let-go names no table
+    elif table not in range(TABLES):
         raise IllegalAction("no_such_table")
-    return _after_action(state, player, handler(state, player, table, cards))
+    return _after(state, player, rule(state, player, table, cards))
 
 
-def play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-    """`apply` for an action listed by `legal_actions(state, player)`, its checks skipped: for
-    computer players' playouts. Anything else may leave a broken state."""
-    kind, table, cards = action
-    return _TRUSTED[kind](state, player, table, cards)
-
-
-def _take_from_hand(state: State, player: int, cards: tuple[int, ...]) -> tuple[int, ...]:
-    hand = state.hands[player]
-    if len(cards) == 1:
-        if cards[0] not in hand:
-            raise IllegalAction("card_not_in_hand")
-        i = hand.index(cards[0])
-        return hand[:i] + hand[i + 1 :]
+def _take_from_hand(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    """The hand without these cards; refused unless it holds them all."""
     left = list(hand)
     for c in cards:
         if c not in left:
@@ -523,190 +439,61 @@ def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*seq[:index], value, *seq[index + 1 :])
 
 
-# What an action changes: the actor's hand, the tables, the flipped sides, the ego piles, the
-# discard pile; what happened; whether it gains momentum.
-Outcome = tuple[
-    tuple[int, ...],
-    tuple[tuple[int, ...], ...],
-    tuple[bool, ...],
-    tuple[tuple[int, ...], ...],
-    tuple[int, ...],
-    Event,
-    bool,
-]
-Played = tuple[State, list[Event]]  # the new state and what happened
-
-
-def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     """Put one card on an empty topic table that matches the card's topic."""
     if len(cards) != 1:
         raise IllegalAction("babble_one_card")
-    hand = _take_from_hand(state, player, cards)
-    card = cards[0]
-    tables = state.tables
-    if len(tables[t]) == 1:
+    hand = _take_from_hand(state.hands[player], cards)
+    lying = state.tables[t]
+    if len(lying) == 1:
         raise IllegalAction("babble_on_single")  # single cards never beat each other
-    if tables[t]:
+    if lying:
         raise IllegalAction("babble_needs_empty_table")
-    if TOPIC[card] != _SHOWN[t][state.flipped[t]]:
+    (card,) = cards
+    if TOPIC[card] != table_topic(t, state.flipped[t]):
         raise IllegalAction("babble_topic")
-    tables = _set(tables, t, (card,))
-    return hand, tables, state.flipped, state.egos, state.discard, Babbled(player, t, card), False
+    changes = dict(hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,)))
+    return Move(changes, Babbled(player, t, card), False)
 
 
-def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     """Take the card from a table holding exactly one card into your ego pile."""
     lying = state.tables[t]
     if len(lying) != 1:
         raise IllegalAction("cut_off_needs_single")
-    egos = _set(state.egos, player, state.egos[player] + lying)
-    tables = _set(state.tables, t, ())
-    event = CutOff(player, t, lying[0])
-    return state.hands[player], tables, state.flipped, egos, state.discard, event, False
+    changes = dict(
+        tables=_set(state.tables, t, ()),
+        egos=_set(state.egos, player, state.egos[player] + lying),
+    )
+    return Move(changes, CutOff(player, t, lying[0]), False)
 
 
-def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
-    """Play a sequence that wins on a table; collect what lay there; momentum if on topic."""
+def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
+    """Play a sequence that wins on a table; collect what lay there; momentum if every card
+    has the table's topic."""
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
-    hand = _take_from_hand(state, player, cards)
-    if not is_sequence(cards):
+    hand = _take_from_hand(state.hands[player], cards)
+    run = SEQUENCES.get(by_number(cards))
+    if run is None:
         raise IllegalAction("not_a_sequence")
-    topic = _SHOWN[t][state.flipped[t]]
-    mask = topic_mask(cards)
-    if not fits(mask, topic, state.strict):
+    topic = table_topic(t, state.flipped[t])
+    if not fits(run.topics, topic, state.strict):
         raise IllegalAction("argue_topic_strict" if state.strict else "argue_topic")
     lying = state.tables[t]
-    size, top, strength = len(cards), max(NUMBER[c] for c in cards), _strength(lying)
-    if not beats(size, top, strength):
-        raise IllegalAction("argue_fewer_cards" if size < len(lying) else "argue_not_higher")
-    fallacy = strength[2] and size == 3 and top == FALLACY[-1]
-    ordered = tuple(sorted(cards, key=NUMBER.__getitem__))
-    tables = _set(state.tables, t, ordered)
-    egos = _set(state.egos, player, state.egos[player] + lying)
-    on_topic = mask == 1 << topic  # every card has the table's topic
-    event = Argued(player, t, ordered, lying, fallacy)
-    return hand, tables, state.flipped, egos, state.discard, event, on_topic
+    beat, fallacy = _bar(lying)
+    if not (run.rank > beat or run.rank == fallacy):
+        raise IllegalAction("argue_fewer_cards" if len(cards) < len(lying) else "argue_not_higher")
+    changes = dict(
+        hands=_set(state.hands, player, hand),
+        tables=_set(state.tables, t, run.cards),
+        egos=_set(state.egos, player, state.egos[player] + lying),
+    )
+    event = Argued(player, t, run.cards, lying, run.rank == fallacy)
+    return Move(changes, event, run.topics == 1 << topic)
 
 
-# The trusted handlers below build the new state's fields in a list `s` (a copy of the old
-# state's: hands at 8, tables 9, flipped 10, egos 11, discard 12) and hand it to `_next`. The
-# events they report are made once and shared (events are never changed) when they name only
-# a player, a table and a card.
-_BABBLED = tuple(
-    tuple(tuple(Babbled(p, t, c) for c in _ALL_CARDS) for t in range(TABLES))
-    for p in range(SPEC.max_players)
-)
-_CUT = tuple(
-    tuple(tuple(CutOff(p, t, c) for c in _ALL_CARDS) for t in range(TABLES))
-    for p in range(SPEC.max_players)
-)
-_MOMENTUM = tuple(MomentumGained(p) for p in range(SPEC.max_players))
-
-
-def _babble_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
-    """`_babble` without its checks, for a listed babble."""
-    s = list(state)
-    card = cards[0]
-    hand = state.hands[player]
-    i = hand.index(card)
-    hand = hand[:i] + hand[i + 1 :]
-    hands = list(state.hands)
-    hands[player] = hand
-    s[8] = tuple(hands)
-    tables = list(state.tables)
-    tables[t] = cards
-    s[9] = tuple(tables)
-    return _next(s, player, hand, _BABBLED[player][t][card], False)
-
-
-def _cut_off_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
-    """`_cut_off` without its check, for a listed cut-off."""
-    s = list(state)
-    lying = state.tables[t]
-    tables = list(state.tables)
-    tables[t] = ()
-    s[9] = tuple(tables)
-    egos = list(state.egos)
-    egos[player] += lying
-    s[11] = tuple(egos)
-    return _next(s, player, state.hands[player], _CUT[player][t][lying[0]], False)
-
-
-def _argue_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
-    """`_argue` without its checks, for a listed argue (its cards ordered by number)."""
-    s = list(state)
-    left = list(state.hands[player])
-    for c in cards:
-        left.remove(c)
-    hand = tuple(left)
-    hands = list(state.hands)
-    hands[player] = hand
-    s[8] = tuple(hands)
-    lying = state.tables[t]
-    topic = _SHOWN[t][state.flipped[t]]
-    if len(cards) == 2:
-        fallacy = False
-        on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic
-    else:
-        fallacy = NUMBER[cards[2]] == FALLACY[-1] and _strength(lying)[2]
-        on_topic = TOPIC[cards[0]] == topic and TOPIC[cards[1]] == topic == TOPIC[cards[2]]
-    tables = list(state.tables)
-    tables[t] = cards
-    s[9] = tuple(tables)
-    egos = list(state.egos)
-    egos[player] += lying
-    s[11] = tuple(egos)
-    return _next(s, player, hand, Argued(player, t, cards, lying, fallacy), on_topic)
-
-
-def _listen_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
-    """`_listen` without its checks, for a listed listen."""
-    s = list(state)
-    lying = state.tables[t]
-    card = cards[0]
-    i = lying.index(card)
-    rest = lying[:i] + lying[i + 1 :]
-    hand = tuple(sorted(state.hands[player] + cards))
-    hands = list(state.hands)
-    hands[player] = hand
-    s[8] = tuple(hands)
-    tables = list(state.tables)
-    tables[t] = ()
-    s[9] = tuple(tables)
-    s[12] = state.discard + rest
-    return _next(s, player, hand, Listened(player, t, card, rest), True)
-
-
-def _let_go_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
-    """`_let_go` without its checks, for a listed let-go."""
-    s = list(state)
-    left = list(state.hands[player])
-    for c in cards:
-        left.remove(c)
-    hand = tuple(left)
-    hands = list(state.hands)
-    hands[player] = hand
-    s[8] = tuple(hands)
-    s[12] = state.discard + cards
-    return _next(s, player, hand, LetGo(player, cards), False)
-
-
-def _flip_trusted(state: State, player: int, t: int, cards: tuple[int, ...]) -> Played:
-    """`_flip` without its checks, for a listed flip."""
-    s = list(state)
-    lying = state.tables[t]
-    side = not state.flipped[t]
-    s[10] = _set(state.flipped, t, side)
-    tables = list(state.tables)
-    tables[t] = ()
-    s[9] = tuple(tables)
-    s[12] = state.discard + lying
-    event = Flipped(player, t, lying, _SHOWN[t][side])
-    return _next(s, player, state.hands[player], event, True)
-
-
-def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     """3-4 players: take one card of a table with 2+ cards into your hand, discard the rest."""
     if state.players < 3:
         raise IllegalAction("listen_needs_three_players")
@@ -715,42 +502,47 @@ def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcom
         raise IllegalAction("listen_needs_two_cards")
     if len(cards) != 1 or cards[0] not in lying:
         raise IllegalAction("listen_card_not_on_table")
-    card = cards[0]
+    (card,) = cards
     rest = tuple(c for c in lying if c != card)
-    hand = tuple(sorted(state.hands[player] + (card,)))
-    tables = _set(state.tables, t, ())
-    event = Listened(player, t, card, rest)
-    return hand, tables, state.flipped, state.egos, state.discard + rest, event, True
+    changes = dict(
+        hands=_set(state.hands, player, tuple(sorted((*state.hands[player], card)))),
+        tables=_set(state.tables, t, ()),
+        discard=state.discard + rest,
+    )
+    return Move(changes, Listened(player, t, card, rest), True)
 
 
-def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     """Discard two or more cards of one number from your hand, face up."""
     if len(cards) < 2:
         raise IllegalAction("let_go_needs_two")
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
-    hand = _take_from_hand(state, player, cards)
+    hand = _take_from_hand(state.hands[player], cards)
     if len({NUMBER[c] for c in cards}) != 1:
         raise IllegalAction("let_go_one_number")
     cards = tuple(cards)
-    discard = state.discard + cards
-    return hand, state.tables, state.flipped, state.egos, discard, LetGo(player, cards), False
+    changes = dict(hands=_set(state.hands, player, hand), discard=state.discard + cards)
+    return Move(changes, LetGo(player, cards), False)
 
 
-def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Outcome:
+def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     """Flip-table mode: flip a table holding exactly 3 cards, discard them, gain momentum."""
     if not state.flip_mode:
         raise IllegalAction("flip_mode_off")
     lying = state.tables[t]
     if len(lying) != 3:
         raise IllegalAction("flip_needs_three")
-    flipped = _set(state.flipped, t, not state.flipped[t])
-    tables = _set(state.tables, t, ())
-    event = Flipped(player, t, lying, table_topic(t, flipped[t]))
-    return state.hands[player], tables, flipped, state.egos, state.discard + lying, event, True
+    side = not state.flipped[t]
+    changes = dict(
+        tables=_set(state.tables, t, ()),
+        flipped=_set(state.flipped, t, side),
+        discard=state.discard + lying,
+    )
+    return Move(changes, Flipped(player, t, lying, table_topic(t, side)), True)
 
 
-_HANDLERS = {
+_RULES = {
     BABBLE: _babble,
     CUT_OFF: _cut_off,
     ARGUE: _argue,
@@ -760,65 +552,22 @@ _HANDLERS = {
 }
 
 
-# The handlers of `play`, for listed actions only.
-_TRUSTED = {
-    BABBLE: _babble_trusted,
-    CUT_OFF: _cut_off_trusted,
-    ARGUE: _argue_trusted,
-    LISTEN: _listen_trusted,
-    LET_GO: _let_go_trusted,
-    FLIP: _flip_trusted,
-}
-
-
-# The handler of each well-formed (kind, table): a let-go names no table, the others one.
-_HANDLER_AT = {
-    (kind, table): handler
-    for kind, handler in _HANDLERS.items()
-    for table in ((NO_TABLE,) if kind == LET_GO else range(TABLES))
-}
-
-
-def _after_action(state: State, player: int, outcome: Outcome) -> Played:
-    """The state after a checked action (see `_next`)."""
-    hand, tables, flipped, egos, discard, event, momentum = outcome
-    s = list(state)
-    hands = list(state.hands)
-    hands[player] = hand
-    s[8:13] = tuple(hands), tables, flipped, egos, discard
-    return _next(s, player, hand, event, momentum)
-
-
-def _next(s: list[Any], player: int, hand: tuple[int, ...], event: Event, momentum: bool) -> Played:
-    """The new state from its fields `s` (the actor's `hand` among them), then momentum, the
-    next player, and the round's end (empty hand or a stuck player)."""
-    if not hand:
-        return _end_round(_new(State, s), [event], emptied_by=player)
-    players = s[0]
-    if momentum and not s[7]:  # at most once a turn
-        s[7] = True
-        events = [event, _MOMENTUM[player]]
-        turn = player
+def _after(state: State, player: int, move: Move) -> tuple[State, list[Event]]:
+    """Momentum (at most once a turn: the player acts again), else the next player's turn;
+    the round ends when the player's hand is empty or the next player is stuck."""
+    changes, event, momentum = move
+    if not changes.get("hands", state.hands)[player]:
+        return _end_round(state._replace(**changes), [event], emptied_by=player)
+    if momentum and not state.momentum:
+        state = state._replace(**changes, momentum=True)
+        events: list[Event] = [event, MomentumGained(player)]
     else:
-        turn = s[6] = (player + 1) % players
-        s[7] = False
+        state = state._replace(**changes, turn=(player + 1) % state.players, momentum=False)
         events = [event]
-    new = _new(State, s)
-    # `can_act`'s first check, inline: a table offers a cut-off, a listen (3-4 players) or a flip
-    if players >= 3:
-        for lying in s[9]:
-            if lying:
-                return new, events
-    else:
-        flip = s[1]
-        for lying in s[9]:
-            size = len(lying)
-            if size == 1 or (size == 3 and flip):
-                return new, events
-    if not can_act(new, turn):
-        events.append(Stuck(turn))
-        return _end_round(new, events, emptied_by=None)
-    return new, events
+    if not can_act(state, state.turn):
+        events.append(Stuck(state.turn))
+        return _end_round(state, events, emptied_by=None)
+    return state, events
 
 
 # --- round and game end --------------------------------------------------------------------
@@ -849,16 +598,13 @@ def _end_round(
             RoundScore(p, place, ego, len(state.egos[p]), len(state.hands[p]), hand_sum, won)
         )
     order = tuple([p for p, _, _ in ranking])
-    s = list(state)
-    s[14:16] = tuple(trophies), order  # trophies, last_ranking
-    state = _new(State, s)
+    state = state._replace(trophies=tuple(trophies), last_ranking=order)
     events.append(RoundEnded(state.round, emptied_by, tuple(scores), tuple(trophies)))
     if state.round >= ROUNDS or max(trophies) >= TROPHIES_TO_END:
         final = final_ranking(state)
         early = state.round < ROUNDS
         events.append(GameEnded(final, tuple(trophies), state.round, early))
-        s[7], s[16] = False, True  # momentum, over
-        return _new(State, s), events
+        return state._replace(momentum=False, over=True), events
     # the first-player card goes to the last placed player
     state, started = _deal(state, state.round + 1, order[-1], humblest=False)
     return state, events + started

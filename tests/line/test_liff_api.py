@@ -20,7 +20,7 @@ from chatbot.core import views
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.line.bot import LineBot
-from chatbot.line.convert import qualify
+from chatbot.line.convert import plain, qualify
 from chatbot.line.liff import ECHO
 from chatbot.store.redis import RedisStore
 from chatbot.web import app
@@ -337,3 +337,43 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
         assert all(s.via == "reply" for s in told) and not line.pushes and not bot.errors
     finally:
         await bot.stop()
+
+
+async def test_a_request_past_the_limit_is_refused_unread(table: Table) -> None:
+    """A move is a few dozen bytes: a body past 16 KB gets 413 and changes nothing, and a body
+    that is not a JSON object gets 400."""
+    before, _ = await table.state()
+    headers = {"Authorization": f"Bearer {table.line.id_token(table.ann)}"}
+    big = json.dumps({"game": table.group, "data": "x" * 20_000})
+    got = await table.client.post("/liff/api/move", content=big, headers=headers)
+    assert got.status_code == 413 and got.json()["error"]
+    for junk in (b"[1, 2]", b"\xff\xfe", b"{"):
+        got = await table.client.post("/liff/api/move", content=junk, headers=headers)
+        assert got.status_code == 400 and got.json()["error"]
+    after, _ = await table.state()
+    assert after.change == before.change and not table.line.pushes
+
+
+async def test_the_pages_message_shows_the_table_to_a_process_that_parked_nothing(
+    table: Table, redis_url: str, redis_prefix: str
+) -> None:
+    """Behind a load balancer the page's message in the group may reach another process than
+    the one that saved the move (or this one after a restart): that process has nothing parked
+    and answers with the table as it is now, by the free reply."""
+    line, bot = table.line, table.bot
+    mover = await table.turn()
+    in_group = len(line.to(table.group))
+    await _move_once(table, mover)
+    other = LineBot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
+    await other.start()
+    try:
+        token = await deliver(other, line, line.text(table.group, mover, ECHO))
+        await other.runner.flush()
+    finally:
+        await other.stop()
+    assert token and line.answered(token)
+    (shown,) = line.to(table.group)[in_group:]
+    session, _ = await table.state()
+    expected = views.table(session, bot.tables.bundle(session), bot.capabilities)
+    assert shown.via == "reply" and shown.text == plain(expected.text)
+    assert not line.pushes and not other.errors

@@ -1,24 +1,23 @@
-"""A fingerprint of Ano's rules: one SHA-256 over seeded random games, to show that a speed
-change to engine/ano changed no rule (the hash must stay the same).
+"""A fingerprint of Ano's rules over 300 seeded games, so that making the engine faster
+provably changes no rule.
 
 Per game (2-10 players, option mixes spread over every combination, seeded): the dealt state
 and events; before every action, for every seat, the legal actions in order (their codes and
 fields), the seat's view, `can_play`, and what `apply` answers to a few unlisted actions (the
 refusal's code and params, or the resulting state and events); the timeout's result; then the
 chosen action (a wrong play only now and then, as in the property tests), the stored state and
-every event it produced; at the end the result. 300 games print bddbb115816db580484d0fab910a6e1
-3ca5e8a10d554f10d1bd0b4f7b5a567ac (the rules as of the speed work on the engine).
-Usage: python bench/ano_rules_hash.py [--games N] [--expect HEX]
-"""
+every event it produced; at the end the result. If a rule is meant to change, write the new
+reference with `python -m tests.engine.ano.test_digest --write`. A failure names the first
+game and step that differ (tests/engine/fingerprint.py)."""
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from engine.ano import GAME
 from engine.ano.players import good_play
@@ -26,6 +25,7 @@ from engine.ano.rules import (
     CATCH,
     FLAG_OPTIONS,
     PLAY,
+    SPEC,
     SPECIAL_LAST,
     Action,
     State,
@@ -41,39 +41,42 @@ from engine.ano.rules import (
 )
 from engine.ano.view import view
 from engine.core import IllegalAction, Rng, dump_event
+from tests.engine.fingerprint import Fingerprint, reference, write_reference
 
+GAMES = 300
+RULES_DIGEST = "838e04c7867e030bafde52ad0a05daee7a8b60a4936f77200743c8409fda3260"
+REFERENCE = Path(__file__).with_name("digest_steps.txt")  # each game's hash step by step
 FLAGS = [name for name, _ in FLAG_OPTIONS]
 MIXES = 2 ** (len(FLAGS) + 1)
 MAX_ACTIONS = 20_000
 
 
 def option_mix(index: int) -> dict[str, Any]:
-    """The index-th combination of the options (2 decks x 2^7 yes/no options)."""
+    """The index-th combination of the options (2 decks x 2^7 yes/no options), less those
+    not offered with it (jump-in with one deck)."""
     bits = [bool(index >> i & 1) for i in range(len(FLAGS))]
-    return {"decks": 1 + (index >> len(FLAGS) & 1), **dict(zip(FLAGS, bits, strict=True))}
+    mix = {"decks": 1 + (index >> len(FLAGS) & 1), **dict(zip(FLAGS, bits, strict=True))}
+    SPEC.settle(mix)
+    return mix
 
 
-class Fingerprint:
-    def __init__(self) -> None:
-        self.sha = hashlib.sha256()
-        self.actions = 0
+def add(fp: Fingerprint, *items: Any) -> None:
+    fp.update(orjson.dumps(items, default=repr) + b"\n")
 
-    def add(self, *items: Any) -> None:
-        self.sha.update(orjson.dumps(items, default=repr))
-        self.sha.update(b"\n")
 
-    def outcome(self, state: State, events: list[Any]) -> None:
-        self.add(GAME.dump(state), [dump_event(e) for e in events])
+def outcome(fp: Fingerprint, state: State, events: list[Any]) -> None:
+    add(fp, GAME.dump(state), [dump_event(e) for e in events])
 
-    def attempt(self, state: State, player: int, action: Action) -> None:
-        """What apply answers: the refusal, or the new state and events (state unchanged)."""
-        try:
-            after, events = apply(state, player, action)
-        except IllegalAction as refused:
-            self.add("refused", player, tuple(action), refused.code, refused.params)
-            return
-        self.add("accepted", player, tuple(action))
-        self.outcome(after, events)
+
+def attempt(fp: Fingerprint, state: State, player: int, action: Action) -> None:
+    """What apply answers: the refusal, or the new state and events (state unchanged)."""
+    try:
+        after, events = apply(state, player, action)
+    except IllegalAction as refused:
+        add(fp, "refused", player, tuple(action), refused.code, refused.params)
+        return
+    add(fp, "accepted", player, tuple(action))
+    outcome(fp, after, events)
 
 
 def unlisted(state: State, player: int, rng: Rng) -> list[Action]:
@@ -97,30 +100,31 @@ def unlisted(state: State, player: int, rng: Rng) -> list[Action]:
 
 
 def play(fp: Fingerprint, players: int, options: dict[str, Any], seed: int) -> None:
+    fp.game(f"{players} players, options {options}, seed {seed}")
     state, events = new_game(players, options, seed)
-    fp.add("game", players, options, seed)
-    fp.outcome(state, events)
+    add(fp, "game", players, options, seed)
+    outcome(fp, state, events)
+    fp.step()
     rng = Rng(seed ^ 0x5EED)
     steps = 0
     while not state.over:
-        if steps >= MAX_ACTIONS:
-            raise SystemExit(f"game {seed} did not end")
+        assert steps < MAX_ACTIONS, f"game {seed} did not end"
         everyone = []
         for p in range(players):
             legal = legal_actions(state, p)
             everyone.append(legal)
-            fp.add(p, [encode_action(a) for a in legal], [tuple(a) for a in legal])
-            fp.add(tuple(view(state, p)), can_play(state, p))
-            fp.add(ano_hand(state.hands[p], state.has(SPECIAL_LAST)))
-        fp.add(tuple(view(state, None)), follow(state))
+            add(fp, p, [encode_action(a) for a in legal], [tuple(a) for a in legal])
+            add(fp, tuple(view(state, p)), can_play(state, p))
+            add(fp, ano_hand(state.hands[p], state.has(SPECIAL_LAST)))
+        add(fp, tuple(view(state, None)), follow(state))
         if rng.below(3) == 0:
             p = rng.below(players)
             for action in unlisted(state, p, rng):
-                fp.attempt(state, p, action)
+                attempt(fp, state, p, action)
         if rng.below(8) == 0:
             out = timeout(state, rng.below(players))
             if out is not None:
-                fp.outcome(*out)
+                outcome(fp, *out)
         actor = state.turn
         if rng.below(4) == 0:
             others = [p for p in range(players) if p != actor and everyone[p]]
@@ -132,27 +136,36 @@ def play(fp: Fingerprint, players: int, options: dict[str, Any], seed: int) -> N
         pool = legal if rng.below(20) == 0 or not good else good
         action = pool[rng.below(len(pool))]
         state, events = apply(state, actor, action)
-        fp.add(actor, encode_action(action))
-        fp.outcome(state, events)
+        add(fp, actor, encode_action(action))
+        outcome(fp, state, events)
+        fp.step()
         steps += 1
-    fp.add("result", [(p.player, p.place, p.score) for p in GAME.result(state)])
-    fp.actions += steps
+    add(fp, "result", [(p.player, p.place, p.score) for p in GAME.result(state)])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--expect", help="exit 1 unless the hash is this one")
-    args = parser.parse_args()
+def rules_fingerprint(games: int = GAMES) -> Fingerprint:
+    """The fingerprint of `games` seeded games (see the module's docstring)."""
     fp = Fingerprint()
-    for i in range(args.games):
+    for i in range(games):
         play(fp, 2 + i % 9, option_mix(i * 37 % MIXES), i)
-    digest = fp.sha.hexdigest()
-    print(f"{args.games} games, {fp.actions} actions: {digest}")
-    if args.expect and args.expect != digest:
-        print("DIFFERENT: a rule changed", file=sys.stderr)
-        sys.exit(1)
+    return fp
+
+
+def test_no_rule_changed_over_the_first_30_seeded_games() -> None:
+    difference = rules_fingerprint(30).first_difference(reference(REFERENCE))
+    assert difference is None, difference
+
+
+@pytest.mark.slow
+def test_no_rule_changed_over_300_seeded_games() -> None:
+    fingerprint = rules_fingerprint()
+    difference = fingerprint.first_difference(reference(REFERENCE))
+    assert difference is None, difference
+    assert fingerprint.hexdigest() == RULES_DIGEST
 
 
 if __name__ == "__main__":
-    main()
+    if "--write" in sys.argv:
+        write_reference(REFERENCE, rules_fingerprint)
+    else:
+        print("rules", rules_fingerprint().hexdigest())
