@@ -77,7 +77,11 @@ def test_the_engine_imports_nothing_of_the_chat() -> None:
 
 
 def test_shared_code_names_no_game_and_no_platform() -> None:
-    shared = [*(REPO / "chatbot" / "core").glob("*.py"), *(REPO / "chatbot" / "store").glob("*.py")]
+    shared = [
+        *(REPO / "chatbot" / "core").glob("*.py"),
+        *(REPO / "chatbot" / "store").glob("*.py"),
+        REPO / "chatbot" / "web.py",  # it serves the routes of the adapters it is given
+    ]
     words = re.compile(r"\b(" + "|".join(GAMES + PLATFORMS) + r")\b", re.IGNORECASE)
     games = re.compile(r"\b(" + "|".join(GAMES) + r")\b", re.IGNORECASE)
     for path in shared:

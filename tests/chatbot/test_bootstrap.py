@@ -1,0 +1,60 @@
+"""Start-up is the bootstrap's: importing the bot's modules changes nothing in the process,
+and the web server serves the routes of the adapters the settings configure, no others."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from starlette.routing import Route
+
+from chatbot.bootstrap import web_app
+from chatbot.games import registry
+from chatbot.line.bot import LineBot
+from chatbot.settings import Settings
+
+PROBE = """
+import atexit, os
+hooks = []
+register = atexit.register
+atexit.register = lambda f, *a, **k: (hooks.append(f.__module__), register(f, *a, **k))[1]
+import chatbot.__main__, chatbot.bootstrap, chatbot.core.thinking, chatbot.line.bot
+import chatbot.telegram.bot, chatbot.web
+print(os.environ.get("PTB_TIMEDELTA"), [h for h in hooks if h.startswith("chatbot")])
+chatbot.bootstrap.prepare()
+chatbot.bootstrap.prepare()
+print(os.environ.get("PTB_TIMEDELTA"), [h for h in hooks if h.startswith("chatbot")])
+"""
+
+
+def test_importing_runs_nothing_and_prepare_does_it_once() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PTB_TIMEDELTA"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == ["None []", "true ['chatbot.core.thinking']"]
+
+
+async def _paths(settings: Settings) -> set[str]:
+    server = web_app(settings, registry())
+    for adapter in server.state.adapters:
+        if isinstance(adapter, LineBot):
+            await adapter.client.close()  # (never started: nothing else is open)
+    return {r.path for r in server.routes if isinstance(r, Route)}
+
+
+async def test_the_web_server_serves_the_routes_of_the_adapters_configured() -> None:
+    line = Settings(line_channel_secret="s", line_channel_access_token="t")
+    telegram = Settings(telegram_token="123:abc", telegram_webhook_url="https://bot.example/tg")
+    assert await _paths(line) == {"/line/webhook"}
+    assert await _paths(telegram) == {"/telegram/webhook"}
+    both = Settings(
+        line_channel_secret="s",
+        line_channel_access_token="t",
+        telegram_token="123:abc",
+        telegram_webhook_url="https://bot.example/tg",
+        line_liff_id="1234-abcd",
+        line_login_channel_id="1234",
+    )
+    assert {"/line/webhook", "/telegram/webhook"} < await _paths(both)  # and the hand page's
