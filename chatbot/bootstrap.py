@@ -6,6 +6,7 @@ it runs (nothing is done at import time)."""
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -27,16 +28,12 @@ if TYPE_CHECKING:
     from chatbot.telegram.bot import TelegramBot
     from chatbot.web import WebAdapter
 
-_prepared: list[bool] = []
 
-
+@functools.cache  # once
 def prepare() -> None:
     """Once a process: python-telegram-bot's durations as `datetime.timedelta` (its coming
     default; without the opt-in it warns on every `retry_after`), and every thinking process
     ended at exit (a stuck one too)."""
-    if _prepared:
-        return
-    _prepared.append(True)
     os.environ["PTB_TIMEDELTA"] = "true"
     atexit.register(thinking.shutdown)
 
