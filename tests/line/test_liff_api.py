@@ -364,7 +364,7 @@ async def test_the_pages_message_shows_the_table_to_a_process_that_parked_nothin
     mover = await table.turn()
     in_group = len(line.to(table.group))
     await _move_once(table, mover)
-    other = LineBot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
+    other = line_bot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
     await other.start()
     try:
         token = await deliver(other, line, line.text(table.group, mover, ECHO))
