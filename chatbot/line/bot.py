@@ -34,9 +34,10 @@ from linebot.v3.webhook import WebhookParser
 
 from chatbot import metrics
 from chatbot.core import buttons as b
+from chatbot.core.delivery import Undelivered
 from chatbot.core.model import Capabilities, Message, User
 from chatbot.core.registry import Registry
-from chatbot.core.runner import Runner, Undelivered
+from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.tables import PREFS_TTL, Platform, Tables
 from chatbot.i18n import negotiate

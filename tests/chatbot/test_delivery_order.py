@@ -13,8 +13,9 @@ from dataclasses import replace
 
 import pytest
 
+from chatbot.core.delivery import CHATTER_PATIENCE
 from chatbot.core.model import Button, Capabilities, Incoming, Message, User, clip, units
-from chatbot.core.runner import CHATTER_PATIENCE, Runner
+from chatbot.core.runner import Runner
 from chatbot.core.session import PLAYING, Seat, Session
 from chatbot.core.tables import Platform
 from chatbot.core.views import table_slot

@@ -9,8 +9,8 @@ import json
 import random
 
 from chatbot.core import buttons as b
+from chatbot.core.delivery import REPLY_MESSAGES, _bundled
 from chatbot.core.model import Message
-from chatbot.core.runner import REPLY_MESSAGES, _bundled
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
 from engine.core import restore
