@@ -13,8 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chatbot.core import thinking
+from chatbot.core.delivery import Budget, Outbox
 from chatbot.core.registry import Registry
-from chatbot.core.runner import Budget, Outbox, Runner
+from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.tables import Platform, Tables
 from chatbot.settings import Settings

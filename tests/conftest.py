@@ -6,6 +6,7 @@ import random
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -25,6 +26,11 @@ from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
+
+# The test modules pytest rewrites, and the modules they import, keep their compiled form in
+# __pycache__ even where PYTHONDONTWRITEBYTECODE is set: otherwise every run, and each of its
+# worker processes, compiles them all again (seconds of processor time each).
+sys.dont_write_bytecode = False
 
 bootstrap.prepare()  # as a process starts: PTB's timedelta durations, every test
 

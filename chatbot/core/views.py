@@ -314,18 +314,41 @@ def choice_buttons(
 
 
 def fit(rows: Sequence[tuple[Button, ...]], caps: Capabilities) -> Keyboard:
-    """Rows within the platform's limits: long rows split, long labels shortened."""
+    """Rows within the platform's limits: long rows split, long labels shortened (and told
+    apart where two shortened ones would read the same, e.g. two long names that begin
+    alike: cut in the middle, else numbered)."""
+    limit = caps.label_chars
+    labels = [button.label for row in rows for button in row]
+    short = {label: _short(label, limit) for label in labels}
+    for cut in (_middle, _numbered):
+        seen: dict[str, list[str]] = {}
+        for label in dict.fromkeys(labels):
+            seen.setdefault(short[label], []).append(label)
+        for alike in (group for group in seen.values() if len(group) > 1):
+            for i, label in enumerate(alike):
+                if len(label) > limit:
+                    short[label] = cut(label, limit, i)
     out: list[tuple[Button, ...]] = []
     for row in rows:
-        row = tuple(_short(button, caps.label_chars) for button in row)
+        row = tuple(Button(short[x.label], x.data, x.url) for x in row)
         out += [row[i : i + caps.row_buttons] for i in range(0, len(row), caps.row_buttons)]
     return tuple(r for r in out if r)
 
 
-def _short(button: Button, limit: int) -> Button:
-    if len(button.label) <= limit:
-        return button
-    return Button(button.label[: limit - 1] + "…", button.data, button.url)
+def _short(label: str, limit: int, _: int = 0) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def _middle(label: str, limit: int, _: int = 0) -> str:
+    """`label` within `limit` keeping its start and its end."""
+    head = (limit - 1) // 2
+    return label[:head] + "…" + label[len(label) - (limit - 1 - head) :]
+
+
+def _numbered(label: str, limit: int, index: int) -> str:
+    """`label` within `limit` ending with its number among labels that read the same."""
+    mark = f"…{index + 1}"
+    return label[: limit - len(mark)] + mark
 
 
 def say(chat: str, text: str) -> Message:

@@ -38,8 +38,9 @@ from starlette.routing import BaseRoute, Route
 from chatbot import metrics
 from chatbot.bodies import TooLarge, bounded_body, too_large
 from chatbot.core import buttons as b
+from chatbot.core.delivery import Undelivered
 from chatbot.core.model import Capabilities, Message, User
-from chatbot.core.runner import Runner, Undelivered
+from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.tables import PREFS_TTL, Platform, Tables
 from chatbot.i18n import negotiate

@@ -35,9 +35,10 @@ from telegram.ext import (
 
 from chatbot import metrics
 from chatbot.bodies import TooLarge, bounded_body, too_large
+from chatbot.core.delivery import Budget
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Capabilities, Incoming, Message
-from chatbot.core.runner import Budget, Runner
+from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.tables import Platform, Tables
 from chatbot.i18n import available_locales, translator

@@ -13,25 +13,19 @@ from dataclasses import replace
 
 import pytest
 
+from chatbot.core.delivery import CHATTER_PATIENCE
 from chatbot.core.model import Button, Capabilities, Incoming, Message, User, clip, units
-from chatbot.core.runner import CHATTER_PATIENCE, Runner
+from chatbot.core.runner import Runner
 from chatbot.core.session import PLAYING, Seat, Session
 from chatbot.core.tables import Platform
 from chatbot.core.views import table_slot
 from chatbot.settings import Settings
 from chatbot.telegram.limits import GROUP_PERIOD, FloodLimiter
+from tests.clock import Clock
 from tests.conftest import make_service
 
 GROUP = "tg:-100"
 KEYS = ((Button("1", "M1|1"),),)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Outbox:
@@ -78,7 +72,7 @@ async def stopped() -> AsyncIterator[None]:
 
 
 def started(interval: float = 3.0) -> tuple[Runner, Outbox, Clock]:
-    clock = Clock()
+    clock = Clock(1000.0)
     limiter = FloodLimiter(overall_rate=1e9, group_rate=20, clock=clock, burst=20)  # unspread
     outbox = Outbox(limiter)
     service = make_service(settings=Settings(table_interval=interval), platform=Platform())

@@ -10,19 +10,12 @@ import pytest
 from telegram.error import RetryAfter
 
 from chatbot.telegram.limits import GROUP_PERIOD, Bucket, FloodLimiter, Window
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.clock import Clock
 
 
 def test_a_leaky_bucket_lets_a_burst_through_then_spaces_the_rest() -> None:
     """A bucket of 20 draining over a minute: a burst of 20, then one every 3 s."""
-    clock = Clock()
+    clock = Clock(1000.0)
     bucket = Bucket(20, 60.0, clock)
     waits = [bucket.reserve() for _ in range(22)]
     assert waits[:20] == [0.0] * 20
@@ -32,7 +25,7 @@ def test_a_leaky_bucket_lets_a_burst_through_then_spaces_the_rest() -> None:
 
 
 def test_private_chats_only_count_against_the_overall_limit() -> None:
-    clock = Clock()
+    clock = Clock(1000.0)
     limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
     send = "sendMessage"
     assert [limiter._wait(-100, send) for _ in range(3)] == [0.0] * 3
@@ -44,7 +37,7 @@ def test_private_chats_only_count_against_the_overall_limit() -> None:
 def test_only_messages_wait_for_a_groups_window() -> None:
     """A group's 20 a minute counts messages (sends and edits): a membership check asked
     when the window is full goes at once, and takes no place in it."""
-    clock = Clock()
+    clock = Clock(1000.0)
     limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
     for _ in range(10):
         limiter._wait(-100, "sendMessage")
@@ -59,7 +52,7 @@ def test_only_messages_wait_for_a_groups_window() -> None:
 
 
 def test_ready_and_room_say_when_a_group_may_get_its_next_message() -> None:
-    clock = Clock()
+    clock = Clock(1000.0)
     limiter = FloodLimiter(overall_rate=30, group_rate=20, clock=clock)
     assert limiter.ready(-100) == 0.0 and limiter.room(-100) == 20
     for _ in range(3):  # a burst
@@ -73,7 +66,7 @@ def test_ready_and_room_say_when_a_group_may_get_its_next_message() -> None:
 
 
 async def test_a_429_pauses_only_its_chat_and_the_request_is_retried() -> None:
-    clock = Clock()
+    clock = Clock(1000.0)
     limiter = FloodLimiter(clock=clock)
     calls: list[int] = []
 
@@ -89,7 +82,7 @@ async def test_a_429_pauses_only_its_chat_and_the_request_is_retried() -> None:
 
 
 async def test_a_429_after_the_last_retry_is_raised() -> None:
-    limiter = FloodLimiter(max_retries=1, clock=Clock())
+    limiter = FloodLimiter(max_retries=1, clock=Clock(1000.0))
 
     async def always(**kw: Any) -> bool:
         raise RetryAfter(dtm.timedelta(seconds=0))
@@ -101,7 +94,7 @@ async def test_a_429_after_the_last_retry_is_raised() -> None:
 def test_a_group_window_never_allows_more_than_its_limit_in_any_minute() -> None:
     """No 60-second window ever holds more than 20 (a bucket would allow 40), and a busy
     minute is spread out: 3 at once, then one every 60/17 s, never a long silence."""
-    clock = Clock()
+    clock = Clock(1000.0)
     window = Window(20, 60.0, clock)
     sent = []
     for _ in range(60):
@@ -115,7 +108,7 @@ def test_a_group_window_never_allows_more_than_its_limit_in_any_minute() -> None
 
 
 def test_with_the_window_full_a_message_waits_for_the_first_to_age_out() -> None:
-    clock = Clock()
+    clock = Clock(1000.0)
     window = Window(20, 60.0, clock, burst=20)  # no spreading: the window alone
     waits = [window.reserve() for _ in range(21)]
     assert waits[:20] == [0.0] * 20 and waits[20] == pytest.approx(60.0)

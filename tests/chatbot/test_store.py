@@ -32,6 +32,7 @@ from chatbot.store.base import (
 )
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import SHARDS, RedisStore
+from tests.clock import Clock
 
 DATA = b'{"k": "v:w"}\x00\xff'
 
@@ -85,16 +86,6 @@ async def store(request: pytest.FixtureRequest, redis_prefix: str) -> AsyncItera
     redis_store = Server(url, cluster).store(redis_prefix)
     yield redis_store
     await redis_store.close()
-
-
-class FakeClock:
-    """A settable monotonic clock for MemoryStore."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def test_load_missing_is_none(store: Store) -> None:
@@ -213,7 +204,7 @@ async def test_handled_updates_are_bounded(store: Store) -> None:
 
 
 async def test_memory_handled_updates_expire() -> None:
-    clock = FakeClock()
+    clock = Clock(1000.0)
     store = MemoryStore(clock=clock)
     await store.mark_seen(Seen("seen:c", "u1", 10))
     clock.now += 9
@@ -256,7 +247,7 @@ async def test_deadlines(store: Store) -> None:
 
 
 async def test_memory_ttl_set_refreshed_and_removed() -> None:
-    clock = FakeClock()
+    clock = Clock(1000.0)
     store = MemoryStore(clock=clock)
     await store.save("g", DATA, 0, 10)
     clock.now += 9
@@ -277,7 +268,7 @@ async def test_memory_ttl_set_refreshed_and_removed() -> None:
 
 
 async def test_memory_settings_and_history_expire_unless_refreshed() -> None:
-    clock = FakeClock()
+    clock = Clock(1000.0)
     store = MemoryStore(clock=clock)
     await store.set_setting("user:1", "lang", "th", 10)
     await store.push_history("h", b"e", 5, 10)
@@ -293,7 +284,7 @@ async def test_memory_settings_and_history_expire_unless_refreshed() -> None:
 
 
 async def test_memory_first_time_expires() -> None:
-    clock = FakeClock()
+    clock = Clock(1000.0)
     store = MemoryStore(clock=clock)
     assert await store.first_time("u", 5)
     clock.now += 4.9
@@ -618,7 +609,7 @@ async def test_an_update_recorded_handled_releases_its_claim(store: Store) -> No
 
 
 async def test_memory_a_claim_lapses() -> None:
-    clock = FakeClock()
+    clock = Clock(1000.0)
     store = MemoryStore(clock=clock)
     assert (await store.claim(Claim("seen:c", "claims:c", "u", "p1", 5))).busy is None
     clock.now += 4.9

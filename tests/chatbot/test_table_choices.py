@@ -14,18 +14,11 @@ from chatbot.games import ANO_PRESETS, registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
+from tests.clock import Clock
 
 GROUP = "tg:-100555"
 HOST, GUEST = User("tg:1", "Ann", "en"), User("tg:2", "Bob", "en")
 GAMES = registry()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def service_at(clock: Clock) -> GameService:

@@ -44,7 +44,8 @@ def test_rows_and_labels_are_cut_to_the_platforms_limits() -> None:
     rows = fit((row,), SMALL)
     assert [len(r) for r in rows] == [4, 2]
     assert all(len(x.label) <= SMALL.label_chars for r in rows for x in r)
-    assert rows[0][0].label == "button …"
+    labels = [x.label for r in rows for x in r]
+    assert labels[0] == "but…n 00" and len(set(labels)) == 6, "cut alike, then told apart"
 
 
 def test_an_option_of_several_values_cycles_and_refuses_what_it_does_not_offer() -> None:
@@ -60,3 +61,17 @@ def test_an_option_of_several_values_cycles_and_refuses_what_it_does_not_offer()
             assert refused.code in ("bad_option", "unknown_option")
         else:
             raise AssertionError(f"{bad} was accepted")
+
+
+def test_shortened_labels_that_would_read_the_same_are_told_apart() -> None:
+    """LINE allows 20 characters a label: two catches of long names that begin alike are cut in
+    the middle (their ends differ), and labels alike at both ends are numbered."""
+    line = Capabilities(label_chars=20)
+    names = ["Somchai Wongsawat Junior", "Somchai Wongsawat Senior", "Ann"]
+    row = tuple(Button(f"🫵 Caught {n}!", f"c|{i}") for i, n in enumerate(names))
+    labels = [x.label for r in fit((row,), line) for x in r]
+    assert len(set(labels)) == 3 and all(len(x) <= 20 for x in labels)
+    assert labels[2] == "🫵 Caught Ann!" and labels[0].endswith("Junior!")
+    twins = tuple(Button(f"{'x' * 30}{c}{'y' * 30}", c) for c in "ab")
+    labels = [x.label for r in fit((twins,), line) for x in r]
+    assert labels == ["x" * 18 + "…1", "x" * 18 + "…2"]

@@ -20,10 +20,10 @@ from chatbot.core.session import WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER, Session
 from chatbot.games import registry
 from chatbot.store.redis import RedisStore
 from engine.core import restore
+from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness
 from tests.e2e.helpers import CHAT, GROUP, JSON, button, real_failures, table_id
-from tests.e2e.test_timers import Clock
 from tests.games import pick, slap
 
 GAMES = Registry([*registry(), pick.bundle(), slap.bundle()])

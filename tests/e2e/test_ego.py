@@ -19,10 +19,10 @@ from chatbot.present.ego.questions import question
 from chatbot.store.redis import RedisStore
 from engine.core import restore, stored
 from engine.ego.rules import State
+from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness
 from tests.e2e.helpers import CHAT, GROUP, JSON, button, real_failures, table_id
-from tests.e2e.test_timers import Clock
 
 GAMES = registry()
 SETTINGS = replace(TEST_SETTINGS, bot_delay=2.0, remind_after=30.0, takeover_after=20.0)

@@ -14,6 +14,7 @@ import orjson
 
 from chatbot.core.session import WAIT_BOT
 from chatbot.store.redis import RedisStore
+from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
 from tests.e2e.helpers import (
@@ -28,16 +29,6 @@ from tests.e2e.helpers import (
     user_of,
     waiting,
 )
-
-
-class Clock:
-    """A settable unix clock shared by both processes."""
-
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def test_process_b_finishes_the_game_process_a_began(

@@ -19,6 +19,7 @@ import pytest
 from chatbot.core import buttons as b
 from chatbot.core.session import WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER
 from chatbot.store.redis import RedisStore
+from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
 from tests.e2e.helpers import (
@@ -34,16 +35,6 @@ from tests.e2e.helpers import (
 )
 
 SETTINGS = replace(TEST_SETTINGS, bot_delay=2.0, remind_after=30.0, takeover_after=20.0)
-
-
-class Clock:
-    """A settable unix clock."""
-
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

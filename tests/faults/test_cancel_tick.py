@@ -17,10 +17,10 @@ from chatbot.core.registry import Registry
 from chatbot.core.session import Session
 from chatbot.core.tables import game_key
 from chatbot.store.redis import RedisStore
+from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness
 from tests.e2e.helpers import CHAT, open_table
-from tests.e2e.test_timers import Clock
 from tests.games import pick
 
 STEPS = 400  # more event-loop steps than a tick takes

@@ -15,6 +15,7 @@ from telegram import Update
 
 from chatbot.core.tables import OWED_GRACE
 from chatbot.store.redis import RedisStore
+from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message
 from tests.e2e.helpers import (
@@ -27,7 +28,6 @@ from tests.e2e.helpers import (
     to_move,
     user_of,
 )
-from tests.e2e.test_timers import Clock
 
 
 async def move_update(h: Harness, tg: FakeTelegram, users: list[JSON]) -> JSON:
@@ -52,6 +52,7 @@ async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
     client = aioredis.Redis.from_url(redis_url)
     a = await Harness(tg, RedisStore(client, redis_prefix), clock=clock).start()
     b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), clock=clock).start()
+    a.bot.tables.in_flight = 0.5  # A's hold on the update it died handling lapses soon
     try:
         users = [tg.user(85, "Gus"), tg.user(86, "Hal")]
         await open_table(a, tg, users)

@@ -13,10 +13,10 @@ from telegram import Update
 from chatbot.core.tables import OWED_GRACE, Platform, Tables
 from chatbot.games import registry
 from chatbot.store.redis import RedisStore
+from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
 from tests.e2e.helpers import CHAT, GROUP, JSON, load, open_table, table_id, to_move, user_of
-from tests.e2e.test_timers import Clock
 
 
 @pytest.fixture

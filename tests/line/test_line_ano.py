@@ -20,19 +20,23 @@ from chatbot.line.convert import qualify
 from chatbot.store.redis import RedisStore
 from engine.ano.rules import FORGOT_CALL, OWES, State
 from engine.core import restore
+from tests.clock import Skipping
 from tests.line.fake_line import FakeLine, bot_settings
 from tests.line.test_line_game import buttons, deliver, typed
 
 CALL = "|a"  # the end of the data of a hand's "Ano!" button
+INTERVAL = 3.0  # as in production: a group's table update waits this long for newer ones
 
 
 @pytest.fixture
 async def ano_bot(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIterator[LineBot]:
     """A LINE bot whose group table updates wait an interval for newer ones (as they do in
-    production, for 3 s): a person's move and the computers' answers go out as one push."""
+    production): a person's move and the computers' answers go out as one push. Its clock
+    skips the interval once the computers have answered (`delivered`)."""
     # a computer thinks in a thread: no process pool starting mid-game
-    settings = bot_settings(line, table_interval=0.3, thinkers=0)
-    lb = line_bot(settings, RedisStore.from_url(redis_url, redis_prefix), registry())
+    settings = bot_settings(line, table_interval=INTERVAL, thinkers=0)
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    lb = line_bot(settings, store, registry(), monotonic=Skipping())
     await lb.start()
     try:
         yield lb
@@ -69,7 +73,7 @@ async def test_a_whole_ano_game_in_a_line_group(ano_bot: LineBot, line: FakeLine
             break
         if moved := await computers(bot, chat):  # a computer's chance out of turn
             counts["computer"] += moved
-            await bot.runner.flush()
+            await delivered(bot)
             continue
         game = bot.tables.bundle(session).game
         state: State = restore(game, session.state)
@@ -105,7 +109,7 @@ async def test_a_whole_ano_game_in_a_line_group(ano_bot: LineBot, line: FakeLine
             assert await answered(line, event)
             counts["calls"] += 1
         counts["computer"] += await computers(bot, chat)  # due at once: they ride along
-        await bot.runner.flush()
+        await delivered(bot)
     else:
         raise AssertionError("the game did not end")
 
@@ -120,6 +124,14 @@ async def test_a_whole_ano_game_in_a_line_group(ano_bot: LineBot, line: FakeLine
     # Only a move made in a 1:1 chat needs a push, to tell the group; "Ano!" said at once
     # rides along with it, and a catch is pressed in the group itself.
     assert pushes <= counts["moves by people"]
+
+
+async def delivered(bot: LineBot) -> None:
+    """Deliver what waits: the table update's interval is over (its clock skips it)."""
+    assert isinstance(bot.runner.monotonic, Skipping)
+    bot.runner.monotonic.advance(INTERVAL)
+    bot.runner.wake()
+    await bot.runner.flush()
 
 
 async def answered(line: FakeLine, event: dict[str, object]) -> bool:

@@ -21,6 +21,7 @@ from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
 from chatbot.store.redis import RedisStore
 from engine.core import restore
+from tests.clock import Clock
 from tests.line.fake_line import (
     BASIC_ID,
     INVALID_TOKEN,
@@ -155,13 +156,14 @@ async def test_a_computer_seat_shares_the_tables_push(
     """With a computer at the table, its move replaces the table update of the person's move
     before that went out: one push for both (at most one table push per interval)."""
     settings = bot_settings(line, table_interval=0.2)
-    now = [0.0]  # the bot's monotonic clock: a table interval passes only when the test waits
+    clock = Clock(0.0)  # the bot's monotonic clock: an interval passes when the test says
 
     def pace() -> None:
-        now[0] += settings.table_interval
+        clock.advance(settings.table_interval)
+        lb.runner.wake()  # (what waits for the interval looks at the clock again)
 
     store = RedisStore.from_url(redis_url, redis_prefix)
-    lb = line_bot(settings, store, registry(), monotonic=lambda: now[0])
+    lb = line_bot(settings, store, registry(), monotonic=clock)
     await lb.start()
     try:
         counts = await play(lb, line, computers=1, seed=11, pace=pace)

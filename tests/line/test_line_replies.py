@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from chatbot.core import buttons as b
+from chatbot.core.delivery import REPLY_MESSAGES, _bundled
 from chatbot.core.model import Message
-from chatbot.core.runner import REPLY_MESSAGES, _bundled
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
 from engine.core import restore
@@ -36,6 +38,7 @@ async def ego_table(
     return group, qualify(group)
 
 
+@pytest.mark.slow  # a whole game of about 5,000 random presses
 async def test_ego_with_computers_costs_no_push(bot: LineBot, line: FakeLine) -> None:
     """Two people (one has added the bot, one has not) and two computers play a whole game,
     pressing any pick at random: the pick that is not theirs to make is refused in the group,
