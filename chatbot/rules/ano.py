@@ -1,5 +1,5 @@
 """Ano's rule help: the Thai rulebook's sections (seed 004; the Thai catalogue holds its own
-sentences), every table option, and the bot's rulings, marked as the bot's (RULINGS.md)."""
+sentences), every table option, and the bot's rulings, marked as the bot's (docs/rulings.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """EGO's rule help: the rulebook's sections and glossary, and the bot's house rulings.
 
 The English msgids translate the Estonian rulebook (seed 002) with its own examples; the Thai
-and Japanese catalogues translate the same text. The rulings are this project's (RULINGS.md,
-section EGO) and say so.
+and Japanese catalogues translate the same text. The rulings are this project's (docs/rulings.md,
+"EGO") and say so.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import replace
 from chatbot.i18n import N_
 from chatbot.rules import GlossaryEntry, RuleBook, Section
 
-# The house rulings a player looks for in a given section (RULINGS.md, section EGO).
+# The house rulings a player looks for in a given section (docs/rulings.md, "EGO").
 RULING_NOTES = {
     "components": N_(
         "House ruling (this bot): the bot has its own deck of question cards, each with a "

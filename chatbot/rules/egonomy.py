@@ -2,7 +2,7 @@
 
 The English msgids translate the Thai and Japanese rulebooks (seeds 000 and 001); the Thai
 and Japanese catalogues hold the rulebooks' own sentences, with the words lost with the icons
-restored. The "rulings" section is this project's (RULINGS.md) and says so.
+restored. The "rulings" section is this project's (docs/rulings.md) and says so.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from dataclasses import replace
 from chatbot.i18n import N_
 from chatbot.rules import GlossaryEntry, RuleBook, Section
 
-# The rulebook shows the three topics only as icons; the names are a ruling (RULINGS.md,
-# "Topics"), in the order of engine.egonomy.cards (topics A, B, C).
+# The rulebook shows the three topics only as icons; the names are a ruling (docs/rulings.md,
+# "Egonomy: topics and flip sides"), in the order of engine.egonomy.cards (topics A, B, C).
 TOPIC_NAMES: tuple[str, str, str] = (N_("Ethics"), N_("Logic"), N_("Metaphysics"))
 TOPIC_EMOJI = ("⚖️", "🧩", "🌌")
 
-# The house rulings a player looks for in a given section (RULINGS.md); all of them are also
+# The house rulings a player looks for in a given section (docs/rulings.md); all of them are also
 # listed together in the "rulings" section.
 RULING_NOTES = {
     "components": N_(

@@ -1,6 +1,6 @@
 """Ano's rules: state, actions, legality, and what each action does.
 
-The Thai rulebook (seed 004) and the project's rulings (RULINGS.md, section Ano) are quoted in
+The Thai rulebook (seed 004) and the project's rulings (docs/rulings.md, "Ano") are quoted in
 the tests; each rule lives in one function or constant here.
 """
 

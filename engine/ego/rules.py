@@ -1,6 +1,6 @@
 """EGO's rules: state, actions, legality, the reveal and its payouts, and the game's end.
 
-The rulebook (seed 002, Estonian) and the project's rulings (RULINGS.md, section EGO) are
+The rulebook (seed 002, Estonian) and the project's rulings (docs/rulings.md, "EGO") are
 quoted in the tests; this module keeps each rule in one function.
 """
 

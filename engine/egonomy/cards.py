@@ -1,7 +1,7 @@
 """Egonomy's 40 argument cards, three topic tables and their flip sides: all card data.
 
-The rulebook does not list the cards; this is the project's ruling (RULINGS.md, "Cards"), kept
-in this one module so the real list can replace it:
+The rulebook does not list the cards; this is the project's ruling (docs/rulings.md,
+"Egonomy: the cards"), kept in this one module so the real list can replace it:
 - 27 unmarked cards: every topic has 1..9 once;
 - 6 with the 3-player mark: every topic has a second 3 and a second 7;
 - 7 with the 4-player mark: topics A and B a second 2, 5 and 8; topic C a second 5.

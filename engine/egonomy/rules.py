@@ -1,6 +1,6 @@
 """Egonomy's rules: state, actions, legality, and what each action does.
 
-The rulebook (seeds 000 Thai, 001 Japanese) and the project's rulings (RULINGS.md) are quoted
+The rulebook (seeds 000 Thai, 001 Japanese) and the project's rulings (docs/rulings.md) are quoted
 in the tests; this module keeps each rule in one function.
 """
 

@@ -176,7 +176,8 @@ async def test_a_pending_table_edit_is_sent_when_the_bot_stops(
     h = await started(tg, store, TEST_SETTINGS)
     users = await two_players(h, tg)
     # from here on a table edit waits 30 s for the one before it (the lobby's went at once)
-    h.bot.runner.settings = replace(h.bot.runner.settings, table_interval=30.0)
+    delivery = h.bot.runner.delivery
+    delivery.settings = replace(delivery.settings, table_interval=30.0)
     await play_moves(h, tg, users, 3, random.Random(4))
     session = await load(h)
     assert not shows(table_of(tg, session), session), "the latest table edit is pending"
