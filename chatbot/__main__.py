@@ -315,16 +315,26 @@ def plain(text: str) -> str:
 
 
 def health(settings: Settings) -> int:
-    """0 when the store answers (Redis PING at REDIS_URL; the in-process store always does)."""
+    """0 when the store answers the probe /healthz reads (Redis at REDIS_URL; the in-process
+    store always does)."""
     if not settings.redis_url:
         print("ok: in-process store")
         return 0
-    import redis
+    from chatbot.bootstrap import open_store
+    from chatbot.store.base import StoreUnavailable
+    from chatbot.web import HEALTH_KEY
+
+    async def probe() -> None:
+        store = open_store(settings)
+        try:
+            await store.get_setting(HEALTH_KEY, "probe")
+        finally:
+            await store.close()
 
     try:
-        redis.Redis.from_url(settings.redis_url, socket_connect_timeout=3, socket_timeout=3).ping()
-    except (redis.RedisError, OSError, ValueError) as exc:
-        print(f"Redis at REDIS_URL does not answer: {exc}", file=sys.stderr)
+        asyncio.run(probe())
+    except (StoreUnavailable, ValueError) as exc:
+        print(f"Redis at REDIS_URL does not answer: {exc.__cause__ or exc}", file=sys.stderr)
         return 1
     print("ok: Redis answers")
     return 0
