@@ -264,6 +264,8 @@ def _number_held(number: int, bits: int) -> NumberHeld:
 # By number (0 to 11: a sequence from 9 looks two numbers on) and what a hand holds of it.
 _NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(12))
 
+_TABLE_IDS = range(TABLES)
+
 # The one-card actions, by table and card, and the actions of a table alone.
 _BABBLE_ON = tuple(tuple(Action(BABBLE, t, (c,)) for c in _CARD_IDS) for t in range(TABLES))
 _LISTEN_ON = tuple(tuple(Action(LISTEN, t, (c,)) for c in _CARD_IDS) for t in range(TABLES))
@@ -284,7 +286,8 @@ def hand_moves(hand: tuple[int, ...]) -> HandMoves:
     the hand."""
     held: dict[int, int] = {}  # by number, as `_HELD_BIT`s
     for c in hand:
-        held[NUMBER[c]] = held.get(NUMBER[c], 0) | _HELD_BIT[c]
+        n = NUMBER[c]
+        held[n] = held.get(n, 0) | _HELD_BIT[c]
     sequences: list[Run] = []
     for n, bits in held.items():
         if n + 1 in held:  # each pair, followed by the triples that extend it (see `_RUN_AT`)
@@ -368,13 +371,17 @@ def _table_actions(state: State, hand: tuple[int, ...]) -> list[Action]:
 def _argues(state: State, sequences: list[Run]) -> list[Action]:
     """Table by table, the argues of these sequences that `fits` its topic and win on it."""
     out: list[Action] = []
-    shown, strict = topics(state), state.strict
-    for t, lying in enumerate(state.tables):
-        bit, (beat, fallacy) = 1 << shown[t], _bar(lying)
+    if not sequences:
+        return out
+    strict = state.strict
+    # each sequence once: the tables' topics it fits (as bits), its rank and its argues
+    ranked = [(run.fits_on[strict], run.rank, run.argue) for run in sequences]
+    for t, (lying, topic) in enumerate(zip(state.tables, topics(state), strict=True)):
+        bit, (beat, fallacy) = 1 << topic, _bar(lying)
         out += [
             argue[t]
-            for _, rank, _, fits_on, argue in sequences
-            if fits_on[strict] & bit and (rank > beat or rank == fallacy)
+            for fits_on, rank, argue in ranked
+            if fits_on & bit and (rank > beat or rank == fallacy)
         ]
     return out
 
@@ -420,7 +427,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == LET_GO:
         if table != NO_TABLE:
             raise IllegalAction("bad_action")  # a let-go names no table
-    elif table not in range(TABLES):
+    elif table not in _TABLE_IDS:
         raise IllegalAction("no_such_table")
     return _after(state, player, rule(state, player, table, cards))
 
