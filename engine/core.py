@@ -215,7 +215,23 @@ class RulesGame(Generic[S, A]):
     dump: Callable[[S], Any]
     load: Callable[[Any], S]
 
+    @classmethod
+    def of(cls, rules: Any, event_types: Mapping[str, type], view: Any) -> RulesGame[Any, Any]:
+        """The game made of a rules module's functions of these names (`SPEC`, `new_game`,
+        `to_move`, `legal_actions`, `apply`, `timeout`, `is_over`, `result`,
+        `encode_action`, `decode_action`, `dump`, `load`), its event types and its view."""
+        return cls(
+            spec=rules.SPEC,
+            event_types=event_types,
+            view=view,
+            **{name: getattr(rules, name) for name in _RULES_FUNCTIONS},
+        )
 
+
+_RULES_FUNCTIONS = (
+    "new_game", "to_move", "legal_actions", "apply", "timeout", "is_over", "result",
+    "encode_action", "decode_action", "dump", "load",
+)  # fmt: skip
 _MASK = 0xFFFFFFFFFFFFFFFF
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 

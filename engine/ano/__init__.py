@@ -10,19 +10,4 @@ from engine.ano.rules import Action, State
 from engine.ano.view import view
 from engine.core import RulesGame
 
-GAME: RulesGame[State, Action] = RulesGame(
-    spec=rules.SPEC,
-    event_types=EVENT_TYPES,
-    new_game=rules.new_game,
-    to_move=rules.to_move,
-    legal_actions=rules.legal_actions,
-    apply=rules.apply,
-    timeout=rules.timeout,
-    view=view,
-    is_over=rules.is_over,
-    result=rules.result,
-    encode_action=rules.encode_action,
-    decode_action=rules.decode_action,
-    dump=rules.dump,
-    load=rules.load,
-)
+GAME: RulesGame[State, Action] = RulesGame.of(rules, EVENT_TYPES, view)

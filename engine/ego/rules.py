@@ -389,3 +389,6 @@ def load(data: Any) -> State:
     fields: dict[str, Any] = {k: tuple(data[k]) if k in tuples else data[k] for k in State._fields}
     fields["history"] = tuple((int(p), str(c), int(a)) for p, c, a in data["history"])
     return State(**fields)
+
+
+to_move = awaited  # (the engine contract's name)

@@ -8,19 +8,4 @@ from engine.egonomy.events import EVENT_TYPES
 from engine.egonomy.rules import Action, State
 from engine.egonomy.view import view
 
-GAME: RulesGame[State, Action] = RulesGame(
-    spec=rules.SPEC,
-    event_types=EVENT_TYPES,
-    new_game=rules.new_game,
-    to_move=rules.to_move,
-    legal_actions=rules.legal_actions,
-    apply=rules.apply,
-    timeout=rules.timeout,
-    view=view,
-    is_over=rules.is_over,
-    result=rules.result,
-    encode_action=rules.encode_action,
-    decode_action=rules.decode_action,
-    dump=rules.dump,
-    load=rules.load,
-)
+GAME: RulesGame[State, Action] = RulesGame.of(rules, EVENT_TYPES, view)
