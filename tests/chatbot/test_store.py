@@ -365,11 +365,12 @@ async def test_redis_version_counter_outlives_the_document(
     redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, redis_prefix: str
 ) -> None:
     await redis_store.save("g", DATA, 0, 100)
-    assert await redis_client.ttl(redis_store._counter("g")) > 100 + VERSION_KEEP - 2
+    slack = 30  # seconds a loaded machine may take between a write and the look at its TTL
+    assert await redis_client.ttl(redis_store._counter("g")) > 100 + VERSION_KEEP - slack
     await redis_client.delete(redis_store.name("g"))  # as if it had expired
     assert await redis_store.save("g", DATA, 0, 100) == 2
     await redis_store.delete("g", 2)
-    assert VERSION_KEEP - 2 < await redis_client.ttl(redis_store._counter("g")) <= VERSION_KEEP
+    assert VERSION_KEEP - slack < await redis_client.ttl(redis_store._counter("g")) <= VERSION_KEEP
     await redis_client.delete(redis_store._counter("g"))  # a lost counter: versions go on
     await redis_store.save("g", DATA, 0, 100)
     assert await redis_store.save("g", DATA, 1, 100) == 2

@@ -20,6 +20,7 @@ import pytest
 
 from chatbot.core import buttons as b
 from chatbot.core.session import Session
+from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.core import stored
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
@@ -42,15 +43,18 @@ from tests.e2e.helpers import (
 )
 
 Processes = tuple[Harness, Harness]
+PATIENT = Settings(redis_timeout=15.0, redis_connect_timeout=15.0)
 
 
 @pytest.fixture
 async def processes(
     tg: FakeTelegram, redis_url: str, redis_prefix: str
 ) -> AsyncIterator[Processes]:
-    """Two bot processes on the same Redis prefix, each with its own client and PTB app."""
-    a = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
-    b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
+    """Two bot processes on the same Redis prefix, each with its own client and PTB app. Their
+    Redis may take its time (a race of 20 presses opens many connections at once, and a busy
+    machine is no outage: tests/faults times those)."""
+    a = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix, PATIENT)).start()
+    b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix, PATIENT)).start()
     try:
         yield a, b2
     finally:

@@ -32,8 +32,10 @@ class NeverDone:
     def choose(
         self, view: pick.State, legal: Sequence[int], rng: Rng, budget: Budget | None = None
     ) -> int | None:
-        with open(self.marker, "w") as out:
+        written = f"{self.marker}.{os.getpid()}"
+        with open(written, "w") as out:
             out.write(str(os.getpid()))
+        os.replace(written, self.marker)  # (whole: a reader never sees it half written)
         while True:
             time.sleep(1)
 
