@@ -11,8 +11,10 @@
   when the chat may get its next message, never committed early to a wait. First a table
   whose buttons are gone (a finished turn: presses on it could only be refused), then new game
   messages in order, then table edits due by their interval, then a table update that only
-  marks a hidden choice (`Message.minor`: it waits three table intervals, and goes only while
-  a quarter of the chat's budget is free; the next real update carries it), and last replies
+  marks a hidden choice (`Message.minor`: it waits three table intervals after the table's
+  last edit and one after it came, goes only while a quarter of the chat's budget is free, and
+  is dropped when another process saved a newer change meanwhile; the next real update
+  carries it), and last replies
   to commands that only tell, while the budget has that room (or they waited
   `CHATTER_PATIENCE`). A member repeating a command gets one reply a burst (asks less than
   `CHATTER_WINDOW` seconds apart): the first at once, the latest when the burst is over if it
@@ -524,6 +526,8 @@ class Delivery:
             at = queue.edited.get(target, -math.inf) + interval * (
                 MINOR_WAIT if message.minor else 1
             )
+            if message.minor:  # and an interval since it came: a mark that goes was looked at
+                at = max(at, queue.queued.get(target, now) + interval)
             if message.minor and not roomy:
                 soonest = min(soonest, now + MINOR_RECHECK)
             elif at > now:
@@ -711,6 +715,7 @@ class Delivery:
         self._flushing = True
         for queue in self._queues.values():  # owed table updates go now, not after an interval
             queue.edited.clear()
+            queue.queued = dict.fromkeys(queue.queued, -math.inf)  # (waited: still looked at)
             queue.held = dict.fromkeys(queue.held, -math.inf)
             queue.wake.set()
         try:

@@ -115,10 +115,15 @@ async def test_three_people_pick_at_the_same_moment(
     tg: FakeTelegram, pair: tuple[Harness, Harness]
 ) -> None:
     """Ann answers while Bob and Cid guess, at the same instant on two processes: every pick
-    counts, the reveal follows, and each presser is told their own pick privately."""
+    counts, the reveal follows, and each presser is told their own pick privately. A pick's
+    mark waits a table interval (the clock stands still here): the mark Bob's process holds
+    when the other process reveals the turn is dropped, never edited over the reveal."""
     a, b2 = pair
     ann, bob, cid = people(tg, "Ann", "Bob", "Cid")
     table = await open_ego(a, tg, [ann, bob, cid])
+    for h in pair:
+        delivery = h.bot.runner.delivery
+        delivery.settings = replace(delivery.settings, table_interval=1.0)
     presses = [
         tg.callback_update(user, table, code_button(table, code))
         for user, code in ((ann, "2"), (bob, "2b2"), (cid, "3b1"))
