@@ -83,3 +83,12 @@ def write_reference(path: Path, play: Callable[[], Fingerprint]) -> None:
     fingerprint = play()
     path.write_text("".join(line + "\n" for line in fingerprint.lines()), encoding="ascii")
     print(f"{len(fingerprint.games)} games written to {path}: digest {fingerprint.hexdigest()}")
+
+
+def assert_unchanged(fingerprint: Fingerprint, path: Path, digest: str | None = None) -> None:
+    """The games play step by step as the reference file says (the first difference named),
+    and, over the whole reference, to its digest."""
+    difference = fingerprint.first_difference(reference(path))
+    assert difference is None, difference
+    if digest is not None:
+        assert fingerprint.hexdigest() == digest

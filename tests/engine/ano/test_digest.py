@@ -41,7 +41,7 @@ from engine.ano.rules import (
 )
 from engine.ano.view import view
 from engine.core import IllegalAction, Rng, dump_event
-from tests.engine.fingerprint import Fingerprint, reference, write_reference
+from tests.engine.fingerprint import Fingerprint, assert_unchanged, write_reference
 
 GAMES = 300
 RULES_DIGEST = "838e04c7867e030bafde52ad0a05daee7a8b60a4936f77200743c8409fda3260"
@@ -152,16 +152,12 @@ def rules_fingerprint(games: int = GAMES) -> Fingerprint:
 
 
 def test_no_rule_changed_over_the_first_30_seeded_games() -> None:
-    difference = rules_fingerprint(30).first_difference(reference(REFERENCE))
-    assert difference is None, difference
+    assert_unchanged(rules_fingerprint(30), REFERENCE)
 
 
 @pytest.mark.slow
 def test_no_rule_changed_over_300_seeded_games() -> None:
-    fingerprint = rules_fingerprint()
-    difference = fingerprint.first_difference(reference(REFERENCE))
-    assert difference is None, difference
-    assert fingerprint.hexdigest() == RULES_DIGEST
+    assert_unchanged(rules_fingerprint(), REFERENCE, RULES_DIGEST)
 
 
 if __name__ == "__main__":

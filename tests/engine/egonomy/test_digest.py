@@ -29,7 +29,7 @@ from engine.egonomy.rules import (
     new_game,
     topics,
 )
-from tests.engine.fingerprint import Fingerprint, reference, write_reference
+from tests.engine.fingerprint import Fingerprint, assert_unchanged, write_reference
 
 GAMES = 600
 OPTIONS: tuple[dict[str, bool], ...] = (
@@ -123,16 +123,12 @@ def search_digest(games: int = 60) -> str:
 
 
 def test_no_rule_changed_over_the_first_40_seeded_games() -> None:
-    difference = rules_fingerprint(40).first_difference(reference(REFERENCE))
-    assert difference is None, difference
+    assert_unchanged(rules_fingerprint(40), REFERENCE)
 
 
 @pytest.mark.slow
 def test_no_rule_changed_over_600_seeded_games() -> None:
-    fingerprint = rules_fingerprint()
-    difference = fingerprint.first_difference(reference(REFERENCE))
-    assert difference is None, difference
-    assert fingerprint.hexdigest() == RULES_DIGEST
+    assert_unchanged(rules_fingerprint(), REFERENCE, RULES_DIGEST)
 
 
 if __name__ == "__main__":
