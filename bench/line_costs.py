@@ -146,9 +146,9 @@ class Table:
         """Tick while a computer is due; whether one was."""
         ticked = False
         for _ in range(200):
-            session, _ = await self.bot.tables.load(chat)
+            session, _ = await self.bot.sessions.load(chat)
             if session is None or not any(
-                kind == WAIT_BOT and at <= self.bot.tables.clock()
+                kind == WAIT_BOT and at <= self.bot.sessions.clock()
                 for kind, at in session.timers.values()
             ):
                 return ticked
@@ -162,10 +162,10 @@ class Table:
         for _ in range(5000):
             if await self.computers(chat):
                 continue
-            session, _ = await self.bot.tables.load(chat)
+            session, _ = await self.bot.sessions.load(chat)
             if session is None:
                 return
-            game = self.bot.tables.bundle(session).game
+            game = self.bot.sessions.bundle(session).game
             state = restore(game, session.state)
             seats = [s for s in game.to_move(state) if session.seats[s].user]
             user = next(u for u in people if qualify(u) == session.seats[seats[0]].user)
@@ -175,14 +175,14 @@ class Table:
             hand = self.last(user, b.MOVE, b.NAV)
             table = self.last(group, b.GROUP_MOVE)
             moves = data_of(hand, b.MOVE, b.NAV)
-            if not self.bot.tables.bundle(session).private_hands:
+            if not self.bot.sessions.bundle(session).private_hands:
                 pick = self.rng.choice(data_of(table, b.GROUP_MOVE))
                 await self.send(self.line.postback(group, user, pick))
             elif self.page is not None:
                 await self.on_page(group, user)
             elif moves and hand is self.last(user):
                 await self.send(self.line.postback(user, user, self.rng.choice(moves)))
-                after, _ = await self.bot.tables.load(chat)
+                after, _ = await self.bot.sessions.load(chat)
                 self.costs.private_moves += after is None or after.moves != session.moves
             else:
                 shown = self.last(group)

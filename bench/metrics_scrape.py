@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from telegram_presses import start_redis
 
 from chatbot.core.session import PLAYING, Seat, Session
-from chatbot.core.tables import game_key
+from chatbot.core.sessions import game_key
 from chatbot.games import registry
 from chatbot.metrics import RunningGames
 from chatbot.store.redis import RedisStore

@@ -29,8 +29,8 @@ from telegram_presses import start_redis
 
 from chatbot.core.board import BoardDesk
 from chatbot.core.session import Seat
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.core.standings import TTL, Standings, add_result, standings_key
-from chatbot.core.tables import Platform, Tables
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
@@ -71,7 +71,7 @@ async def run(url: str, members: int, games: int) -> None:
     async for stored in raw.scan_iter(f"{PREFIX}*stats*"):
         size += await raw.memory_usage(stored) or 0
     await raw.aclose()
-    desk = BoardDesk(Tables(store, Settings(), registry(), Platform()))
+    desk = BoardDesk(Sessions(store, Settings(), registry(), Platform()))
     tr = translator("th")
     board = []
     for _ in range(200):

@@ -100,7 +100,7 @@ class Table:
         return text
 
     async def session(self) -> Session | None:
-        session, _ = await self.bot.tables.load(self.chat)
+        session, _ = await self.bot.sessions.load(self.chat)
         return session
 
     async def open(self, game: str, humans: list[JSON], computers: int) -> None:

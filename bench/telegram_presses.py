@@ -155,9 +155,9 @@ async def ours(
         await h.press(users[0], lobby, next(d for d in lobby.callback_data if d.startswith("s")))
         return users
 
-    async def player(presser: int, tables: list[list[JSON]]) -> None:
+    async def player(presser: int, sessions: list[list[JSON]]) -> None:
         nonlocal done
-        users = tables.pop()
+        users = sessions.pop()
         while done < presses:
             for u in users:
                 message = hand_message(tg, u["id"])
@@ -172,7 +172,7 @@ async def ours(
                     done += 1
                     break
             else:  # nobody has a button left: the game is over
-                users = tables.pop()
+                users = sessions.pop()
 
     # Enough games opened beforehand that no player runs out (a game takes 60+ presses).
     per_player = presses // (games * 30) + 2
@@ -180,7 +180,7 @@ async def ours(
     first = len(tg.calls)
     with Packets() if count else contextlib.nullcontext() as trips:
         started, cpu = time.perf_counter(), time.process_time()
-        await asyncio.gather(*(player(p, tables) for p, tables in enumerate(opened)))
+        await asyncio.gather(*(player(p, sessions) for p, sessions in enumerate(opened)))
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     calls = tg.calls[first:]
     await h.stop()

@@ -22,7 +22,7 @@ from typing import Any
 from chatbot.core import buttons
 from chatbot.core.model import Incoming, User
 from chatbot.core.service import GameService
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.core.thinking import budget, think
 from chatbot.games import registry
 from chatbot.settings import Settings
@@ -56,9 +56,9 @@ SETTINGS = Settings(bot_delay=3600)
 async def service_with_a_game() -> GameService:
     """The game service on an in-memory store, a 4-player game of computers started in GROUP
     (they never move: nothing ticks)."""
-    service = GameService(Tables(MemoryStore(), SETTINGS, registry(), Platform()))
+    service = GameService(Sessions(MemoryStore(), SETTINGS, registry(), Platform()))
     await service.handle(Incoming(GROUP, False, HOST, "newgame", ""))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     await service.handle(
         Incoming(GROUP, False, HOST, data=buttons.encode(buttons.START, stamp=session.stamp))

@@ -1,4 +1,4 @@
-"""Start-up: the one place that builds the store, and for each adapter the tables, game
+"""Start-up: the one place that builds the store, and for each adapter the sessions, game
 service and runner it works through, from `Settings`. Adapters only translate and send; they
 are handed their runner here (`attach`). `prepare` is what a process does once before any of
 it runs (nothing is done at import time)."""
@@ -17,7 +17,7 @@ from chatbot.core.delivery import Budget, Outbox
 from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.settings import Settings
 from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
@@ -56,7 +56,7 @@ def service(
     clock: Callable[[], float] = time.time,
 ) -> GameService:
     """The game service over `store`, for a platform with these ports."""
-    return GameService(Tables(store, settings, games, platform, clock=clock))
+    return GameService(Sessions(store, settings, games, platform, clock=clock))
 
 
 class Adapter(Outbox, Protocol):
@@ -78,7 +78,7 @@ def wire(
     clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> Runner:
-    """Build `adapter`'s tables, service and runner and hand it the runner."""
+    """Build `adapter`'s sessions, service and runner and hand it the runner."""
     runner = Runner(
         service(store, settings, games, adapter.ports(), clock),
         adapter,

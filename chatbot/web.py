@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from chatbot.core.tables import Tables
+from chatbot.core.sessions import Sessions
 from chatbot.metrics import RunningGames
 from chatbot.store.base import Store
 
@@ -28,7 +28,7 @@ class WebAdapter(Protocol):
     beside it), started with the server and stopped when it stops."""
 
     @property
-    def tables(self) -> Tables: ...
+    def sessions(self) -> Sessions: ...
 
     def web_routes(self) -> list[BaseRoute]:
         """Its webhook's route and any it serves beside it."""
@@ -48,11 +48,11 @@ def app(*adapters: WebAdapter, ops: bool = True) -> Starlette:
         raise ValueError("the webhook server needs a platform's adapter")
     stores: list[Store] = []
     for adapter in adapters:
-        if all(adapter.tables.store is not s for s in stores):
-            stores.append(adapter.tables.store)
+        if all(adapter.sessions.store is not s for s in stores):
+            stores.append(adapter.sessions.store)
     routes = [route for adapter in adapters for route in adapter.web_routes()]
     # the adapters' store (one, as a rule)
-    running = RunningGames(stores[0], adapters[0].tables.games.names)
+    running = RunningGames(stores[0], adapters[0].sessions.games.names)
     if ops:
         routes += ops_routes(stores, running)
 

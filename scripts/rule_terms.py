@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from chatbot.core.help import HelpDesk
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.games import registry
 from chatbot.i18n import translator, translators
 from chatbot.rules import names, normalise
@@ -28,7 +28,7 @@ SEVERAL = "is a rule of several games"
 
 async def main() -> None:
     games = registry()
-    desk = HelpDesk(Tables(MemoryStore(), Settings(), games, Platform()))
+    desk = HelpDesk(Sessions(MemoryStore(), Settings(), games, Platform()))
     en = translator("en")
     several_all: set[str] = set()
     print("| language | names | one rule | which game? | of them exact in one game | nothing |")

@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from chatbot import bootstrap
 from chatbot.core.registry import Registry
 from chatbot.core.service import GameService
-from chatbot.core.tables import Platform
+from chatbot.core.sessions import Platform
 from chatbot.games import registry
 from chatbot.settings import Settings
 from chatbot.store.base import Store

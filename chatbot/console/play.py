@@ -22,7 +22,7 @@ from chatbot.core import views
 from chatbot.core.model import Button, Incoming, Message, User
 from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import Session
-from chatbot.core.tables import Platform
+from chatbot.core.sessions import Platform
 from chatbot.games import registry
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.settings import Settings
@@ -113,7 +113,7 @@ class Console:
         self.games = games or registry()
         self.service = service(MemoryStore(), settings, self.games, Platform())
         if seed is not None:
-            self.service.tables.seeds = lambda: seed
+            self.service.sessions.seeds = lambda: seed
         self.ask, self.show = ask, show
         self.tr: Translator = translator(negotiate(lang))
         aliases = re.split(r"[,、]", self.tr.gettext(HELP_ALIASES))
@@ -146,14 +146,14 @@ class Console:
     async def _collect(self, messages: list[Message]) -> None:
         """Narrate the events of the game's last change, once, for the next table print; at
         the game's end (the session is gone) the final table's log says the last of them."""
-        session, _ = await self.service.tables.load(GROUP)
+        session, _ = await self.service.sessions.load(GROUP)
         if session is None or session.state is None:
             self._collect_final(messages)
             return
         if session.change == self.seen_change:
             return
         self.seen_change = session.change
-        bundle = self.service.tables.bundle(session)
+        bundle = self.service.sessions.bundle(session)
         recent = session.log[len(session.log) - session.recent :] if session.recent else []
         names = views.names(session, self.tr)
         for dumped in recent:
@@ -185,7 +185,7 @@ class Console:
                 self._ids += 1
                 message_id = str(self._ids)
                 if message.slot and message.game:
-                    await self.service.tables.remember(message.game, message.slot, message_id)
+                    await self.service.sessions.remember(message.game, message.slot, message_id)
             self.messages[message_id] = message
             if message.chat == GROUP and message.slot == self.table_slot:
                 self.table_id = message_id
@@ -263,13 +263,13 @@ class Console:
             await self._lobby_press(b.ADD_BOT)
         for name, value in wanted.items():
             for _ in spec.option(name).choices:
-                session, _ = await self.service.tables.load(GROUP)
+                session, _ = await self.service.sessions.load(GROUP)
                 if session is None or session.options.get(name) == value:
                     break
                 await self._lobby_press(b.OPTION, name)
         lobby = await self._lobby_press(b.START)
         self.quiet = False
-        session, _ = await self.service.tables.load(GROUP)
+        session, _ = await self.service.sessions.load(GROUP)
         if session is not None:
             self.table_slot = views.table_slot(session)
         table = session.messages.get(self.table_slot) if session is not None else None
@@ -283,7 +283,7 @@ class Console:
             self._print_table(table or "")
 
     async def _lobby_press(self, op: str, field: str | None = None) -> str:
-        session, _ = await self.service.tables.load(GROUP)
+        session, _ = await self.service.sessions.load(GROUP)
         lobby = session.messages.get("lobby") if session is not None else None
         if lobby is None or lobby not in self.messages:
             raise RuntimeError("the table did not open")
@@ -302,7 +302,7 @@ class Console:
         while not await self._opened() and await self._tick():
             moved = True
             if self.watching:
-                session, _ = await self.service.tables.load(GROUP)
+                session, _ = await self.service.sessions.load(GROUP)
                 table = None if session is None else session.messages.get(self.table_slot)
                 if table in self.messages:
                     self._print_table(table or "")
@@ -321,14 +321,14 @@ class Console:
         seat = session.seat_of(YOU)
         if seat is None or session.state is None or session.phase != "playing":
             return frozenset(), False
-        game = self.service.tables.bundle(session).game
+        game = self.service.sessions.bundle(session).game
         state = restore(game, session.state)
         codes = frozenset(game.encode_action(a) for a in game.legal_actions(state, seat))
         return codes, seat in game.to_move(state)
 
     async def _opened(self) -> bool:
         """Whether a move you did not have when you last acted is open to you out of turn."""
-        session, _ = await self.service.tables.load(GROUP)
+        session, _ = await self.service.sessions.load(GROUP)
         if session is None:
             return False
         codes, waited = self._mine(session)
@@ -365,7 +365,7 @@ class Console:
     async def play(self) -> bool:
         """One of your choices (or the computers' turns); False when the game is over."""
         moved = await self.run_computers()
-        session, _ = await self.service.tables.load(GROUP)
+        session, _ = await self.service.sessions.load(GROUP)
         if session is None:
             return False
         table = session.messages.get(self.table_slot)

@@ -8,8 +8,8 @@ import asyncio
 import html
 
 from chatbot.core.model import Answer, Incoming, Message, Reply, units
+from chatbot.core.sessions import Sessions
 from chatbot.core.standings import SHOWN, TTL, Figures, Standings, standings_key
-from chatbot.core.tables import Tables
 from chatbot.core.views import say
 from chatbot.i18n import N_, Translator, translator
 from chatbot.store.base import Unreadable
@@ -19,51 +19,51 @@ UNREADABLE = N_("The standings here could not be read: the next game's results s
 
 
 class BoardDesk:
-    def __init__(self, tables: Tables) -> None:
-        self.tables = tables
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
 
     async def command(self, inc: Incoming) -> Reply:
-        tr = translator(await self.tables.chat_language(inc))
+        tr = translator(await self.sessions.chat_language(inc))
         if inc.private:
             return Reply(messages=[await self.mine(inc, tr)])
         wanted = inc.args.strip().lower()
-        bundle = self.tables.games.get(wanted) if wanted else None
+        bundle = self.sessions.games.get(wanted) if wanted else None
         if wanted and bundle is None:
-            titles = tr.list(g.presenter.title(tr) for g in self.tables.games)
+            titles = tr.list(g.presenter.title(tr) for g in self.sessions.games)
             return Reply(
                 messages=[say(inc.chat, tr.t("I know these games: {games}.", games=titles))]
             )
         standings = await self._load(inc.chat)
         if standings is None:
             return Reply(messages=[say(inc.chat, tr.gettext(UNREADABLE))])
-        games = [bundle.name] if bundle else [g.name for g in self.tables.games]
+        games = [bundle.name] if bundle else [g.name for g in self.sessions.games]
         return Reply(messages=[self.board(inc.chat, standings, games, tr)])
 
     async def press(self, inc: Incoming, game: str) -> Reply:
         """The standings button under a game's results: the game's leaderboard in the group,
         once per results message (later presses: the top three in a pop-up)."""
-        if game not in self.tables.games:
-            tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        if game not in self.sessions.games:
+            tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
         standings = await self._load(inc.chat)
         key = f"shown:{inc.chat}:{inc.message}:{game}"
-        if inc.private or not inc.message or await self.tables.store.first_time(key, SHOWN_TTL):
-            tr = translator(await self.tables.chat_language(inc))
+        if inc.private or not inc.message or await self.sessions.store.first_time(key, SHOWN_TTL):
+            tr = translator(await self.sessions.chat_language(inc))
             if standings is None:
                 return Reply(Answer(), [say(inc.chat, tr.gettext(UNREADABLE))])
             return Reply(Answer(), [self.board(inc.chat, standings, [game], tr)])
-        tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
         if standings is None:
-            return Reply(Answer(tr.gettext(UNREADABLE)[: self.tables.caps.answer_chars]))
+            return Reply(Answer(tr.gettext(UNREADABLE)[: self.sessions.caps.answer_chars]))
         lines = [_line(i, f, tr) for i, (_, f) in enumerate(standings.ranked(game)[:3])]
         text = _plain("\n".join(lines)) or tr.gettext("No finished games here yet.")
-        return Reply(Answer(text[: self.tables.caps.answer_chars], alert=True))
+        return Reply(Answer(text[: self.sessions.caps.answer_chars], alert=True))
 
     async def _load(self, chat: str) -> Standings | None:
         """The chat's standings (None: unreadable); reading them keeps them (their time to
         live starts again)."""
         try:
-            doc = await self.tables.store.load(standings_key(chat), refresh=TTL)
+            doc = await self.sessions.store.load(standings_key(chat), refresh=TTL)
         except Unreadable:  # (not even a document)
             return None
         return Standings.read(doc.data if doc else None)
@@ -73,7 +73,7 @@ class BoardDesk:
         parts = []
         for name in games:
             ranked = standings.ranked(name)
-            bundle = self.tables.games.get(name)
+            bundle = self.sessions.games.get(name)
             if not ranked or bundle is None:
                 continue
             lines = [f"<b>{html.escape(bundle.presenter.title(tr))}</b>"]
@@ -89,11 +89,11 @@ class BoardDesk:
         """The sender's figures in every chat where they sat down lately, per game."""
         user = inc.user.id
         lines = []
-        chats = await self.tables.games_of(user)
+        chats = await self.sessions.games_of(user)
         for standings in await asyncio.gather(*(self._load(chat) for chat in chats)):
             if standings is None:  # (no figures of theirs can be told there)
                 continue
-            for bundle in self.tables.games:
+            for bundle in self.sessions.games:
                 ranked = standings.ranked(bundle.name)
                 place = next((i for i, (pid, _) in enumerate(ranked) if pid == user), None)
                 if place is None:
@@ -114,7 +114,7 @@ class BoardDesk:
         if not lines:
             return say(inc.chat, tr.gettext("You have no results yet: play a game in a group."))
         shown = [tr.gettext("📊 Your standings")]
-        room = self.tables.caps.message_chars - 100  # (room for the last line)
+        room = self.sessions.caps.message_chars - 100  # (room for the last line)
         for i, line in enumerate(lines):  # the newest groups first, as many as a message holds
             if units("\n\n".join([*shown, line])) > room:
                 shown.append(tr.nt("… and {n} more", "… and {n} more", len(lines) - i))

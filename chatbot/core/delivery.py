@@ -40,7 +40,7 @@ from typing import Any, Protocol
 
 from chatbot import metrics
 from chatbot.core.model import Capabilities, Incoming, Message, looks
-from chatbot.core.tables import HAND_SLOT, Tables
+from chatbot.core.sessions import HAND_SLOT, Sessions
 from chatbot.core.views import table_slot
 from chatbot.store.base import StoreUnavailable
 
@@ -161,16 +161,16 @@ class Delivery:
 
     def __init__(
         self,
-        tables: Tables,
+        sessions: Sessions,
         outbox: Outbox,
         monotonic: Callable[[], float],
         budget: Budget | None = None,
         errors: list[BaseException] | None = None,
     ) -> None:
-        self.tables = tables
+        self.sessions = sessions
         self.outbox = outbox
         self.budget = budget or Unlimited()
-        self.settings = tables.settings
+        self.settings = sessions.settings
         self.monotonic = monotonic
         self.errors: list[BaseException] = [] if errors is None else errors
         self._queues: dict[str, _Queue] = {}
@@ -444,7 +444,7 @@ class Delivery:
         if not changes and not hands and not updates:
             return
         try:
-            await self.tables.record(changes, hands, updates)
+            await self.sessions.record(changes, hands, updates)
         except Exception as exc:  # another process may deliver them again, or not bare a hand
             count = len(changes) + len(hands) + len(updates)
             log.warning("could not record %d deliveries: %r", count, exc)
@@ -577,7 +577,7 @@ class Delivery:
         if batch is None or (self._held(message) is None and not stale_edit):
             return False
         try:
-            session, _ = await self.tables.load(batch.chat)
+            session, _ = await self.sessions.load(batch.chat)
         except Exception as exc:  # unknown: send it (a table twice rather than none)
             log.warning("could not look at %s before a table update: %r", batch.chat, exc)
             return False
@@ -593,7 +593,7 @@ class Delivery:
             return
         riders, batch.riders = batch.riders, []
         for rider in [batch, *riders]:
-            self.tables.unsent.add((rider.chat, rider.change))
+            self.sessions.unsent.add((rider.chat, rider.change))
 
     async def _send(self, message: Message) -> str | None:
         """Send one message; the id of the message that shows it (None: none). Undelivered
@@ -631,7 +631,7 @@ class Delivery:
             return sent
         stored = None
         try:
-            stored = await self.tables.remember(message.game, message.slot, sent)
+            stored = await self.sessions.remember(message.game, message.slot, sent)
         except StoreUnavailable as exc:  # the next update then sends the slot anew
             log.warning("could not record the message id of %s: %r", message.slot, exc)
         except Exception as exc:  # the next update then sends the slot anew
@@ -658,15 +658,15 @@ class Delivery:
         """Edit the slot's last message (known here, or recorded by any process) in place, once;
         nothing when there is none."""
         assert message.slot and message.game
-        key, tables = (message.game, message.slot), self.tables
+        key, sessions = (message.game, message.slot), self.sessions
         self._hands.pop(key, None)  # its id, not yet recorded, need not be any more
         try:
             target = self._slots.get(key)
             if target is None:
-                target = await tables.last_message(message.game, message.slot)
+                target = await sessions.last_message(message.game, message.slot)
             if target:
                 await self.outbox.send(replace(message, edit=target, slot=None, game=None))
-                await tables.bared(message.game, message.slot)
+                await sessions.bared(message.game, message.slot)
         except Exception as exc:  # the buttons stay: pressing them is refused with a reason
             log.warning("could not take the buttons off %s: %r", message.slot, exc)
         self._slots[key] = ""

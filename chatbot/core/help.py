@@ -11,7 +11,7 @@ from chatbot.core import buttons as b
 from chatbot.core.model import Answer, Button, Incoming, Keyboard, Message, Reply
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Session
-from chatbot.core.tables import PREFS_TTL, Tables
+from chatbot.core.sessions import PREFS_TTL, Sessions
 from chatbot.i18n import N_, Translator, available_locales, negotiate, translator, translators
 from chatbot.rules import CLOSE, GlossaryEntry, RuleBook, match_term
 
@@ -42,11 +42,11 @@ def language_name(locale: str) -> str:
 
 
 class HelpDesk:
-    def __init__(self, tables: Tables) -> None:
-        self.tables = tables
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
 
     async def command(self, inc: Incoming) -> Reply:
-        known = await self.tables.known_chat_language(inc)
+        known = await self.sessions.known_chat_language(inc)
         if known is None and inc.command == "help":  # a group of unknown language
             return Reply(messages=[self.greeting(inc.chat)])
         tr = translator(known or negotiate(None))
@@ -55,7 +55,7 @@ class HelpDesk:
         if inc.command == "rule":
             playing = None
             if not inc.private:
-                session, _ = await self.tables.load(inc.chat)
+                session, _ = await self.sessions.load(inc.chat)
                 playing = session.game if session is not None else None
             return Reply(messages=[self.lookup(inc.chat, inc.args, tr, playing)])
         if inc.command == "language":
@@ -64,10 +64,10 @@ class HelpDesk:
 
     async def rules(self, inc: Incoming, tr: Translator) -> Message:
         """/rules [game]: the game named, else the game in this chat, else the game menu."""
-        games = self.tables.games
+        games = self.sessions.games
         bundle = games.get(inc.args.strip().lower()) if inc.args.strip() else None
         if bundle is None and not inc.private:
-            session, _ = await self.tables.load(inc.chat)
+            session, _ = await self.sessions.load(inc.chat)
             bundle = games.get(session.game) if session is not None else None
         if bundle is None and len(games) == 1:
             bundle = games.default
@@ -76,7 +76,7 @@ class HelpDesk:
         return self.overview(inc.chat, bundle, tr)
 
     def help(self, chat: str, tr: Translator) -> Message:
-        titles = tr.list(g.presenter.title(tr) for g in self.tables.games)
+        titles = tr.list(g.presenter.title(tr) for g in self.sessions.games)
         lines = [
             tr.t(INTRO, games=titles),
             "",
@@ -90,7 +90,7 @@ class HelpDesk:
         parts = []
         for code in available_locales():
             tr = translator(code)
-            titles = tr.list(g.presenter.title(tr) for g in self.tables.games)
+            titles = tr.list(g.presenter.title(tr) for g in self.sessions.games)
             ask = tr.gettext("Which language should I use in this group?")
             parts.append(f"{tr.t(INTRO, games=titles)}\n{ask}")
         buttons = [
@@ -103,7 +103,7 @@ class HelpDesk:
         """Which game's rules to read."""
         buttons = [
             Button(g.presenter.title(tr), b.encode(b.RULE, g.name, b.OVERVIEW))
-            for g in self.tables.games
+            for g in self.sessions.games
         ]
         return Message(chat, tr.gettext("📖 Which game's rules?"), _rows(buttons), edit=edit)
 
@@ -113,12 +113,12 @@ class HelpDesk:
         """The rulebook's sections as buttons."""
         book = bundle.rules
         text = tr.gettext("📖 Which rule would you like to read?")
-        if len(self.tables.games) > 1:
+        if len(self.sessions.games) > 1:
             text = f"<b>{html.escape(bundle.presenter.title(tr))}</b>\n{text}"
         buttons = [
             Button(tr.gettext(s.title), b.encode(b.RULE, book.game, s.key)) for s in book.sections
         ]
-        if len(self.tables.games) > 1:
+        if len(self.sessions.games) > 1:
             buttons.append(Button(tr.gettext("🎲 Other games"), b.encode(b.RULE, "", b.GAMES_MENU)))
         return Message(chat, text, _rows(buttons), edit=edit)
 
@@ -141,7 +141,7 @@ class HelpDesk:
         found: list[tuple[Bundle, GlossaryEntry]] = []
         suggested: list[tuple[Bundle, GlossaryEntry]] = []
         best = CLOSE + 1
-        for bundle in self.tables.games:
+        for bundle in self.sessions.games:
             rank, entry, suggestions = match_term(bundle.rules, query, translators())
             if rank < best and (entry is not None or rank < CLOSE):
                 best, found, suggested = rank, [], []  # a better match: worse ones go
@@ -164,7 +164,7 @@ class HelpDesk:
         if suggested:
             text = tr.t("I don't know “{query}”. Did you mean:", query=_shown(query))
             return Message(
-                chat, text, self._entries(suggested, tr, titled=len(self.tables.games) > 1)
+                chat, text, self._entries(suggested, tr, titled=len(self.sessions.games) > 1)
             )
         text = tr.t("I don't know “{query}”. /rules lists every section.", query=_shown(query))
         return Message(chat, text)
@@ -200,25 +200,25 @@ class HelpDesk:
     async def press(self, inc: Incoming, press: b.Press) -> Reply:
         if press.op == b.LANGUAGE and len(press.fields) == 2:
             return await self._choose_language(inc, *press.fields)
-        tables = self.tables
-        tr = translator(await tables.chat_language(inc))
+        sessions = self.sessions
+        tr = translator(await sessions.chat_language(inc))
         game = press.fields[0] if press.fields else ""
         key = press.fields[1] if len(press.fields) > 1 else ""
         if key == b.GAMES_MENU:
             return Reply(Answer(), [self.games_menu(inc.chat, tr, edit=await self._own(inc))])
-        bundle = tables.games.get(game)
+        bundle = sessions.games.get(game)
         if bundle is None:
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
         # The table's rules button is shared by everyone: the overview goes to the presser's
         # private chat instead of replacing the table (without edits it cannot replace it: it
         # comes in the group, as the press's own free answer where the platform answers so).
-        if key == b.SEND_PRIVATELY and not tables.caps.edits:
+        if key == b.SEND_PRIVATELY and not sessions.caps.edits:
             return Reply(Answer(), [self.overview(inc.chat, bundle, tr)])
         if key == b.SEND_PRIVATELY:
-            ptr = translator(await tables.user_language(inc.user.id, inc.user.language))
-            if not await tables.reachable(inc.user.id):
+            ptr = translator(await sessions.user_language(inc.user.id, inc.user.language))
+            if not await sessions.reachable(inc.user.id):
                 text = ptr.gettext("Open a private chat with me first, then press again.")
-                return Reply(Answer(text, url=tables.platform.deep_link("rules")))
+                return Reply(Answer(text, url=sessions.platform.deep_link("rules")))
             return Reply(
                 Answer(ptr.gettext("I sent the rules to our private chat.")),
                 [self.overview(inc.user.id, bundle, ptr)],
@@ -234,43 +234,43 @@ class HelpDesk:
         return Reply(Answer(), [self.section(inc.chat, bundle.rules, key, tr, edit)])
 
     async def _choose_language(self, inc: Incoming, scope: str, code: str) -> Reply:
-        tables = self.tables
+        sessions = self.sessions
         if code not in available_locales():
-            tr = translator(await tables.chat_language(inc))
+            tr = translator(await sessions.chat_language(inc))
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
-        store = tables.store
+        store = sessions.store
         tr = translator(code)
         if scope == "u":
             await store.set_setting(f"user:{inc.user.id}", "lang", code, PREFS_TTL)
             await self.seat_languages(inc.user.id, code)
             text = tr.gettext("Done: I will write to you in English.")
         else:
-            session, _ = await tables.load(inc.chat)
+            session, _ = await sessions.load(inc.chat)
             host = session is not None and session.creator == inc.user.id
-            if not host and not await tables.is_admin(inc.chat, inc.user.id):
-                ptr = translator(await tables.user_language(inc.user.id, inc.user.language))
+            if not host and not await sessions.is_admin(inc.chat, inc.user.id):
+                ptr = translator(await sessions.user_language(inc.user.id, inc.user.language))
                 text = ptr.gettext(
                     "Only a chat admin or the host of the open table can change the group's "
                     "language."
                 )
                 return Reply(Answer(text))
             await store.set_setting(f"chat:{inc.chat}", "lang", code, PREFS_TTL)
-            await tables.update(inc.chat, lambda s: _group_language(s, code))
+            await sessions.update(inc.chat, lambda s: _group_language(s, code))
             text = tr.gettext("Done: I will write in English in this group.")
         edit = await self._own(inc)
         return Reply(Answer(text), [Message(inc.chat, text, edit=edit)])
 
     async def seat_languages(self, user: str, code: str) -> None:
         """The user's seats in the games they sit in speak `code` from now on."""
-        for game_chat in await self.tables.games_of(user):
-            await self.tables.update(game_chat, lambda s: _seat_language(s, user, code))
+        for game_chat in await self.sessions.games_of(user):
+            await self.sessions.update(game_chat, lambda s: _seat_language(s, user, code))
 
     async def _own(self, inc: Incoming) -> str | None:
         """The pressed message when help may edit it: never a game's table or lobby (a forged
         button there must not replace the game's message)."""
         if inc.private or inc.message is None:
             return inc.message
-        session, _ = await self.tables.load(inc.chat)
+        session, _ = await self.sessions.load(inc.chat)
         if session is not None and inc.message in session.messages.values():
             return None
         return inc.message

@@ -11,7 +11,7 @@ from chatbot.core.model import Answer, Incoming, Message, Reply
 from chatbot.core.play import GameDesk, deal_of_session
 from chatbot.core.registry import Bundle
 from chatbot.core.session import LOBBY, OVER, TURN_TIMERS, BadSession, Seat, Session
-from chatbot.core.tables import Busy, Tables
+from chatbot.core.sessions import Busy, Sessions
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import N_, Translator, translator
 from chatbot.store.base import RETRIES, Conflict
@@ -23,29 +23,29 @@ ALREADY_OPEN = N_("A game is already open in this chat: /status shows it, /stop 
 class LobbyDesk:
     """Everything before the first move."""
 
-    def __init__(self, tables: Tables, play: GameDesk) -> None:
-        self.tables = tables
+    def __init__(self, sessions: Sessions, play: GameDesk) -> None:
+        self.sessions = sessions
         self.play = play
 
     def find(self, name: str) -> Bundle | None:
         """A game by its name or its title in any language ("" : the default game)."""
         wanted = name.strip().lower()
         if not wanted:
-            return self.tables.games.default
-        return self.tables.games.get(wanted)
+            return self.sessions.games.default
+        return self.sessions.games.get(wanted)
 
     async def open(self, inc: Incoming) -> Reply:
-        tables = self.tables
-        language = await tables.chat_language(inc)
+        sessions = self.sessions
+        language = await sessions.chat_language(inc)
         tr = translator(language)
         bundle = self.find(inc.args)
         if bundle is None:
-            titles = tr.list(g.presenter.title(tr) for g in tables.games)
+            titles = tr.list(g.presenter.title(tr) for g in sessions.games)
             return self._notice(inc, tr.t("I know these games: {games}.", games=titles))
         try:
-            session, _ = await tables.load(inc.chat)
+            session, _ = await sessions.load(inc.chat)
         except BadSession:  # an unreadable session must not block a new table
-            await tables.delete(inc.chat)
+            await sessions.delete(inc.chat)
             session = None
         if session is not None and session.phase == OVER:  # its end was cut short (a crash)
             await self.play.finish(session)
@@ -60,45 +60,49 @@ class LobbyDesk:
             options=bundle.game.spec.resolve_options(),
             title=inc.chat_title[:64],
         )
-        if inc.private or not bundle.private_hands or await tables.reachable(inc.user.id):
+        if inc.private or not bundle.private_hands or await sessions.reachable(inc.user.id):
             session.seats.append(await self.seat_for(inc))
         try:
-            await tables.save(session, 0)
+            await sessions.save(session, 0)
         except Conflict:  # another /newgame opened a table at the same moment
             return self._notice(inc, tr.gettext(ALREADY_OPEN))
         if session.seats:  # the host sits down: a private /language must find this game
-            await tables.seated(inc.user.id, inc.chat)
-        lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
+            await sessions.seated(inc.user.id, inc.chat)
+        lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
         return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
 
     async def seat_for(self, inc: Incoming) -> Seat:
-        language = await self.tables.user_language(inc.user.id, inc.user.language)
+        language = await self.sessions.user_language(inc.user.id, inc.user.language)
         return Seat(name=inc.user.name, user=inc.user.id, language=language)
 
     async def join(self, inc: Incoming, chat: str) -> Reply:
         """Join the lobby of `chat` (from its Join button or a deep link in a private chat)."""
-        tables = self.tables
-        tr = translator(await tables.user_language(inc.user.id, inc.user.language))
+        sessions = self.sessions
+        tr = translator(await sessions.user_language(inc.user.id, inc.user.language))
         for _ in range(RETRIES):
-            session, version = await tables.load(chat)
+            session, version = await sessions.load(chat)
             if session is None or session.phase != LOBBY:
                 return self._notice(inc, tr.gettext("There is no open table to join."))
             if session.seat_of(inc.user.id) is not None:
                 return self._notice(inc, tr.gettext("You are already at the table."))
-            if not await tables.is_member(chat, inc.user.id):  # a link or the group's button
+            if not await sessions.is_member(chat, inc.user.id):  # a link or the group's button
                 return self._notice(inc, tr.gettext("Only members of that group can join."))
-            bundle = tables.bundle(session)
+            bundle = sessions.bundle(session)
             if len(session.seats) >= bundle.game.spec.max_players:
                 return self._notice(inc, tr.gettext("The table is full."))
-            if bundle.private_hands and not inc.private and not await tables.reachable(inc.user.id):
-                link = tables.platform.deep_link(b.deep_link_payload(chat))
+            if (
+                bundle.private_hands
+                and not inc.private
+                and not await sessions.reachable(inc.user.id)
+            ):
+                link = sessions.platform.deep_link(b.deep_link_payload(chat))
                 text = tr.gettext("Open a private chat with me first: your hand goes there.")
                 return Reply(Answer(text, alert=link is None, url=link))
             session.seats.append(await self.seat_for(inc))
             session.stamp += 1
-            if not await tables.try_save(session, version):
+            if not await sessions.try_save(session, version):
                 continue
-            await tables.seated(inc.user.id, chat)
+            await sessions.seated(inc.user.id, chat)
             return self._lobby_changed(inc, session, tr.gettext("You joined the table."))
         raise Busy(chat)
 
@@ -109,15 +113,15 @@ class LobbyDesk:
         return Reply(messages=[say(inc.chat, text)])
 
     def _lobby_changed(self, inc: Incoming, session: Session, text: str) -> Reply:
-        tables = self.tables
+        sessions = self.sessions
         tr = translator(session.language)
-        bundle = tables.bundle(session)
-        lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
+        bundle = sessions.bundle(session)
+        lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
         edit = session.messages.get(views.LOBBY_SLOT)
         messages = []
-        if edit and tables.caps.edits:  # joins in a burst: one edit shows them all
+        if edit and sessions.caps.edits:  # joins in a burst: one edit shows them all
             messages.append(replace(lobby, edit=edit, game=session.chat, coalesce=True))
-        elif not tables.caps.edits:
+        elif not sessions.caps.edits:
             messages.append(with_slot(lobby, views.LOBBY_SLOT, session.chat))
         reply = self._notice(inc, text)
         reply.messages = messages + reply.messages
@@ -126,10 +130,10 @@ class LobbyDesk:
     async def press(self, inc: Incoming, press: b.Press) -> Reply:
         if press.op == b.JOIN:
             return await self.join(inc, inc.chat)
-        tables = self.tables
-        tr = translator(await tables.user_language(inc.user.id, inc.user.language))
+        sessions = self.sessions
+        tr = translator(await sessions.user_language(inc.user.id, inc.user.language))
         for _ in range(RETRIES):
-            session, version = await tables.load(inc.chat)
+            session, version = await sessions.load(inc.chat)
             if session is None or session.phase != LOBBY:
                 return Reply(Answer(tr.gettext("There is no open table here.")))
             if press.op != b.LEAVE and press.stamp != session.stamp:  # the current lobby
@@ -141,7 +145,7 @@ class LobbyDesk:
             if press.op == b.START:
                 return await self._begin(session, version, tr)
             session.stamp += 1
-            if not await tables.try_save(session, version):
+            if not await sessions.try_save(session, version):
                 continue
             return self._lobby_changed(inc, session, outcome)
         raise Busy(inc.chat)
@@ -150,7 +154,7 @@ class LobbyDesk:
         self, inc: Incoming, session: Session, press: b.Press, tr: Translator
     ) -> Reply | str:
         """Apply a lobby button to `session`; a Reply refuses it, a string confirms it."""
-        spec = self.tables.bundle(session).game.spec
+        spec = self.sessions.bundle(session).game.spec
         if press.op == b.LEAVE:
             seat = session.seat_of(inc.user.id)
             if seat is None:
@@ -158,7 +162,7 @@ class LobbyDesk:
             del session.seats[seat]
             return tr.gettext("You left the table.")
         if press.op in (b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER) and not (
-            await self.tables.may_host(inc, session)
+            await self.sessions.may_host(inc, session)
         ):
             return Reply(Answer(tr.gettext("Only the host can change the table or start it.")))
         if press.op == b.ADD_BOT:
@@ -175,13 +179,13 @@ class LobbyDesk:
         if press.op == b.OPTION and press.fields and press.fields[0] in session.options:
             name = press.fields[0]
             if not spec.offered(spec.option(name), session.options):
-                bundle = self.tables.bundle(session)
+                bundle = self.sessions.bundle(session)
                 return Reply(Answer(views.option_needs(bundle, name, tr), alert=True))
             session.options[name] = spec.option(name).next(session.options[name])
             spec.settle(session.options)  # an option whose need went away goes off
             return tr.gettext("Options changed.")
         if press.op == b.PRESET and press.fields and press.fields[0].isdigit():
-            presets = self.tables.bundle(session).presets
+            presets = self.sessions.bundle(session).presets
             if int(press.fields[0]) < len(presets):
                 session.options = spec.resolve_options(presets[int(press.fields[0])].options)
                 return tr.gettext("Options changed.")
@@ -194,10 +198,12 @@ class LobbyDesk:
         return Reply(Answer(tr.gettext("This button is no longer in use.")))
 
     async def _check_start(self, session: Session, tr: Translator) -> Reply | str:
-        bundle = self.tables.bundle(session)
+        bundle = self.sessions.bundle(session)
         if bundle.private_hands:
             away = [
-                s.name for _, s in session.humans() if not await self.tables.reachable(s.user or "")
+                s.name
+                for _, s in session.humans()
+                if not await self.sessions.reachable(s.user or "")
             ]
             if away:
                 text = tr.t(
@@ -211,18 +217,18 @@ class LobbyDesk:
 
     def _computer(self, session: Session) -> Seat:
         """A computer player's seat, named after one not yet at the table."""
-        bundle = self.tables.bundle(session)
+        bundle = self.sessions.bundle(session)
         taken = {s.name for s in session.seats}
         name = next(n for n in bundle.computer_names if n not in taken)
         return Seat(name=name, bot=bundle.computer.name)
 
     async def _begin(self, session: Session, version: int, tr: Translator) -> Reply:
         """Deal the game; the lobby message becomes the start notice; hands go out privately."""
-        tables = self.tables
-        bundle = tables.bundle(session)
-        session.seed = tables.seeds()
+        sessions = self.sessions
+        bundle = sessions.bundle(session)
+        session.seed = sessions.seeds()
         bundle.game.spec.settle(session.options)  # a lobby saved before an option needed another
-        session.salt = tables.salts()
+        session.salt = sessions.salts()
         try:
             state, events = bundle.game.new_game(len(session.seats), session.options, session.seed)
         except BadState:
@@ -232,10 +238,10 @@ class LobbyDesk:
         hurried: list[Message] = []  # computers that act at once (where pushes cost)
         state = await self.play.hurry(session, state, hurried)
         try:
-            await tables.save(session, version, owed=True)
+            await sessions.save(session, version, owed=True)
         except Conflict:
             return Reply(Answer(tr.gettext("Someone changed the table just now: try again.")))
-        await tables.running(session)
+        await sessions.running(session)
         ctr = translator(session.language)
         started = ctr.t(
             "🎲 {game} begins! Players: {players}",
@@ -250,7 +256,7 @@ class LobbyDesk:
         )
         lobby_id = session.messages.get(views.LOBBY_SLOT)
         messages: list[Message] = []
-        if lobby_id and tables.caps.edits:
+        if lobby_id and sessions.caps.edits:
             messages.append(Message(session.chat, started, edit=lobby_id))
         else:
             messages.append(say(session.chat, started))

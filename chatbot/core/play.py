@@ -35,9 +35,9 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
+from chatbot.core.sessions import HISTORY_TTL, Busy, Sessions, game_key, handled
 from chatbot.core.standings import TTL as STANDINGS_TTL
 from chatbot.core.standings import Standings, add_result, standings_key
-from chatbot.core.tables import HISTORY_TTL, Busy, Tables, game_key, handled
 from chatbot.core.thinking import budget, think
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
@@ -112,8 +112,8 @@ def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
 class GameDesk:
     """Plays a running game: presses, timers, and the end of the game."""
 
-    def __init__(self, tables: Tables) -> None:
-        self.tables = tables
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
         self._choices: dict[tuple[str, int, int, int, int], Any] = {}  # the latest, by situation
 
     # --- recording and rendering a change ---------------------------------------------------
@@ -132,7 +132,7 @@ class GameDesk:
     def record(self, session: Session, state: Any, events: list[Any], actor: int | None) -> Change:
         """Put the new state in `session`: log, stamps of the seats whose situation changed,
         the epoch when a turn or round began, and every seat's timer."""
-        bundle = self.tables.bundle(session)
+        bundle = self.sessions.bundle(session)
         game = bundle.game
         session.state = stored(game, state)
         # every event of this change is kept (the terminal prints them all), and at least
@@ -181,8 +181,8 @@ class GameDesk:
         choices as they were); a person awaited is
         reminded, then replaced. A seat whose situation did not change keeps its timer (one
         player's pick does not restart another's clock)."""
-        now = self.tables.clock()
-        settings = self.tables.settings
+        now = self.sessions.clock()
+        settings = self.sessions.settings
         timers: dict[str, list[Any]] = {}  # seat -> [WAIT_*, unix time]
         for p, seat in enumerate(session.seats):
             if over:
@@ -208,16 +208,16 @@ class GameDesk:
         them: half the table's turn timer each, or the settings' when it has none."""
         if session.turn_timer > 0:
             return session.turn_timer / 2, session.turn_timer / 2
-        settings = self.tables.settings
+        settings = self.sessions.settings
         return settings.remind_after, settings.takeover_after
 
     def timed(self, session: Session, table: Message) -> Message:
         """The table with the time left to each person it waits for (a table with its own
         turn timer, on a platform that edits: the line is kept current by the edits)."""
-        if not session.turn_timer or not self.tables.caps.edits or session.phase != PLAYING:
+        if not session.turn_timer or not self.sessions.caps.edits or session.phase != PLAYING:
             return table
         tr = translator(session.language)
-        now = self.tables.clock()
+        now = self.sessions.clock()
         lines = []
         for p, (kind, at) in sorted(session.timers.items()):
             seat = session.seats[int(p)]
@@ -251,8 +251,8 @@ class GameDesk:
         comes as a new private message, so its player is notified (edits notify nobody).
         Where unasked private messages cost, only the actor who pressed in the private chat
         (`private`) gets their hand: the answer to the press."""
-        bundle = self.tables.bundle(session)
-        caps = self.tables.caps
+        bundle = self.sessions.bundle(session)
+        caps = self.sessions.caps
         tr = translator(session.language)
         group_names = views.names(session, tr)
         over = session.phase == OVER
@@ -273,7 +273,7 @@ class GameDesk:
         moved = new_round or (
             Signal.TURN_BEGAN in change.signals and bool(announcements) and change.actor is not None
         )
-        link = self.tables.platform.deep_link
+        link = self.sessions.platform.deep_link
         final = over or moved
         legal = change.legal
         table = self.timed(session, views.table(session, bundle, caps, state, final, link, legal))
@@ -339,7 +339,7 @@ class GameDesk:
         update is marked handled only by the save of its change (`act`), so that one cut
         short (a crash, a storage fault) is handled again when it is delivered again."""
         doc, duplicate = await self._claim(inc, chat)
-        if doc is None and (moved := await self.tables.moved_to(chat)):
+        if doc is None and (moved := await self.sessions.moved_to(chat)):
             chat = moved  # the group became a supergroup: its own set of handled updates
             doc, again = await self._claim(inc, moved)
             duplicate = duplicate or again
@@ -349,8 +349,8 @@ class GameDesk:
         """The chat's game and whether the update was handled (claimed for this process
         if not: a copy of it in another process waits for this one)."""
         if not inc.update_id:
-            return await self.tables.store.load(game_key(chat)), False
-        got = await self.tables.claim(chat, inc.update_id, game_key(chat))
+            return await self.sessions.store.load(game_key(chat)), False
+        got = await self.sessions.claim(chat, inc.update_id, game_key(chat))
         return got.doc, got.handled
 
     async def act(self, inc: Incoming, press: b.Press) -> Reply:
@@ -377,7 +377,7 @@ class GameDesk:
             if isinstance(checked, Reply):
                 return checked
             session, version, seat, state = checked
-            bundle = self.tables.bundle(session)
+            bundle = self.sessions.bundle(session)
             tr = translator(session.seats[seat].language)
             try:
                 action = bundle.game.decode_action(code)
@@ -391,7 +391,7 @@ class GameDesk:
             view = bundle.game.view(state, seat)
             state = await self.hurry(session, state, messages)
             seen = handled(session.chat, inc.update_id)  # where `load_press` looks (the chat moved)
-            saved = await self.tables.try_save(session, version, owed=True, seen=seen)
+            saved = await self.sessions.try_save(session, version, owed=True, seen=seen)
             if saved and session.phase == OVER:
                 await self.finish(session)
             answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)
@@ -406,21 +406,23 @@ class GameDesk:
         lapsed): a copy of a move it saved may be all that is left of the press, its answer
         lost with it. A live owner answered, or answers, its own press."""
         try:
-            session, _ = self.tables.session(doc)
+            session, _ = self.sessions.session(doc)
         except BadSession:
             return False
-        if session is None or session.owner in ("", self.tables.process):
+        if session is None or session.owner in ("", self.sessions.process):
             return False
-        return not await self.tables.alive(session.owner)
+        return not await self.sessions.alive(session.owner)
 
     async def _already(self, inc: Incoming, doc: Doc | None) -> Reply:
         """The answer to a move delivered again after it was saved (its first answer may
         have been lost with the process that saved it): what the game's last change did."""
-        tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
         text = tr.gettext("That press was already counted.")
         try:
-            session, _ = self.tables.session(doc)
-            news = None if session is None else self._news(session, self.tables.bundle(session), tr)
+            session, _ = self.sessions.session(doc)
+            news = (
+                None if session is None else self._news(session, self.sessions.bundle(session), tr)
+            )
         except (BadSession, BadState, KeyError, TypeError, ValueError):
             news = None
         if news:
@@ -432,18 +434,18 @@ class GameDesk:
         got a conflict) still changed the game: if the stored change is this process's, it
         is delivered by this process's timer after the grace."""
         try:
-            session, _ = self.tables.session(doc)
+            session, _ = self.sessions.session(doc)
         except BadSession:
             return
-        if session is not None and session.owner == self.tables.process:
-            self.tables.unsent.add((session.chat, session.change))
+        if session is not None and session.owner == self.sessions.process:
+            self.sessions.unsent.add((session.chat, session.change))
 
     async def nav(self, inc: Incoming, press: b.Press) -> Reply:
         """A step of a choice (or a page of a long list) in the private hand message."""
         chat, path = press.fields
         _, _, page = path.partition(b.PAGE)
         if page and not page.isdigit():  # page data no button of ours makes
-            ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+            ptr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(ptr.gettext("This button is no longer in use.")))
         doc, chat, duplicate = await self.load_press(inc, chat)
         if duplicate:  # recorded once its answer and edit went out: nothing owed
@@ -452,8 +454,8 @@ class GameDesk:
         if isinstance(checked, Reply):
             return checked
         session, _, seat, state = checked
-        bundle = self.tables.bundle(session)
-        hand = views.hand(session, bundle, seat, self.tables.caps, state, path, edit=inc.message)
+        bundle = self.sessions.bundle(session)
+        hand = views.hand(session, bundle, seat, self.sessions.caps, state, path, edit=inc.message)
         return Reply(Answer(), [hand])
 
     async def peek(self, inc: Incoming, press: b.Press) -> Reply:
@@ -466,8 +468,8 @@ class GameDesk:
         if isinstance(checked, Reply):
             return checked
         session, _, seat, state = checked
-        bundle = self.tables.bundle(session)
-        caps = self.tables.caps
+        bundle = self.sessions.bundle(session)
+        caps = self.sessions.caps
         if not caps.popups:
             return Reply(Answer(), [views.hand(session, bundle, seat, caps, state)])
         tr = translator(session.seats[seat].language)
@@ -485,13 +487,15 @@ class GameDesk:
     async def hand_of(self, inc: Incoming, chat: str) -> tuple[Message, Message] | str:
         """The sender's hand message in the game of `chat` and the group's table as it is
         now, or why there is none (no game, not a player)."""
-        doc = await self.tables.store.load(game_key(chat))
+        doc = await self.sessions.store.load(game_key(chat))
         checked = await self._check(inc, doc, -1, True)
         if isinstance(checked, Reply):
             return checked.answer.text if checked.answer is not None else ""
         session, _, seat, state = checked
-        bundle, caps = self.tables.bundle(session), self.tables.caps
-        table = views.table(session, bundle, caps, state, deep_link=self.tables.platform.deep_link)
+        bundle, caps = self.sessions.bundle(session), self.sessions.caps
+        table = views.table(
+            session, bundle, caps, state, deep_link=self.sessions.platform.deep_link
+        )
         return views.hand(session, bundle, seat, caps, state), table
 
     async def _check(
@@ -500,10 +504,10 @@ class GameDesk:
         """The session, its version, the presser's seat and the game state, or the private
         answer why the press cannot act now (no game, not a player, an outdated button)."""
         try:
-            session, version = self.tables.session(doc)
+            session, version = self.sessions.session(doc)
             if session is None or session.phase != PLAYING:
                 return await self._presser_answer(inc, N_("No game is running here."))
-            state = views.state_of(session, self.tables.bundle(session))
+            state = views.state_of(session, self.sessions.bundle(session))
         except (BadSession, BadState, KeyError) as exc:
             log.error("unreadable session in %s: %r", inc.chat, exc)
             return await self._presser_answer(
@@ -518,10 +522,10 @@ class GameDesk:
             if group or not inc.private:
                 return Reply(Answer(tr.gettext("That button is outdated.")))
             text = tr.gettext("That button is outdated: here is your current hand.")
-            bundle = self.tables.bundle(session)
+            bundle = self.sessions.bundle(session)
             if news := self._news(session, bundle, tr):  # why: e.g. another's press was first
                 text += "\n" + tr.t("Meanwhile: {news}", news=news)
-            caps = self.tables.caps
+            caps = self.sessions.caps
             hand = views.hand(session, bundle, seat, caps, state, edit=inc.message)
             return Reply(Answer(text), [hand])
         return session, version, seat, state
@@ -529,7 +533,7 @@ class GameDesk:
     async def _presser_answer(self, inc: Incoming, msgid: str) -> Reply:
         """A refusal in the presser's own language (read only when refusing: a seated
         player's language is in the session, so a valid press costs no extra read)."""
-        ptr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+        ptr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
         return Reply(Answer(ptr.gettext(msgid)))
 
     @staticmethod
@@ -547,8 +551,8 @@ class GameDesk:
         self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator
     ) -> Reply:
         """The rule that forbids it, in a pop-up, and privately with a button to the rule."""
-        caps = self.tables.caps
-        bundle = self.tables.bundle(session)
+        caps = self.sessions.caps
+        bundle = self.sessions.bundle(session)
         why, section = bundle.presenter.explain(refused.code, refused.params, tr)
         answer = Answer(why, alert=True)
         if refused.code in NOT_A_RULE:
@@ -566,17 +570,17 @@ class GameDesk:
         standings in the same atomic step (compare-and-set on the game and the standings):
         a crash before it leaves the game over and stored, and the next tick finishes it;
         a second finisher finds the game gone. Either way it counts once."""
-        store = self.tables.store
+        store = self.sessions.store
         key, board = game_key(session.chat), standings_key(session.chat)
         for _ in range(RETRIES):
             try:
-                stored_session, version = self.tables.session(await store.load(key))
+                stored_session, version = self.sessions.session(await store.load(key))
             except BadSession:
                 return
             if stored_session is None or stored_session.phase != OVER:
                 return  # finished already (and perhaps a new table opened)
             writes = [Write(key, version, None)]
-            if (bundle := self.tables.games.get(stored_session.game)) is not None:
+            if (bundle := self.sessions.games.get(stored_session.game)) is not None:
                 lock = deal_of_session(stored_session, bundle).commitment
                 book = Record.of(stored_session).dumps()
                 writes.append(Write(record_key(session.chat, lock), 0, book, RECORD_TTL))
@@ -588,14 +592,14 @@ class GameDesk:
                     stored_session.game,
                     stored_session.seats,
                     counted,
-                    self.tables.clock(),
+                    self.sessions.clock(),
                     stored_session.title,
                 )
                 writes.append(Write(board, doc.version if doc else 0, table.dumps(), STANDINGS_TTL))
             entry = Entry(
                 f"hist:{session.chat}",
                 self.history_entry(stored_session, stopped=False),
-                self.tables.settings.history_keep,
+                self.sessions.settings.history_keep,
                 HISTORY_TTL,
             )
             try:
@@ -609,15 +613,15 @@ class GameDesk:
         """The chat's standings document; one that is not even a document is removed (the
         standings start again with this game: no version could be compared with it)."""
         try:
-            return await self.tables.store.load(board)
+            return await self.sessions.store.load(board)
         except BadSession:
             log.error("unreadable standings %s: removed", board)
-            await self.tables.store.delete(board, ANY_VERSION)
+            await self.sessions.store.delete(board, ANY_VERSION)
             return None
 
     def _counted(self, session: Session) -> list[int] | None:
         """Each seat's place in a finished game, or None when it cannot be read."""
-        bundle = self.tables.games.get(session.game)
+        bundle = self.sessions.games.get(session.game)
         if bundle is None or session.state is None:
             return None
         try:
@@ -634,10 +638,10 @@ class GameDesk:
         players' names are msgids, translated when shown)."""
         entry: dict[str, Any] = {
             "game": session.game,
-            "at": self.tables.clock(),
+            "at": self.sessions.clock(),
             "stopped": stopped,
         }
-        bundle = self.tables.games.get(session.game)
+        bundle = self.sessions.games.get(session.game)
         if not stopped and session.state is not None and bundle is not None:
             with_state = views.state_of(session, bundle)
             entry["ranking"] = [
@@ -649,10 +653,10 @@ class GameDesk:
     async def record_history(self, session: Session, stopped: bool) -> None:
         """The chat's history gets the game's line (a stopped game: not counted in the
         standings)."""
-        await self.tables.store.push_history(
+        await self.sessions.store.push_history(
             f"hist:{session.chat}",
             self.history_entry(session, stopped),
-            self.tables.settings.history_keep,
+            self.sessions.settings.history_keep,
             HISTORY_TTL,
         )
 
@@ -663,29 +667,29 @@ class GameDesk:
         hand message, so their buttons are at the bottom) or replaced for the turn. A saved
         change whose messages were never delivered (its process died or stalled) is
         delivered here, once, by whichever process gets to it."""
-        store = self.tables.store
+        store = self.sessions.store
         try:
-            session, version = self.tables.session(await store.load(key))
+            session, version = self.sessions.session(await store.load(key))
             if session is None:  # expired: its deadline and its count as running go too
                 with contextlib.suppress(Conflict):  # (a new game there meanwhile)
                     await store.delete(key, 0)
                 return Reply()
-            state = views.state_of(session, self.tables.bundle(session))
+            state = views.state_of(session, self.sessions.bundle(session))
         except (BadSession, BadState, KeyError) as exc:
             log.error("unreadable session %s: %r (its timer is dropped)", key, exc)
             await store.clear_deadline(key)
             return Reply()
         messages: list[Message] = []
         confirm: tuple[str, int] | None = None
-        if session.phase != LOBBY and await self.tables.owed(session):
+        if session.phase != LOBBY and await self.sessions.owed(session):
             messages = self.recover(session, state)
             confirm = (session.chat, session.change)
         if session.phase == OVER:  # its end was cut short (a crash): finish it now
             await self.finish(session)
             return Reply(messages=messages, confirm=confirm)
-        now = self.tables.clock()
+        now = self.sessions.clock()
         if session.phase != PLAYING or session.deadline is None or session.deadline > now:
-            await self.tables.reindex(session)  # only the grace of a delivery was due
+            await self.sessions.reindex(session)  # only the grace of a delivery was due
             return Reply(messages=messages, confirm=confirm)
         moved = False
         for _ in range(TIMEOUT_STEPS):
@@ -704,7 +708,7 @@ class GameDesk:
             state = await self.hurry(session, state, messages)
         if session.deadline is not None and session.deadline <= now and not messages:
             self.schedule_all(session, state)  # a stale deadline (e.g. an older schema)
-        if not await self.tables.try_save(session, version, owed=bool(messages)):
+        if not await self.sessions.try_save(session, version, owed=bool(messages)):
             return Reply()  # another process changed the game: the next tick looks again
         if session.phase == OVER:
             await self.finish(session)
@@ -717,8 +721,8 @@ class GameDesk:
         go stale) or its players move on a page (`hold_unasked`: the page reads the hand as it
         is), turn after turn while no person is awaited: the last person's press then
         carries what follows (a reveal) in its free answer. The state now."""
-        bundle = self.tables.bundle(session)
-        caps = self.tables.caps
+        bundle = self.sessions.bundle(session)
+        caps = self.sessions.caps
         if caps.unasked_free:
             return state
         game = bundle.game
@@ -744,7 +748,7 @@ class GameDesk:
     def recover(self, session: Session, state: Any) -> list[Message]:
         """The messages of the session's last change, rendered again from what is stored:
         the table, the announcements of its events, and every hand."""
-        bundle = self.tables.bundle(session)
+        bundle = self.sessions.bundle(session)
         game = bundle.game
         recent = session.log[len(session.log) - session.recent :] if session.recent else []
         events = [load_event(game.event_types, e) for e in recent]
@@ -756,7 +760,7 @@ class GameDesk:
 
     def schedule_all(self, session: Session, state: Any) -> None:
         """Every seat's timer anew, as if every situation had changed."""
-        game = self.tables.bundle(session).game
+        game = self.sessions.bundle(session).game
         seats = range(len(session.seats))
         legal = tuple(game.legal_actions(state, p) for p in seats)
         session.timers = {}
@@ -769,22 +773,24 @@ class GameDesk:
     ) -> tuple[Any, list[Message], bool]:
         """One seat's timer ran out: its computer acts, its person is reminded or replaced.
         Returns the state, the messages and whether the game changed."""
-        bundle = self.tables.bundle(session)
+        bundle = self.sessions.bundle(session)
         game = bundle.game
         player = session.seats[seat]
         if kind == WAIT_REMIND and not player.bot:
-            at = self.tables.clock() + self.waits(session)[1]
+            at = self.sessions.clock() + self.waits(session)[1]
             session.timers[str(seat)] = [WAIT_TAKEOVER, at]
             session.deadline = min(at for _, at in session.timers.values())
             out = (
-                [self._reminder(session, bundle, state, seat)] if self.tables.caps.reminders else []
+                [self._reminder(session, bundle, state, seat)]
+                if self.sessions.caps.reminders
+                else []
             )
-            if session.turn_timer and self.tables.caps.edits:  # the time left, halved
-                link = self.tables.platform.deep_link
+            if session.turn_timer and self.sessions.caps.edits:  # the time left, halved
+                link = self.sessions.platform.deep_link
                 out.append(
                     self.timed(
                         session,
-                        views.table(session, bundle, self.tables.caps, state, deep_link=link),
+                        views.table(session, bundle, self.sessions.caps, state, deep_link=link),
                     )
                 )
             return state, out, False
@@ -828,7 +834,7 @@ class GameDesk:
         if kept is not None and kept in legal:
             return kept
         rng = Rng(session.seed ^ computer_stamp(session, seat))
-        settings = self.tables.settings
+        settings = self.sessions.settings
         limit = budget(settings.think_playouts, settings.think_budget)
         action = await think(
             bundle.computer,
@@ -871,5 +877,5 @@ class GameDesk:
             "a computer player will move for you.",
             seconds,
         ).format(n=seconds)
-        hand = views.hand(session, bundle, seat, self.tables.caps, state)
+        hand = views.hand(session, bundle, seat, self.sessions.caps, state)
         return replace(hand, text=f"{text}\n\n{hand.text}")

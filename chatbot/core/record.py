@@ -25,7 +25,7 @@ from chatbot.core.fairness import Deal
 from chatbot.core.model import Answer, Button, Incoming, Message, Reply
 from chatbot.core.registry import Registry
 from chatbot.core.session import Seat, Session
-from chatbot.core.tables import Tables
+from chatbot.core.sessions import Sessions
 from chatbot.core.views import say, seat_name
 from chatbot.i18n import Translator, translator
 from engine.core import BadState, IllegalAction, OptionValue
@@ -159,20 +159,20 @@ class RecordDesk:
     (turned with ◀️ ▶️, edited in place), or every page in one reply where messages cannot be
     edited."""
 
-    def __init__(self, tables: Tables) -> None:
-        self.tables = tables
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
 
     async def press(self, inc: Incoming, lock: str, page: str | None) -> Reply:
-        tables = self.tables
-        doc = await tables.store.load(record_key(inc.chat, lock))
+        sessions = self.sessions
+        doc = await sessions.store.load(record_key(inc.chat, lock))
         if doc is None:
-            ptr = translator(await tables.user_language(inc.user.id, inc.user.language))
+            ptr = translator(await sessions.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(ptr.gettext("This game's record is no longer kept.")))
-        tr = translator(await tables.chat_language(inc))
-        caps = tables.caps
+        tr = translator(await sessions.chat_language(inc))
+        caps = sessions.caps
         try:
             record = Record.loads(doc.data)
-            told = lines(record, tables.games, tr)
+            told = lines(record, sessions.games, tr)
         except BadRecord as exc:
             log.error("unreadable record %s in %s: %r", lock, inc.chat, exc)
             return Reply(Answer(tr.gettext("This game's record is no longer kept.")))

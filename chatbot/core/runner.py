@@ -49,10 +49,10 @@ class Runner:
     ) -> None:
         self.service = service
         self.outbox = outbox
-        self.settings = service.tables.settings
+        self.settings = service.sessions.settings
         self.monotonic = monotonic
         self.errors: list[BaseException] = []
-        self.delivery = Delivery(service.tables, outbox, monotonic, budget, self.errors)
+        self.delivery = Delivery(service.sessions, outbox, monotonic, budget, self.errors)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._ticker: asyncio.Task[None] | None = None
         self._beat: asyncio.Task[None] | None = None
@@ -259,9 +259,9 @@ class Runner:
     async def _later(self, key: str) -> bool:
         """Move a failing deadline back by RETRY_LATER, so that deadlines that keep failing
         cannot take every slot of each tick; False when the store cannot be reached."""
-        tables = self.service.tables
+        sessions = self.service.sessions
         try:
-            await tables.store.set_deadline(key, tables.clock() + RETRY_LATER)
+            await sessions.store.set_deadline(key, sessions.clock() + RETRY_LATER)
         except StoreUnavailable:
             return False
         return True
@@ -275,7 +275,7 @@ class Runner:
         """This process's "alive" mark every HEARTBEAT seconds, whatever the games do."""
         while not self._stopping:
             try:
-                await self.service.tables.heartbeat()
+                await self.service.sessions.heartbeat()
             except Exception as exc:
                 log.warning("heartbeat failed: %r", exc)
             await asyncio.sleep(HEARTBEAT)

@@ -20,11 +20,11 @@ from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Answer, Incoming, 
 from chatbot.core.play import GameDesk, key_revealed
 from chatbot.core.record import RecordDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
-from chatbot.core.tables import (
+from chatbot.core.sessions import (
     HISTORY_TTL,
     PREFS_TTL,
     Busy,
-    Tables,
+    Sessions,
     game_key,
 )
 from chatbot.core.verify import verify
@@ -44,13 +44,13 @@ TELLING = frozenset({"status", "help", "rules", "rule", "language"})  # commands
 class GameService:
     """Dispatches events to the desks; owns the commands that span them (/stop, /status)."""
 
-    def __init__(self, tables: Tables) -> None:
-        self.tables = tables
-        self.play = GameDesk(tables)
-        self.lobby = LobbyDesk(tables, self.play)
-        self.help = HelpDesk(tables)
-        self.board = BoardDesk(tables)
-        self.records = RecordDesk(tables)
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+        self.play = GameDesk(sessions)
+        self.lobby = LobbyDesk(sessions, self.play)
+        self.help = HelpDesk(sessions)
+        self.board = BoardDesk(sessions)
+        self.records = RecordDesk(sessions)
 
     async def handle(self, inc: Incoming) -> Reply:
         if inc.command is None and inc.data is None and inc.event is None:
@@ -61,7 +61,7 @@ class GameService:
         # update by whoever delivers the reply (`Reply.handled`).
         game = b.game_press(inc.data)
         chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
-        if not game and inc.update_id and (await self.tables.claim(chat, inc.update_id)).handled:
+        if not game and inc.update_id and (await self.sessions.claim(chat, inc.update_id)).handled:
             return Reply()  # recorded once its answer and messages went out: nothing owed
         try:
             if inc.event is not None:
@@ -71,7 +71,7 @@ class GameService:
             else:
                 reply = await self._press(inc)
         except Busy:  # many writers at once on one session: nothing was changed
-            tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+            tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
             return self._say(
                 inc, tr, tr.gettext("The table is busy right now: please press again.")
             )
@@ -111,10 +111,10 @@ class GameService:
         if name == "stats":
             return await self.board.command(inc)
         if name == "verify":
-            tr = translator(await self.tables.chat_language(inc))
+            tr = translator(await self.sessions.chat_language(inc))
             key, _, lock = inc.args.strip().partition(" ")
-            _, text = verify(self.tables.games, key, lock, tr)
-            return Reply(messages=[say(inc.chat, text[: self.tables.caps.message_chars])])
+            _, text = verify(self.sessions.games, key, lock, tr)
+            return Reply(messages=[say(inc.chat, text[: self.sessions.caps.message_chars])])
         if name in ("help", "rules", "rule", "language") or inc.private:
             return await self.help.command(inc)  # an unknown command in private: the help
         return Reply()  # in a group it may be meant for another bot
@@ -146,9 +146,9 @@ class GameService:
     async def _again(self, inc: Incoming, game: str) -> Reply:
         """ "Play again" under final results opens one new table per results message; later
         presses are answered privately (a button must not let anyone spam the group)."""
-        store = self.tables.store
+        store = self.sessions.store
         if inc.message and not await store.first_time(f"again:{inc.chat}:{inc.message}", AGAIN_TTL):
-            tr = translator(await self.tables.user_language(inc.user.id, inc.user.language))
+            tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(tr.gettext("A new table was already opened from these results.")))
         return await self.lobby.open(replace(inc, command="newgame", args=game))
 
@@ -156,30 +156,30 @@ class GameService:
 
     async def _membership(self, inc: Incoming) -> Reply:
         """A private chat opened or closed, people arrived in a group, the bot was removed."""
-        tables = self.tables
+        sessions = self.sessions
         if inc.event == OPENED:  # as a /start without payload: the private chat is open
             if inc.user.language:  # their own language is known now: their seats follow it
-                language = await tables.user_language(inc.user.id, inc.user.language)
+                language = await sessions.user_language(inc.user.id, inc.user.language)
                 await self.help.seat_languages(inc.user.id, language)
             return await self._start_command(replace(inc, command="start", args=""))
         if inc.event == CLOSED:
-            await tables.store.set_setting(f"user:{inc.user.id}", "dm", "0", PREFS_TTL)
+            await sessions.store.set_setting(f"user:{inc.user.id}", "dm", "0", PREFS_TTL)
             return Reply()
         try:
-            session, version = await tables.load(inc.chat)
+            session, version = await sessions.load(inc.chat)
         except BadSession:
             session, version = None, 0
         if session is None:
             return Reply()
         if inc.event == LEFT:  # nobody can see or play this game any more
             with contextlib.suppress(Conflict):
-                await tables.store.delete(game_key(session.chat), version)
+                await sessions.store.delete(game_key(session.chat), version)
                 await self.play.record_history(session, stopped=True)
             return Reply()
         if inc.event == ARRIVED and session.phase == LOBBY:  # newcomers see the open table
             tr = translator(session.language)
-            bundle = tables.bundle(session)
-            lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
+            bundle = sessions.bundle(session)
+            lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
             return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
         return Reply()
 
@@ -187,7 +187,7 @@ class GameService:
 
     async def _start_command(self, inc: Incoming) -> Reply:
         if inc.private:
-            await self.tables.store.set_setting(f"user:{inc.user.id}", "dm", "1", PREFS_TTL)
+            await self.sessions.store.set_setting(f"user:{inc.user.id}", "dm", "1", PREFS_TTL)
             payload = inc.args.strip()
             if chat := b.chat_from_payload(payload):
                 return await self.lobby.join(inc, chat)
@@ -196,21 +196,21 @@ class GameService:
         return await self.help.command(inc)
 
     async def _stop(self, inc: Incoming) -> Reply:
-        tables = self.tables
-        tr = translator(await tables.chat_language(inc))
+        sessions = self.sessions
+        tr = translator(await sessions.chat_language(inc))
         try:
-            session, version = await tables.load(inc.chat)
+            session, version = await sessions.load(inc.chat)
         except BadSession:  # an unreadable game can always be stopped
-            await tables.delete(inc.chat)
+            await sessions.delete(inc.chat)
             text = tr.t("The game was stopped by {name}.", name=html.escape(inc.user.name))
             return Reply(messages=[say(inc.chat, text)])
         if session is None:
             return Reply(messages=[say(inc.chat, tr.gettext("No game is running here."))])
-        if not await tables.may_host(inc, session):
+        if not await sessions.may_host(inc, session):
             text = tr.gettext("Only the player who opened the game or a chat admin can stop it.")
             return Reply(messages=[say(inc.chat, text)])
         try:
-            await tables.store.delete(game_key(session.chat), version)
+            await sessions.store.delete(game_key(session.chat), version)
         except Conflict:
             return Reply(messages=[say(inc.chat, tr.gettext("Please try again."))])
         await self.play.record_history(session, stopped=True)
@@ -218,28 +218,28 @@ class GameService:
         out = [say(inc.chat, text)]
         if session.phase == PLAYING:
             with contextlib.suppress(BadSession, BadState, KeyError):
-                bundle = tables.bundle(session)
-                out.insert(0, views.table(session, bundle, tables.caps, final=True))
+                bundle = sessions.bundle(session)
+                out.insert(0, views.table(session, bundle, sessions.caps, final=True))
                 # the game is over: its deal may be checked (never counted in the standings)
                 out[-1] = say(inc.chat, f"{text}\n\n{key_revealed(session, bundle, tr)}")
         return Reply(messages=out)
 
     async def _status(self, inc: Incoming) -> Reply:
-        tables = self.tables
-        session, _ = await tables.load(inc.chat)
+        sessions = self.sessions
+        session, _ = await sessions.load(inc.chat)
         if session is None:
             return Reply(messages=[await self._history(inc)])
-        bundle = tables.bundle(session)
+        bundle = sessions.bundle(session)
         if session.phase == LOBBY:
             tr = translator(session.language)
-            lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
+            lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
             return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
-        link = tables.platform.deep_link
-        return Reply(messages=[fresh(views.table(session, bundle, tables.caps, deep_link=link))])
+        link = sessions.platform.deep_link
+        return Reply(messages=[fresh(views.table(session, bundle, sessions.caps, deep_link=link))])
 
     async def _history(self, inc: Incoming) -> Message:
-        tr = translator(await self.tables.chat_language(inc))
-        entries = await self.tables.store.history(f"hist:{inc.chat}", 5)
+        tr = translator(await self.sessions.chat_language(inc))
+        entries = await self.sessions.store.history(f"hist:{inc.chat}", 5)
         if not entries:
             return say(inc.chat, tr.gettext("No game is running here. /newgame opens one."))
         lines = [tr.gettext("No game is running here. Latest results:")]
@@ -262,7 +262,7 @@ class GameService:
         game, ranking = entry.get("game"), entry.get("ranking", [])
         if not isinstance(game, str) or not isinstance(ranking, list):
             return None
-        bundle = self.tables.games.get(game)
+        bundle = self.sessions.games.get(game)
         title = bundle.presenter.title(tr) if bundle is not None else "?"  # no longer hosted
         if entry.get("stopped"):
             return tr.t("• {game}: stopped", game=title)
@@ -274,42 +274,44 @@ class GameService:
     async def chat_moved(self, old: str, new: str) -> list[Message]:
         """A chat changed its id: its game, language and history follow it; buttons that
         still name the old chat find the game through the recorded move. Idempotent."""
-        tables = self.tables
-        store = tables.store
+        sessions = self.sessions
+        store = sessions.store
         await store.set_setting(f"moved:{old}", "to", new, PREFS_TTL)
         language = await store.get_setting(f"chat:{old}", "lang")
         if language:
             await store.set_setting(f"chat:{new}", "lang", language, PREFS_TTL)
-        session, version = tables.session(await store.load(game_key(old)))
+        session, version = sessions.session(await store.load(game_key(old)))
         if session is None:
             return []
         session.chat = new
         session.messages = {}  # the old chat's messages cannot be edited from the new one
         try:
-            await tables.save(session, 0)
+            await sessions.save(session, 0)
         except Conflict:
             return []  # moved already (by another process, or a retried update)
         if session.phase != LOBBY:
-            await tables.running(session)
+            await sessions.running(session)
         with contextlib.suppress(Conflict):
             await store.delete(game_key(old), version)
-        keep = tables.settings.history_keep
+        keep = sessions.settings.history_keep
         for raw in reversed(await store.history(f"hist:{old}", keep)):
             await store.push_history(f"hist:{new}", raw, keep, HISTORY_TTL)
-        bundle = tables.bundle(session)
+        bundle = sessions.bundle(session)
         if session.phase == LOBBY:
             tr = translator(session.language)
-            lobby = views.lobby(session, bundle, tr, tables.platform.deep_link, tables.caps)
+            lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
             return [with_slot(lobby, views.LOBBY_SLOT, new)]
         return [
-            fresh(views.table(session, bundle, tables.caps, deep_link=tables.platform.deep_link))
+            fresh(
+                views.table(session, bundle, sessions.caps, deep_link=sessions.platform.deep_link)
+            )
         ]
 
     # --- timers ----------------------------------------------------------------------------
 
     async def due(self) -> list[str]:
         """The game keys whose deadline has come."""
-        return await self.tables.store.due(self.tables.clock(), DUE_BATCH)
+        return await self.sessions.store.due(self.sessions.clock(), DUE_BATCH)
 
     async def timeout(self, key: str) -> Reply:
         return await self.play.timeout(key)
@@ -321,7 +323,7 @@ class GameService:
             reply = await self.timeout(key)
             out.extend(reply.messages)
             if reply.confirm:
-                await self.tables.delivered(*reply.confirm)
+                await self.sessions.delivered(*reply.confirm)
         return out
 
 

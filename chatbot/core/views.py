@@ -11,7 +11,7 @@ from chatbot.core import buttons as b
 from chatbot.core.model import Button, Capabilities, Keyboard, Message
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Seat, Session
-from chatbot.core.tables import HAND_SLOT
+from chatbot.core.sessions import HAND_SLOT
 from chatbot.i18n import N_, Translator, translator
 from chatbot.present.base import Option, Options
 from engine.core import OptionSpec, load_event, restore

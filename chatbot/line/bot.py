@@ -42,7 +42,7 @@ from chatbot.core.delivery import Undelivered
 from chatbot.core.model import Capabilities, Message, User
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
-from chatbot.core.tables import PREFS_TTL, Platform, Tables
+from chatbot.core.sessions import PREFS_TTL, Platform, Sessions
 from chatbot.i18n import negotiate
 from chatbot.line.convert import (
     LABEL_CHARS,
@@ -88,9 +88,9 @@ class LineBot:
         unasked_free=False,
     )
 
-    runner: Runner  # handed by the bootstrap (`attach`), with its service and tables
+    runner: Runner  # handed by the bootstrap (`attach`), with its service and sessions
     service: GameService
-    tables: Tables
+    sessions: Sessions
 
     def __init__(self, settings: Settings, monotonic: Callable[[], float] = time.monotonic) -> None:
         """`chatbot.bootstrap.line_bot` builds the runner and hands it over."""
@@ -127,7 +127,7 @@ class LineBot:
 
     def attach(self, runner: Runner) -> None:
         """Take the runner; the hand page, where there is one, comes with it."""
-        self.runner, self.service, self.tables = runner, runner.service, runner.service.tables
+        self.runner, self.service, self.sessions = runner, runner.service, runner.service.sessions
         liff, login = self.settings.line_liff_id, self.settings.line_login_channel_id
         if liff and login:
             self.page = HandPage(self, liff, login)
@@ -164,7 +164,7 @@ class LineBot:
         if self.page is not None:
             await self.page.close()
         if close_store:
-            await self.tables.store.close()
+            await self.sessions.store.close()
 
     # --- platform ports for the core -------------------------------------------------------
 
@@ -266,7 +266,7 @@ class LineBot:
         """An event older than EVENT_WINDOW by its own timestamp (a signed request captured
         and sent again later) is dropped: within the window, its id makes a copy count once."""
         stamp = getattr(event, "timestamp", None)
-        age = self.tables.clock() - stamp / 1000 if isinstance(stamp, int) else math.inf
+        age = self.sessions.clock() - stamp / 1000 if isinstance(stamp, int) else math.inf
         if age <= EVENT_WINDOW:
             return False
         log.warning("event %s dropped: %.0f s old", getattr(event, "webhook_event_id", "?"), age)
@@ -331,7 +331,7 @@ class LineBot:
         key = qualify(group)
         guess = self._guesses.get(group)
         if guess is None:
-            stored = await self.tables.store.get_setting(f"chat:{key}", "guess")
+            stored = await self.sessions.store.get_setting(f"chat:{key}", "guess")
             rank, _, told = (stored or "0:").partition(":")
             guess = (int(rank) if rank.isdigit() else 0, told or None)
         learnt = guess
@@ -346,7 +346,7 @@ class LineBot:
                 learnt = (BY_SCRIPT, code)
         if learnt != guess:
             value = f"{learnt[0]}:{learnt[1]}"
-            await self.tables.store.set_setting(f"chat:{key}", "guess", value, PREFS_TTL)
+            await self.sessions.store.set_setting(f"chat:{key}", "guess", value, PREFS_TTL)
         self._guesses[group] = learnt
         self._guesses.move_to_end(group)
         while len(self._guesses) > PROFILES_KEPT:
@@ -447,7 +447,7 @@ class LineBot:
     async def _may_push(self, message: Message) -> bool:
         """A push goes to a group, or to a user who added the bot (LINE refuses the rest)."""
         to = line_id(message.chat)
-        if not to.startswith("U") or await self.tables.reachable(message.chat):
+        if not to.startswith("U") or await self.sessions.reachable(message.chat):
             return True
         log.info("no push to %s: not the bot's friend", to)
         return False

@@ -46,7 +46,7 @@ from chatbot.line.convert import PREFIX, line_id, plain, qualify
 if TYPE_CHECKING:
     from chatbot.core.runner import Runner
     from chatbot.core.service import GameService
-    from chatbot.core.tables import Tables
+    from chatbot.core.sessions import Sessions
     from chatbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class Players(Protocol):
     """What the page needs of the LINE bot that serves it."""
 
     settings: Settings
-    tables: Tables
+    sessions: Sessions
     service: GameService
     runner: Runner
 
@@ -147,7 +147,7 @@ class HandPage:
         self.bot = bot
         self.liff_id = liff_id
         base = bot.settings.line_api_base_url or "https://api.line.me"
-        self.tokens = IdTokens(base, channel, bot.tables.clock)
+        self.tokens = IdTokens(base, channel, bot.sessions.clock)
         folder = resources.files(__package__ or "chatbot.line")
         self.page = (folder / "hand.html").read_text("utf-8")
         self.files = {name: (folder / name).read_text("utf-8") for name in FILES}
@@ -260,20 +260,20 @@ class HandPage:
 
     async def _moves(self, chat: str) -> float:
         """The game's count of moves (infinite once it is over and gone)."""
-        session, _ = await self.bot.tables.load(chat)
+        session, _ = await self.bot.sessions.load(chat)
         return math.inf if session is None else session.moves
 
     async def _translator(self, user: User, chat: str) -> Translator:
         """The words of the user's seat in the game of `chat` (its hand's language), else of
         the user."""
         try:
-            session, _ = await self.bot.tables.load(chat)
+            session, _ = await self.bot.sessions.load(chat)
         except BadSession:
             session = None
         seat = session.seat_of(user.id) if session is not None else None
         if session is not None and seat is not None:
             return translator(session.seats[seat].language)
-        return translator(await self.bot.tables.user_language(user.id, user.language))
+        return translator(await self.bot.sessions.user_language(user.id, user.language))
 
     async def _refused(self, request: Request, refusal: Refusal) -> JSONResponse:
         """The reason, in the player's language when it was told with it, else in the

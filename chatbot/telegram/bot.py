@@ -40,7 +40,7 @@ from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Capabilities, Incoming, Message
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.i18n import available_locales, translator
 from chatbot.settings import Settings, bot_api_root
 from chatbot.telegram.convert import incoming, markup, migration, qualify, telegram_id
@@ -78,9 +78,9 @@ class TelegramBot:
     capabilities = Capabilities()  # edits, pop-ups, 64-byte data, 100 buttons a message
     platform = "telegram"
 
-    runner: Runner  # handed by the bootstrap (`attach`), with its service and tables
+    runner: Runner  # handed by the bootstrap (`attach`), with its service and sessions
     service: GameService
-    tables: Tables
+    sessions: Sessions
 
     def __init__(self, settings: Settings, **builder_options: Any) -> None:
         """`builder_options` go to PTB's builder; `chatbot.bootstrap.telegram_bot` builds the
@@ -114,7 +114,7 @@ class TelegramBot:
         self.app.add_error_handler(self._on_error)
 
     def attach(self, runner: Runner) -> None:
-        self.runner, self.service, self.tables = runner, runner.service, runner.service.tables
+        self.runner, self.service, self.sessions = runner, runner.service, runner.service.sessions
 
     @property
     def errors(self) -> list[BaseException]:
@@ -186,7 +186,7 @@ class TelegramBot:
         await self.runner.stop()  # while the bot can still send what is owed
 
     async def _stopped(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        await self.tables.store.close()
+        await self.sessions.store.close()
 
     async def register_commands(self) -> None:
         """The command menu in every language (the English one is also the default)."""
@@ -426,7 +426,7 @@ class TelegramBot:
         await self.app.stop()
         await self.app.shutdown()
         if close_store:
-            await self.tables.store.close()
+            await self.sessions.store.close()
 
     def run_polling(self) -> None:
         """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""

@@ -24,7 +24,7 @@ async def test_a_finished_game_shows_in_the_groups_standings_with_its_computer_p
     (empty,) = (await service.handle(stats(HOST, GROUP))).messages
     assert "No finished games here yet" in empty.text
     await service.handle(Incoming(GROUP, False, HOST, "newgame", "ano"))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None and session.seats == []  # the host has no private chat open
     start = b.encode(b.START, stamp=session.stamp)
     out: list[Message] = list(
@@ -53,7 +53,7 @@ async def test_a_private_stats_gathers_the_persons_figures_from_every_group() ->
     for chat, title, places in ((GROUP, "Lyceum", [1, 2]), (OTHER, "Agora", [2, 1])):
         table = add_result(Standings(), "ano", [ann, som], places, 1.0, title)
         await store.save(standings_key(chat), table.dumps(), 0, TTL)
-        await service.tables.seated(HOST.id, chat)
+        await service.sessions.seated(HOST.id, chat)
     (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
     assert "📊 Your standings" in mine.text
     assert "Lyceum: place 1 of 2" in mine.text and "Agora: place 2 of 2" in mine.text
@@ -77,7 +77,7 @@ async def test_a_private_stats_reaches_the_thirty_latest_groups() -> None:
     for i in range(31):
         table = add_result(Standings(), "ano", [ann, som], [1, 2], 1.0, f"Club {i}")
         await store.save(standings_key(f"tg:-200{i}"), table.dumps(), 0, TTL)
-        await service.tables.seated(HOST.id, f"tg:-200{i}")
+        await service.sessions.seated(HOST.id, f"tg:-200{i}")
     (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
     assert mine.text.count("place 1 of 2") == 30
     assert "Club 30:" in mine.text and "Club 1:" in mine.text and "Club 0:" not in mine.text
@@ -94,7 +94,7 @@ async def test_a_private_stats_fills_one_message_at_most() -> None:
         for game in ("ano", "ego", "egonomy"):
             table = add_result(table, game, [ann, som], [1, 2], 1.0, f"Club {i}")
         await store.save(standings_key(f"tg:-200{i}"), table.dumps(), 0, TTL)
-        await service.tables.seated(HOST.id, f"tg:-200{i}")
+        await service.sessions.seated(HOST.id, f"tg:-200{i}")
     (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
     shown = mine.text.count("place 1 of 2")
     assert 10 < shown < 90 and len(mine.text) <= 4096

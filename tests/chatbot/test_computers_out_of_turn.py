@@ -33,17 +33,17 @@ async def caught_in_a_game(seed: int) -> int:
     """How often the computer caught Ann, who never calls "Ano!", in one two-player game."""
     clock = [1000.0]
     service = make_service(MemoryStore(), Settings(bot_delay=0.0, remind_after=10**6))
-    service.tables.clock = lambda: clock[0]
-    service.tables.seeds = lambda: seed
+    service.sessions.clock = lambda: clock[0]
+    service.sessions.seeds = lambda: seed
     await service.handle(Incoming(ANN.id, True, ANN, command="start"))
     lobby = await service.handle(Incoming(GROUP, False, ANN, command="newgame", args="ano"))
     await service.handle(Incoming(GROUP, False, ANN, data=data_of(lobby, b.ADD_BOT)))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None and len(session.seats) == 2
     await service.handle(Incoming(GROUP, False, ANN, data=b.encode(b.START, stamp=session.stamp)))
     rng, caught = random.Random(seed), 0
     for _ in range(3000):
-        session, _ = await service.tables.load(GROUP)
+        session, _ = await service.sessions.load(GROUP)
         if session is None:
             return caught
         recent = session.log[len(session.log) - session.recent :] if session.recent else []

@@ -17,7 +17,7 @@ from chatbot.core.delivery import CHATTER_PATIENCE
 from chatbot.core.model import Button, Capabilities, Incoming, Message, User, clip, units
 from chatbot.core.runner import Runner
 from chatbot.core.session import PLAYING, Seat, Session
-from chatbot.core.tables import Platform
+from chatbot.core.sessions import Platform
 from chatbot.core.views import table_slot
 from chatbot.settings import Settings
 from chatbot.telegram.limits import GROUP_PERIOD, FloodLimiter
@@ -236,19 +236,19 @@ async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> 
     newer change (it revealed the turn and edits the table itself): the mark is dropped, never
     edited over the reveal with the finished turn's buttons."""
     runner, outbox, clock = started(interval=3.0)
-    tables = runner.service.tables
+    sessions = runner.service.sessions
     session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
     session.phase, session.change = PLAYING, 2
-    assert await tables.try_save(session, 0)
+    assert await sessions.try_save(session, 0)
     table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), game=GROUP)
     table = replace(table, coalesce=True)
     runner.post([table], confirm=(GROUP, 1))
     await settled(runner)
     runner.post([replace(table, text="Turn 1 · Bob ✅", minor=True)], confirm=(GROUP, 2))
-    stored, version = await tables.load(GROUP)
+    stored, version = await sessions.load(GROUP)
     assert stored is not None
     stored.change = 3  # the other process's reveal
-    assert await tables.try_save(stored, version)
+    assert await sessions.try_save(stored, version)
     clock.now += 9.0
     runner.wake()
     await settled(runner)

@@ -75,12 +75,12 @@ async def test_the_key_stays_hidden_until_the_results_reveal_it(game: str) -> No
     (the game's own rule for an idle player plays), to the end of the game."""
     service = make_service(MemoryStore(), Settings(bot_delay=0, remind_after=0, takeover_after=0))
     await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     start = await service.handle(
         Incoming(GROUP, False, HOST, data=b.encode(b.START, stamp=session.stamp))
     )
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     secrets = {str(session.seed), f"{session.salt:016x}", str(session.salt)}
     seen = shown(start)
@@ -107,7 +107,7 @@ async def test_a_stopped_game_reveals_its_key(game: str) -> None:
     start (it is not counted in the standings)."""
     service = make_service(MemoryStore(), Settings(bot_delay=0))
     await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     start = await service.handle(
         Incoming(GROUP, False, HOST, data=b.encode(b.START, stamp=session.stamp))

@@ -11,7 +11,7 @@ from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Incoming, Message, User
 from chatbot.core.record import Record, lines, pages, record_key
 from chatbot.core.service import GameService
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
@@ -25,7 +25,7 @@ async def finished(service: GameService, game: str) -> tuple[list[Message], str,
     """An all-computer game played to its end: the group's messages, the record button's
     data, and the private texts sent during the game."""
     await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     start = b.encode(b.START, stamp=session.stamp)
     out = list((await service.handle(Incoming(GROUP, False, HOST, data=start))).messages)
@@ -45,7 +45,7 @@ def plain(text: str) -> str:
 
 
 async def test_a_record_shows_only_what_the_table_saw() -> None:
-    service = GameService(Tables(MemoryStore(), Settings(bot_delay=0), GAMES, Platform()))
+    service = GameService(Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform()))
     group, data, _ = await finished(service, "ano")
     seen = "\n".join(plain(m.text) for m in group)
     first = await service.handle(Incoming(GROUP, False, HOST, data=data, message="50"))
@@ -72,12 +72,12 @@ async def test_a_record_shows_only_what_the_table_saw() -> None:
 
 async def test_a_record_exists_only_once_its_game_is_over() -> None:
     store = MemoryStore()
-    service = GameService(Tables(store, Settings(bot_delay=0), GAMES, Platform()))
+    service = GameService(Sessions(store, Settings(bot_delay=0), GAMES, Platform()))
     await service.handle(Incoming(GROUP, False, HOST, "newgame", "ano"))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     await service.handle(Incoming(GROUP, False, HOST, data=b.encode(b.START, stamp=session.stamp)))
-    live, _ = await service.tables.load(GROUP)
+    live, _ = await service.sessions.load(GROUP)
     assert live is not None and live.phase == "playing"
     from chatbot.core.play import deal_of_session
 
@@ -90,7 +90,7 @@ async def test_a_record_exists_only_once_its_game_is_over() -> None:
 
 async def test_where_messages_cannot_be_edited_the_record_is_one_reply() -> None:
     caps = Capabilities(edits=False, message_chars=5000)
-    service = GameService(Tables(MemoryStore(), Settings(bot_delay=0), GAMES, Platform(caps)))
+    service = GameService(Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform(caps)))
     _, data, _ = await finished(service, "ano")
     reply = await service.handle(Incoming(GROUP, False, HOST, data=data))
     assert 2 <= len(reply.messages) <= 5 and all(
@@ -100,7 +100,7 @@ async def test_where_messages_cannot_be_edited_the_record_is_one_reply() -> None
 
 async def test_the_terminal_plays_a_record_back(capsys: object) -> None:
     store = MemoryStore()
-    service = GameService(Tables(store, Settings(bot_delay=0), GAMES, Platform()))
+    service = GameService(Sessions(store, Settings(bot_delay=0), GAMES, Platform()))
     _, data, _ = await finished(service, "ano")
     lock = data.split("|")[1]
     doc = await store.load(record_key(GROUP, lock))

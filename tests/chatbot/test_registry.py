@@ -143,5 +143,5 @@ async def test_rules_offer_a_game_menu_and_a_shared_term_asks_which_game() -> No
 async def test_a_game_opens_by_name_with_its_own_options() -> None:
     service = make_service(MemoryStore(), games=WITH_TEST_GAMES)
     await service.handle(Incoming("tg:-1", False, ANN, command="newgame", args="pick"))
-    session, _ = await service.tables.load("tg:-1")
+    session, _ = await service.sessions.load("tg:-1")
     assert session is not None and session.game == "pick" and session.seats[0].user == ANN.id

@@ -16,7 +16,7 @@ import pytest
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Incoming, Message, User
 from chatbot.core.runner import Runner
-from chatbot.core.tables import Platform
+from chatbot.core.sessions import Platform
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.core import restore
@@ -85,7 +85,7 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
         rng = random.Random(5)
         group_per_move: Counter[int] = Counter()
         for _ in range(3000):
-            session, _ = await service.tables.load(GROUP)
+            session, _ = await service.sessions.load(GROUP)
             if session is None:
                 break
             moves = session.moves
@@ -93,7 +93,7 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
             if await runner.tick():
                 await runner.flush()
             else:
-                game = service.tables.bundle(session).game
+                game = service.sessions.bundle(session).game
                 (seat,) = game.to_move(restore(game, session.state))
                 user = ann if session.seats[seat].user == ann.id else bob
                 message_id, hand = _hand(outbox, user)
@@ -102,7 +102,7 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
                 data = rng.choice(moving or choices)
                 await runner.handle(Incoming(user.id, True, user, data=data, message=message_id))
                 await runner.flush()
-            after, _ = await service.tables.load(GROUP)
+            after, _ = await service.sessions.load(GROUP)
             if after is None or after.moves != moves:
                 group_per_move[len(outbox.to(GROUP)) - sent] += 1
         else:

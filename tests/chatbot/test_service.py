@@ -72,7 +72,7 @@ async def test_a_press_on_an_outdated_lobby_shows_the_current_lobby(service: Gam
     for who in (HOST, GUEST):
         await service.handle(command("start", who, chat=who.id))
     opened = await service.handle(command("newgame", HOST))
-    await service.tables.remember(GROUP, views.LOBBY_SLOT, "10")
+    await service.sessions.remember(GROUP, views.LOBBY_SLOT, "10")
     stale_start = data_of(opened.messages[0], b.START)
     await service.handle(press(b.encode(b.JOIN), GUEST))  # its lobby edit never arrives
 
@@ -103,14 +103,14 @@ class WriteBeforeDelete(MemoryStore):
         if not self.raced and doc is not None and b'"phase":"over"' in doc.data:
             self.raced = True
             assert self.service is not None
-            await self.service.tables.remember(key.removeprefix("game:"), "elsewhere", "99")
+            await self.service.sessions.remember(key.removeprefix("game:"), "elsewhere", "99")
         return await super().commit(writes, entries)
 
 
 async def play_computers(service: GameService) -> Reply:
     """An all-computer game: the host opens a table without sitting down and starts it."""
     await service.handle(command("newgame", HOST))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     start = b.encode(b.START, stamp=session.stamp)
     reply = await service.handle(press(start, HOST))
@@ -126,7 +126,7 @@ async def test_a_finished_game_leaves_the_store_even_when_a_write_races_its_end(
     store.service = service
     await play_computers(service)
     assert store.raced, "the write landed between the end's load and delete"
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is None, "the finished game is gone: /newgame may open the next one"
     (entry,) = await store.history(f"hist:{GROUP}", 5)
     assert orjson.loads(entry)["stopped"] is False
@@ -144,16 +144,16 @@ async def start_with_a_computer(service: GameService) -> Session:
     await service.handle(command("newgame", HOST))
     await service.handle(press(data_of(await lobby_of(service), b.ADD_BOT), HOST))
     await service.handle(press(data_of(await lobby_of(service), b.START), HOST))
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None and session.phase == "playing"
     return session
 
 
 async def lobby_of(service: GameService) -> Message:
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
-    bundle = service.tables.bundle(session)
-    deep_link = service.tables.platform.deep_link
+    bundle = service.sessions.bundle(session)
+    deep_link = service.sessions.platform.deep_link
     return views.lobby(session, bundle, translator("en"), deep_link, Capabilities())
 
 
@@ -164,7 +164,7 @@ async def test_a_hand_button_of_an_earlier_game_is_refused_in_the_next_one(
     """A game stopped (or expired) leaves its hand messages behind; their buttons must not
     count as buttons of the chat's next game, which went through the same lobby steps."""
     seeds = iter([41, 42])
-    service.tables.seeds = lambda: next(seeds)
+    service.sessions.seeds = lambda: next(seeds)
     await service.handle(command("start", HOST, chat=HOST.id))
     first = await start_with_a_computer(service)
     game = registry()[first.game].game
@@ -178,7 +178,7 @@ async def test_a_hand_button_of_an_earlier_game_is_refused_in_the_next_one(
     reply = await service.handle(press(stale, HOST, chat=HOST.id))
     assert reply.answer is not None
     assert reply.answer.text.startswith("That button is outdated: here is your current hand.")
-    after, _ = await service.tables.load(GROUP)
+    after, _ = await service.sessions.load(GROUP)
     assert after is not None and (after.stamps, after.state) == (second.stamps, second.state)
 
 
@@ -188,10 +188,10 @@ async def test_a_game_whose_end_was_cut_short_does_not_block_a_new_table() -> No
     service = make_service(MemoryStore(), Settings())
     ended = Session(game="egonomy", chat="tg:-5", creator="tg:1", language="en", options={})
     ended.phase = OVER
-    await service.tables.save(ended, 0)
+    await service.sessions.save(ended, 0)
     host = User("tg:1", "Ann", "en")
     await service.handle(Incoming("tg:-5", False, host, command="newgame"))
-    session, _ = await service.tables.load("tg:-5")
+    session, _ = await service.sessions.load("tg:-5")
     assert session is not None and session.phase == LOBBY
 
 
@@ -199,7 +199,7 @@ async def test_two_tables_opened_at_the_same_moment_both_get_an_answer() -> None
     """Two /newgame at once: one lobby opens, the other asker is told a game is open."""
 
     service = make_service(MemoryStore(), Settings())
-    await service.tables.store.set_setting("user:tg:1", "dm", "1")
+    await service.sessions.store.set_setting("user:tg:1", "dm", "1")
     asks = [
         Incoming("tg:-9", False, User(f"tg:{n}", f"P{n}", "en"), command="newgame") for n in (1, 2)
     ]

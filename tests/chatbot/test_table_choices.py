@@ -9,7 +9,7 @@ from chatbot.core import views
 from chatbot.core.model import Capabilities, Incoming, Message, Reply, User
 from chatbot.core.service import GameService
 from chatbot.core.session import TURN_TIMERS, WAIT_REMIND, WAIT_TAKEOVER, Session
-from chatbot.core.tables import Platform, Tables
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.games import ANO_PRESETS, registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
@@ -22,12 +22,12 @@ GAMES = registry()
 
 
 def service_at(clock: Clock) -> GameService:
-    tables = Tables(MemoryStore(), Settings(bot_delay=1.0), GAMES, Platform(), clock=clock)
-    return GameService(tables)
+    sessions = Sessions(MemoryStore(), Settings(bot_delay=1.0), GAMES, Platform(), clock=clock)
+    return GameService(sessions)
 
 
 async def lobby_of(service: GameService) -> Session:
-    session, _ = await service.tables.load(GROUP)
+    session, _ = await service.sessions.load(GROUP)
     assert session is not None
     return session
 

@@ -71,7 +71,7 @@ async def open_ano(
         lobby = tg.message(GROUP, lobby.message_id)
     for name, value in (options or {}).items():
         for _ in range(3):
-            session, _ = await h.bot.tables.load(CHAT)
+            session, _ = await h.bot.sessions.load(CHAT)
             assert session is not None
             if session.options[name] == value:
                 break
@@ -80,7 +80,7 @@ async def open_ano(
             lobby = tg.message(GROUP, lobby.message_id)
         else:
             raise AssertionError(f"option {name} could not be set")
-    h.bot.tables.seeds = lambda: SEED
+    h.bot.sessions.seeds = lambda: SEED
     await h.press(host, lobby, button(lobby, b.START))
     session = await load(h)
     assert session.phase == "playing" and session.game == "ano"
@@ -99,7 +99,7 @@ async def arrange(
     """Put the game at a position: `hands` per seat, the `top` card, the draw pile (`pile`,
     the next card drawn first), the rest under the top card; then every person's hand comes
     anew. `changes`: other State fields (turn, pending, suit, ano...)."""
-    session, version = await h.bot.tables.load(CHAT)
+    session, version = await h.bot.sessions.load(CHAT)
     assert session is not None
     state: State = restore(GAME, session.state)
     held = [cards(hand) for hand in hands]
@@ -123,7 +123,7 @@ async def arrange(
         over=False,
     )._replace(**changes)
     h.bot.service.play.record(session, state, [], None)
-    assert await h.bot.tables.try_save(session, version)
+    assert await h.bot.sessions.try_save(session, version)
     for user in users:
         await h.command(user["id"], user, "/start " + b.hand_payload(CHAT))
     return state
@@ -147,7 +147,7 @@ def table_of(tg: FakeTelegram, session: Session) -> StoredMessage:
 
 
 async def table_now(h: Harness, tg: FakeTelegram) -> StoredMessage:
-    session, _ = await h.bot.tables.load(CHAT)
+    session, _ = await h.bot.sessions.load(CHAT)
     if session is None:  # the finished game left the chat: its table is the last one
         return next(m for m in reversed(tg.sent_to(GROUP)) if "Top card:" in m.text)
     return table_of(tg, session)

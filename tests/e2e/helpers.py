@@ -48,7 +48,7 @@ async def open_table(
         lobby = tg.message(GROUP, lobby.message_id)
     await h.bot.runner.flush()  # the host sees the lobby's last edit (edits merge meanwhile)
     lobby = tg.message(GROUP, lobby.message_id)
-    h.bot.tables.seeds = lambda: seed
+    h.bot.sessions.seeds = lambda: seed
     await h.press(host, lobby, button(lobby, b.START))
     session = await load(h)
     assert session.phase == "playing", "the game began"
@@ -56,7 +56,7 @@ async def open_table(
 
 
 async def load(h: Harness) -> Session:
-    session, _ = await h.bot.tables.load(CHAT)
+    session, _ = await h.bot.sessions.load(CHAT)
     assert session is not None, "a game is running"
     return session
 
@@ -109,7 +109,7 @@ async def play_out(
     rng = random.Random(seed)
     presses = 0
     for _ in range(limit):
-        session, _ = await h.bot.tables.load(CHAT)
+        session, _ = await h.bot.sessions.load(CHAT)
         if session is None:
             return presses
         if await h.tick():

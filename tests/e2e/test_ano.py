@@ -18,7 +18,7 @@ MAX_ROUNDS = 3000
 
 async def state_of(h: Harness) -> State | None:
     """The game's state, or None once the finished game has left the chat."""
-    session, _ = await h.bot.tables.load(CHAT)
+    session, _ = await h.bot.sessions.load(CHAT)
     if session is None or session.phase != "playing":
         return None
     state: State = restore(GAME, session.state)
@@ -42,7 +42,7 @@ async def test_a_whole_game_of_ano_with_two_people_and_two_computers(
         await h.press(ann, lobby, button(lobby, b.ADD_BOT))
     lobby = tg.message(GROUP, lobby.message_id)
     await h.press(ann, lobby, button(lobby, b.START))
-    session, _ = await h.bot.tables.load(CHAT)
+    session, _ = await h.bot.sessions.load(CHAT)
     assert session is not None and session.game == "ano" and session.phase == "playing"
     table = tg.message(GROUP, int(table_id(session)))
     assert "Top card:" in table.text and "Ann: 5 cards" in table.text
@@ -54,7 +54,7 @@ async def test_a_whole_game_of_ano_with_two_people_and_two_computers(
             break
         if await h.tick():
             continue
-        session, _ = await h.bot.tables.load(CHAT)
+        session, _ = await h.bot.sessions.load(CHAT)
         assert session is not None
         table = tg.message(GROUP, int(table_id(session)))
         caught = [d for d in table.callback_data if "|c" in d] if FORGOT_CALL in state.ano else []

@@ -214,7 +214,7 @@ async def test_points(tg: FakeTelegram, harness: Harness) -> None:
         "",
         "🏆 Ann wins!",
     ], "fewer points rank better, not fewer cards"
-    session, _ = await h.bot.tables.load(f"tg:{GROUP}")
+    session, _ = await h.bot.sessions.load(f"tg:{GROUP}")
     assert session is None, "the game ended with the first empty hand"
 
 

@@ -119,7 +119,7 @@ async def test_a_private_language_change_reaches_every_game_of_the_player(
     japanese = next(d for d in menu.callback_data if d.endswith("ja"))
     await h.press(ann, menu, japanese)
     for chat in (CHAT, f"tg:{OTHER_GROUP}"):
-        session, _ = await h.bot.tables.load(chat)
+        session, _ = await h.bot.sessions.load(chat)
         assert session is not None
         seat = session.seat_of(f"tg:{ann['id']}")
         assert seat is not None and session.seats[seat].language == "ja", chat

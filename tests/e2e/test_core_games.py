@@ -49,7 +49,7 @@ async def pair(
     finally:
         for h in (a, b2):
             await h.stop()
-            await h.bot.tables.store.close()
+            await h.bot.sessions.store.close()
 
 
 async def open_game(
@@ -77,7 +77,7 @@ async def open_game(
 
 
 async def load(h: Harness) -> Session:
-    session, _ = await h.bot.tables.load(CHAT)
+    session, _ = await h.bot.sessions.load(CHAT)
     assert session is not None
     return session
 

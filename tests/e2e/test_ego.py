@@ -47,7 +47,7 @@ async def pair(
     finally:
         for h in (a, b2):
             await h.stop()
-            await h.bot.tables.store.close()
+            await h.bot.sessions.store.close()
 
 
 def people(tg: FakeTelegram, *names: str) -> list[JSON]:
@@ -55,7 +55,7 @@ def people(tg: FakeTelegram, *names: str) -> list[JSON]:
 
 
 async def load(h: Harness) -> Session:
-    session, _ = await h.bot.tables.load(CHAT)
+    session, _ = await h.bot.sessions.load(CHAT)
     assert session is not None
     return session
 
@@ -218,7 +218,7 @@ async def test_a_whole_game_with_a_computer_player(
     users = {0: ann, 1: bob}
     statuses = 0
     for i in range(3000):
-        session, _ = await a.bot.tables.load(CHAT)
+        session, _ = await a.bot.sessions.load(CHAT)
         if session is None or session.phase != "playing":
             break
         live = [m for m in tg.sent_to(GROUP) if any(d[0] == b.GROUP_MOVE for d in m.callback_data)]
@@ -251,11 +251,11 @@ async def test_a_whole_game_with_a_computer_player(
 
 async def rig(h: Harness, **changes: Any) -> State:
     """Change the stored game's state (a position the test needs), as a saved change."""
-    session, version = await h.bot.tables.load(CHAT)
+    session, version = await h.bot.sessions.load(CHAT)
     assert session is not None
     state = state_of(session)._replace(**changes)
     session.state = stored(GAMES["ego"].game, state)
-    assert await h.bot.tables.try_save(session, version)
+    assert await h.bot.sessions.try_save(session, version)
     return state
 
 
@@ -271,7 +271,7 @@ async def test_a_void_final_turn_ends_the_game_with_nothing_lost(
     await a.press(bob, table, code_button(table, "1b2"))
     await a.press(cid, table, code_button(table, "1b1"), check=False)
     await a.press(ann, table, code_button(table, "1"), check=False)
-    session, _ = await a.bot.tables.load(CHAT)
+    session, _ = await a.bot.sessions.load(CHAT)
     assert session is None, "the finished game left the store"
     reveal = next(m for m in tg.sent_to(GROUP) if "Reveal!" in m.text)
     assert "nobody wins or loses" in reveal.text and "stake returned" in reveal.text

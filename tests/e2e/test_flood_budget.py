@@ -46,7 +46,7 @@ async def test_four_players_pressing_once_a_second_for_three_minutes(
         began = time.monotonic()
         while time.monotonic() - began < PLAY_SECONDS:
             tick = time.monotonic()
-            session, _ = await h.bot.tables.load(f"tg:{GROUP}")
+            session, _ = await h.bot.sessions.load(f"tg:{GROUP}")
             if session is None:
                 break  # the game ended
             user = user_of(session, to_move(session), users)
@@ -78,7 +78,7 @@ async def test_four_players_pressing_once_a_second_for_three_minutes(
         for i, at in enumerate(group_calls):
             in_minute = sum(1 for t in group_calls[i:] if t - at < 60.0)
             assert in_minute <= DEFAULTS.group_rate, f"{in_minute} group messages in a minute"
-        session, _ = await h.bot.tables.load(f"tg:{GROUP}")
+        session, _ = await h.bot.sessions.load(f"tg:{GROUP}")
         if session is not None:
             assert shows(table_of(tg, session), session), "the table ends current"
         assert not h.bot.errors

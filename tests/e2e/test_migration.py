@@ -52,16 +52,16 @@ async def test_a_refused_send_moves_the_game_and_old_buttons_keep_working(
     h: Harness, tg: FakeTelegram
 ) -> None:
     users = await start_game(h, tg)
-    before, _ = await h.bot.service.tables.load(f"tg:{OLD}")
+    before, _ = await h.bot.service.sessions.load(f"tg:{OLD}")
     assert before is not None
     tg.migrate_group(OLD, NEW)
     rng = random.Random(1)
     for _ in range(12):  # private buttons still name the old group
         await press_once(h, tg, users, rng)
-    assert await h.bot.service.tables.store.load(f"game:tg:{OLD}") is None, "the old key is gone"
-    after = await h.bot.service.tables.store.load(f"game:tg:{NEW}")
+    assert await h.bot.service.sessions.store.load(f"game:tg:{OLD}") is None, "the old key is gone"
+    after = await h.bot.service.sessions.store.load(f"game:tg:{NEW}")
     assert after is not None
-    session, _ = await h.bot.service.tables.load(f"tg:{NEW}")
+    session, _ = await h.bot.service.sessions.load(f"tg:{NEW}")
     assert session is not None and session.chat == f"tg:{NEW}" and session.moves > before.moves
     table = tg.message(NEW, int(table_id(session)))
     assert "Egonomy" in table.text, "the table goes on in the supergroup"
@@ -84,8 +84,8 @@ async def test_the_service_message_of_the_upgrade_moves_the_game(
     }
     await h.feed(update)
     await h.feed({**update, "update_id": 9_000_002})  # delivered twice: nothing more happens
-    session, _ = await h.bot.service.tables.load(f"tg:{NEW}")
+    session, _ = await h.bot.service.sessions.load(f"tg:{NEW}")
     assert session is not None and session.chat == f"tg:{NEW}"
-    assert await h.bot.tables.moved_to(f"tg:{OLD}") == f"tg:{NEW}"
+    assert await h.bot.sessions.moved_to(f"tg:{OLD}") == f"tg:{NEW}"
     tables = [m for m in tg.sent_to(NEW) if "Egonomy" in m.text]
     assert len(tables) == 1, "one fresh table in the supergroup"

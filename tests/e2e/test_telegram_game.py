@@ -42,7 +42,7 @@ async def play_out(h: Harness, tg: FakeTelegram, users: list[dict], seed: int) -
     rng = random.Random(seed)
     presses = 0
     for _ in range(5000):
-        session, _ = await h.bot.service.tables.load(f"tg:{GROUP}")
+        session, _ = await h.bot.service.sessions.load(f"tg:{GROUP}")
         if session is None:
             return presses
         if await h.tick():
@@ -84,7 +84,7 @@ async def test_whole_game_two_people_two_computers_by_buttons_only(
         await h.press(bob, final, again)
         lobby = tg.last_message(GROUP)
         assert lobby is not None and lobby.message_id != final.message_id
-        session, _ = await h.bot.service.tables.load(f"tg:{GROUP}")
+        session, _ = await h.bot.service.sessions.load(f"tg:{GROUP}")
         assert session is not None and session.phase == "lobby"
         assert [s.name for s in session.seats] == ["Bob <b>"], "the presser hosts it"
     finally:

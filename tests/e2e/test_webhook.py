@@ -44,7 +44,7 @@ async def test_the_webhook_checks_the_secret_and_handles_updates(tg: FakeTelegra
                 assert refused.status_code == 403
             await bot.runner.flush()
             assert tg.last_message(GROUP) is None, "nothing was touched"
-            assert (await bot.tables.load(f"tg:{GROUP}"))[0] is None
+            assert (await bot.sessions.load(f"tg:{GROUP}"))[0] is None
             garbage = await client.post(
                 "/telegram/webhook", content=b"{", headers={SECRET_HEADER: SECRET}
             )

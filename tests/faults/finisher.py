@@ -12,7 +12,7 @@ from typing import Any
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, User
-from chatbot.core.tables import Tables
+from chatbot.core.sessions import Sessions
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from tests.conftest import make_service
@@ -37,9 +37,9 @@ async def main(url: str, prefix: str, when: str) -> None:
 
     client.evalsha = stops
     service = make_service(store, Settings(bot_delay=0))
-    tables: Tables = service.tables
+    sessions: Sessions = service.sessions
     await service.handle(Incoming(CHAT, False, HOST, command="newgame", args=sys.argv[4]))
-    session, _ = await tables.load(CHAT)
+    session, _ = await sessions.load(CHAT)
     assert session is not None
     start = b.encode(b.START, stamp=session.stamp)
     await service.handle(Incoming(CHAT, False, HOST, data=start, message="1"))

@@ -15,7 +15,7 @@ import pytest
 
 from chatbot.core.registry import Registry
 from chatbot.core.session import Session
-from chatbot.core.tables import game_key
+from chatbot.core.sessions import game_key
 from chatbot.store.redis import RedisStore
 from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram
@@ -39,16 +39,16 @@ async def h(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterato
 
 
 async def loaded(h: Harness) -> Session:
-    session, _ = await h.bot.tables.load(CHAT)
+    session, _ = await h.bot.sessions.load(CHAT)
     assert session is not None
     return session
 
 
 async def test_a_tick_cancelled_at_every_step_ends_cancelled(h: Harness, tg: FakeTelegram) -> None:
     await open_table(h, tg, [tg.user(401, "Ann")], computers=1)
-    clock = h.bot.tables.clock
+    clock = h.bot.sessions.clock
     assert isinstance(clock, Clock)
-    store, runner = h.bot.tables.store, h.bot.runner
+    store, runner = h.bot.sessions.store, h.bot.runner
     before = await loaded(h)
     assert before.deadline is not None
     original = await store.load(game_key(CHAT))
@@ -84,7 +84,7 @@ async def test_a_runner_stopped_at_every_step_stops_with_its_timers(
     h: Harness, tg: FakeTelegram
 ) -> None:
     await open_table(h, tg, [tg.user(402, "Bea")], computers=1)
-    clock = h.bot.tables.clock
+    clock = h.bot.sessions.clock
     assert isinstance(clock, Clock)
     runner = h.bot.runner
     runner.settings = replace(runner.settings, tick=0.0)  # ticking all the time

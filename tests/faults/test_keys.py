@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
-from chatbot.core.tables import HISTORY_TTL, PREFS_TTL, game_key
+from chatbot.core.sessions import HISTORY_TTL, PREFS_TTL, game_key
 from chatbot.store.base import INDEX_KEEP
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
@@ -61,7 +61,7 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
         await open_table(h, tg, users, computers=1)
         await h.command(GROUP, users[0], "/language")
         await h.tick()
-        await h.bot.tables.heartbeat()
+        await h.bot.sessions.heartbeat()
         during = await _ttls(client, redis_prefix)
         index = store.index(game_key(CHAT))
         assert index in during, sorted(during)  # the game is scheduled (its computer)

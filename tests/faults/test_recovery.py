@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import Update
 
-from chatbot.core.tables import OWED_GRACE, Platform, Tables
+from chatbot.core.sessions import OWED_GRACE, Platform, Sessions
 from chatbot.games import registry
 from chatbot.store.redis import RedisStore
 from tests.clock import Clock
@@ -39,7 +39,7 @@ async def pair(
         for h in (a, b2):
             h.bot.errors.clear()
             await h.stop()
-            await h.bot.tables.store.close()
+            await h.bot.sessions.store.close()
 
 
 async def move_once(h: Harness, tg: FakeTelegram, users: list[JSON], seed: int) -> int:
@@ -91,14 +91,14 @@ async def test_a_writer_paused_across_stop_and_newgame_never_overwrites_the_new_
     a, b2 = pair
     users = [tg.user(83, "Cy"), tg.user(84, "Di")]
     await open_table(a, tg, users)
-    paused, version = await a.bot.tables.load(CHAT)
+    paused, version = await a.bot.sessions.load(CHAT)
     assert paused is not None and paused.phase == "playing"
     await b2.command(GROUP, users[0], "/stop")
     await b2.command(GROUP, users[0], "/newgame")
-    while (await b2.bot.tables.load(CHAT))[1] < version:  # lobby changes (e.g. joins)
-        await b2.bot.tables.update(CHAT, lambda session: True)
+    while (await b2.bot.sessions.load(CHAT))[1] < version:  # lobby changes (e.g. joins)
+        await b2.bot.sessions.update(CHAT, lambda session: True)
     paused.moves += 1
-    assert not await a.bot.tables.try_save(paused, version, owed=True)
+    assert not await a.bot.sessions.try_save(paused, version, owed=True)
     now = await load(b2)
     assert now.phase == "lobby", "the new table was not overwritten"
 
@@ -107,11 +107,11 @@ async def test_a_process_clock_follows_the_redis_clock(redis_url: str, redis_pre
     """Deadlines are compared across processes: each takes Redis's clock (TIME), not its own."""
     store = RedisStore.from_url(redis_url, redis_prefix)
     try:
-        tables = Tables(store, TEST_SETTINGS, registry(), Platform())
-        tables.offset = 3600.0  # as if this machine's clock were an hour fast
-        await tables.heartbeat()
+        sessions = Sessions(store, TEST_SETTINGS, registry(), Platform())
+        sessions.offset = 3600.0  # as if this machine's clock were an hour fast
+        await sessions.heartbeat()
         server = await store.server_time()
-        assert server is not None and abs(tables.clock() - server) < 0.5
-        assert abs(tables.offset) < 0.5
+        assert server is not None and abs(sessions.clock() - server) < 0.5
+        assert abs(sessions.offset) < 0.5
     finally:
         await store.close()

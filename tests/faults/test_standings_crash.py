@@ -49,7 +49,7 @@ async def test_a_game_ended_by_a_killed_process_is_counted_once(
         # the next process: its ticker finds the game (a change owed by a dead process is
         # due after the grace: its clock runs ahead) and ends it
         later = make_service(store, Settings(bot_delay=0))
-        later.tables.clock = lambda: 2e10
+        later.sessions.clock = lambda: 2e10
         for _ in range(3):
             await later.tick()
         assert await store.load(f"game:{CHAT}") is None

@@ -77,10 +77,10 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
     store = RedisStore.from_url(redis_url, redis_prefix)
     h = await Harness(tg, store, SETTINGS, games=games).start()
     h.bot.runner.start()
-    tables = h.bot.tables
+    sessions = h.bot.sessions
 
     async def picks(group: int) -> tuple[int, ...]:
-        session, _ = await tables.load(f"tg:{group}")
+        session, _ = await sessions.load(f"tg:{group}")
         assert session is not None
         return pick.Pick().load(session.state["s"]).picks
 
@@ -88,7 +88,7 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
         return (await picks(group))[1] != 0
 
     async def turn(group: int) -> int:
-        session, _ = await tables.load(f"tg:{group}")
+        session, _ = await sessions.load(f"tg:{group}")
         assert session is not None
         return pick.Pick().load(session.state["s"]).turn
 
@@ -107,7 +107,7 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
             began = time.monotonic()
             await open_with_a_computer(h, tg, STALLED, "pick")
             await open_with_a_computer(h, tg, OTHER, "pick")
-        beat = await store.get_setting(f"alive:{tables.process}", "at")
+        beat = await store.get_setting(f"alive:{sessions.process}", "at")
 
         # The computer of the group whose move is not stuck moves at its own pace.
         pace = SETTINGS.bot_delay + SETTINGS.tick + SETTINGS.think_budget + thinking.LATE
@@ -123,7 +123,7 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
         assert cause == "sigstop" or stalled == STALLED
 
         async def beaten() -> bool:
-            return await store.get_setting(f"alive:{tables.process}", "at") != beat
+            return await store.get_setting(f"alive:{sessions.process}", "at") != beat
 
         await until(beaten, 15, "the heartbeat went on while a computer was stuck")
         status = len(tg.sent_to(stalled))  # (timers run outside the chat's lock)

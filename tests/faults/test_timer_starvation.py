@@ -54,7 +54,7 @@ async def test_poisoned_deadlines_delay_a_computer_move_by_at_most_one_tick(
         for i in range(POISONED):
             at = await redis_client.zscore(index, f"game:poison{i}")
             if i % 2:  # Redis refuses to read it (WRONGTYPE): tried again after RETRY_LATER
-                assert at is not None and at > h.bot.tables.clock() + RETRY_LATER - 5
+                assert at is not None and at > h.bot.sessions.clock() + RETRY_LATER - 5
             else:  # no document: nothing a timer could do, its deadline is dropped
                 assert at is None
         deferred = await redis_client.zscore(index, "game:poison1")
@@ -63,4 +63,4 @@ async def test_poisoned_deadlines_delay_a_computer_move_by_at_most_one_tick(
     finally:
         h.bot.errors.clear()
         await h.stop()
-        await h.bot.tables.store.close()
+        await h.bot.sessions.store.close()

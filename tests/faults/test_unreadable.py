@@ -17,8 +17,8 @@ import redis.asyncio as aioredis
 
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, User
+from chatbot.core.sessions import game_key
 from chatbot.core.standings import Standings, standings_key
-from chatbot.core.tables import game_key
 from chatbot.i18n import translator
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
@@ -80,7 +80,7 @@ async def test_an_unreadable_game_is_answered_and_stop_clears_it(
     assert lobby is not None
     key = redis_prefix + game_key(CHAT)
     if isinstance(stored, str):  # a readable session naming a game not hosted here
-        doc = await h.bot.tables.store.load(game_key(CHAT))
+        doc = await h.bot.sessions.store.load(game_key(CHAT))
         assert doc is not None
         data = orjson.loads(doc.data)
         data["game"] = "chess"
@@ -160,12 +160,12 @@ async def test_standings_that_are_no_document_start_again_at_a_games_end(
     store = RedisStore.from_url(redis_url, redis_prefix)
     service = make_service(store, Settings(bot_delay=0))
     now = [time.time()]
-    service.tables.clock = lambda: now[0]
+    service.sessions.clock = lambda: now[0]
     host = User("tg:1", "Host", "en")
     try:
         await redis_client.set(redis_prefix + standings_key(CHAT), b"~~~~")
         await service.handle(Incoming(CHAT, False, host, command="newgame", args="ano"))
-        session, _ = await service.tables.load(CHAT)
+        session, _ = await service.sessions.load(CHAT)
         assert session is not None
         start = b.encode(b.START, stamp=session.stamp)
         await service.handle(Incoming(CHAT, False, host, data=start, message="1"))
@@ -244,7 +244,7 @@ async def test_a_move_saved_by_a_process_that_never_answered_is_told_what_it_did
         assert reply.answer is not None and (await load(a)).moves == before.moves + 1
         assert not answer_calls(tg, update)
         await a.bot.runner.stop()  # its heartbeat stops, and has lapsed when Telegram retries
-        await redis_client.delete(f"{redis_prefix}alive:{a.bot.tables.process}")
+        await redis_client.delete(f"{redis_prefix}alive:{a.bot.sessions.process}")
         await b2.feed(update)
         text = answer_text(tg, update)
         assert text.startswith("That press was already counted."), text

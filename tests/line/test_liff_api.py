@@ -58,15 +58,15 @@ class Table:
         )
 
     async def state(self) -> tuple[Any, Any]:
-        session, _ = await self.bot.tables.load(qualify(self.group))
+        session, _ = await self.bot.sessions.load(qualify(self.group))
         assert session is not None
-        game = self.bot.tables.bundle(session).game
+        game = self.bot.sessions.bundle(session).game
         return session, restore(game, session.state)
 
     async def turn(self) -> str:
         """The user whose turn it is."""
         session, state = await self.state()
-        (seat,) = self.bot.tables.bundle(session).game.to_move(state)
+        (seat,) = self.bot.sessions.bundle(session).game.to_move(state)
         return self.ann if session.seats[seat].user == qualify(self.ann) else self.bob
 
 
@@ -98,7 +98,7 @@ async def test_the_table_opens_the_hand_page_and_a_player_sees_their_own_hand(
     (link,) = [a for a in line.to(table.group)[-1].actions() if a["type"] == "uri"]
     assert link["uri"] == f"https://liff.line.me/{bot.settings.line_liff_id}?game={table.group}"
     session, state = await table.state()
-    bundle = bot.tables.bundle(session)
+    bundle = bot.sessions.bundle(session)
     for user, seat_lang, word in ((table.ann, "en", "My hand"), (table.bob, "th", "มือ")):
         got = await table.get(user)
         assert got.status_code == 200, got.text
@@ -233,7 +233,7 @@ async def test_a_finished_game_takes_no_move(table: Table) -> None:
     mover = await table.turn()
     data = (await table.get(mover)).json()["hand"]["buttons"][0][0]["data"]
     await deliver(bot, line, line.text(table.group, table.ann, "/stop"))
-    assert (await bot.tables.load(qualify(table.group)))[0] is None
+    assert (await bot.sessions.load(qualify(table.group)))[0] is None
     got = await table.move(mover, data)
     body = got.json()
     assert (body.get("said") or body.get("error")) and not body.get("moved")
@@ -318,7 +318,7 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
         (start,) = buttons(line.to(group)[-1], b.START)
         await deliver(bot, line, line.postback(group, ann, start))
         table = line.to(group)[-1]
-        before, _ = await bot.tables.load(qualify(group))
+        before, _ = await bot.sessions.load(qualify(group))
         assert before is not None
         in_group = len(line.to(group))
         now[0] += 31  # past REMIND_AFTER: no reminder
@@ -326,7 +326,7 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
         now[0] += 21  # past TAKEOVER_AFTER: a computer moves for them
         await bot.runner.tick()
         await bot.runner.flush()
-        after, _ = await bot.tables.load(qualify(group))
+        after, _ = await bot.sessions.load(qualify(group))
         assert after is not None and after.moves == before.moves + 1
         assert len(line.to(group)) == in_group and not line.pushes, "nothing pushed"
         (rules,) = [d for d in buttons(table, b.RULE) if d.endswith(b.SEND_PRIVATELY)]
@@ -374,6 +374,6 @@ async def test_the_pages_message_shows_the_table_to_a_process_that_parked_nothin
     assert token and line.answered(token)
     (shown,) = line.to(table.group)[in_group:]
     session, _ = await table.state()
-    expected = views.table(session, bot.tables.bundle(session), bot.capabilities)
+    expected = views.table(session, bot.sessions.bundle(session), bot.capabilities)
     assert shown.via == "reply" and shown.text == plain(expected.text)
     assert not line.pushes and not other.errors

@@ -176,10 +176,10 @@ async def awaited(site: Site, group: str, people: list[str]) -> str | None:
     """The person whose move the game waits for (computers due act first); None when over."""
     bot = site.bot
     for _ in range(100):
-        session, _ = await bot.tables.load(qualify(group))
+        session, _ = await bot.sessions.load(qualify(group))
         if session is None:
             return None
-        game = bot.tables.bundle(session).game
+        game = bot.sessions.bundle(session).game
         seats = [s for s in game.to_move(restore(game, session.state)) if not session.seats[s].bot]
         if seats:
             return next(u for u in people if qualify(u) == session.seats[seats[0]].user)
@@ -210,10 +210,10 @@ async def play_through_the_page(
         if not choices:  # the page read the hand before the last computer moved
             shown = None
             continue
-        before, _ = await bot.tables.load(qualify(group))
+        before, _ = await bot.sessions.load(qualify(group))
         await browser.press(rng.choice(choices))
         await bot.runner.flush()
-        after, _ = await bot.tables.load(qualify(group))
+        after, _ = await bot.sessions.load(qualify(group))
         presses += 1
         moves += after is None or before is None or after.moves != before.moves
     else:

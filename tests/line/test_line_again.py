@@ -48,7 +48,7 @@ async def play_to_the_end(bot: LineBot, line: FakeLine, group: str, people: list
             table = next(s for s in reversed(line.to(group)) if buttons(s, b.GROUP_MOVE))
             (one,) = [d for d in buttons(table, b.GROUP_MOVE) if d.endswith("|p1")]
             await deliver(bot, line, line.postback(group, user, one))
-    assert (await bot.tables.load(qualify(group)))[0] is None, "the game is over"
+    assert (await bot.sessions.load(qualify(group)))[0] is None, "the game is over"
     return next(s for s in reversed(line.to(group)) if buttons(s, b.AGAIN))
 
 
@@ -63,7 +63,7 @@ async def test_play_again_opens_one_table_per_results_message(
 
     sent = len(line.to(group))
     await deliver(picks, line, line.postback(group, ann, again))
-    session, _ = await picks.tables.load(qualify(group))
+    session, _ = await picks.sessions.load(qualify(group))
     assert session is not None and session.phase == "lobby", "a new table"
     assert buttons(line.to(group)[-1], b.JOIN), "its lobby is in the group"
 
@@ -78,7 +78,7 @@ async def test_play_again_opens_one_table_per_results_message(
     (again_later,) = buttons(later, b.AGAIN)
     assert again_later != again, "each results message has its own id"
     await deliver(picks, line, line.postback(group, bob, again_later))
-    session, _ = await picks.tables.load(qualify(group))
+    session, _ = await picks.sessions.load(qualify(group))
     assert session is not None and session.phase == "lobby" and session.creator == qualify(bob)
     assert ALREADY not in line.to(group)[-1].text
 

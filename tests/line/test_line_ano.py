@@ -60,7 +60,7 @@ async def test_a_whole_ano_game_in_a_line_group(ano_bot: LineBot, line: FakeLine
     for _ in range(2):
         (add,) = buttons(line.to(group)[-1], b.ADD_BOT)
         assert await deliver(bot, line, line.postback(group, ann, add))
-    bot.tables.seeds = lambda: 1
+    bot.sessions.seeds = lambda: 1
     (start,) = buttons(line.to(group)[-1], b.START)
     token = await deliver(bot, line, line.postback(group, ann, start))
     assert token and line.answered(token) and not line.pushes
@@ -68,14 +68,14 @@ async def test_a_whole_ano_game_in_a_line_group(ano_bot: LineBot, line: FakeLine
     chat, rng = qualify(group), random.Random(1)
     counts = dict.fromkeys(("moves by people", "calls", "catches", "asked", "computer"), 0)
     for _ in range(3000):
-        session, _ = await bot.tables.load(chat)
+        session, _ = await bot.sessions.load(chat)
         if session is None:
             break
         if moved := await computers(bot, chat):  # a computer's chance out of turn
             counts["computer"] += moved
             await delivered(bot)
             continue
-        game = bot.tables.bundle(session).game
+        game = bot.sessions.bundle(session).game
         state: State = restore(game, session.state)
         seat_of = {qualify(u): u for u in people}
         humans = [(s, seat_of[p.user]) for s, p in enumerate(session.seats) if p.user]
@@ -98,7 +98,7 @@ async def test_a_whole_ano_game_in_a_line_group(ano_bot: LineBot, line: FakeLine
                 counts["asked"] += 1
         assert await bot.webhook(*line.signed(event)) == 200
         assert await answered(line, event), "handled, and answered by its own reply"
-        after, _ = await bot.tables.load(chat)
+        after, _ = await bot.sessions.load(chat)
         if event["source"]["type"] == "user" and "postback" in event:
             counts["moves by people"] += after is None or after.moves != session.moves
         if user == ann and after is not None and restore(game, after.state).ano[0] == OWES:
@@ -148,9 +148,9 @@ async def computers(bot: LineBot, chat: str) -> int:
     ticks moved one."""
     moved = 0
     for _ in range(100):
-        session, _ = await bot.tables.load(chat)
+        session, _ = await bot.sessions.load(chat)
         due = session is not None and any(
-            kind == WAIT_BOT and at <= bot.tables.clock() for kind, at in session.timers.values()
+            kind == WAIT_BOT and at <= bot.sessions.clock() for kind, at in session.timers.values()
         )
         if not due:
             return moved

@@ -29,10 +29,10 @@ async def test_a_whole_ego_game_in_a_line_group_sends_no_push(bot: LineBot, line
     await deliver(bot, line, line.postback(group, people[0], start))
     chat, rng, picks = qualify(group), random.Random(5), 0
     for _ in range(2000):
-        session, _ = await bot.tables.load(chat)
+        session, _ = await bot.sessions.load(chat)
         if session is None:
             break
-        game = bot.tables.bundle(session).game
+        game = bot.sessions.bundle(session).game
         state: State = restore(game, session.state)
         table = next(s for s in reversed(line.to(group)) if buttons(s, b.GROUP_MOVE))
         seat = rng.choice(game.to_move(state))

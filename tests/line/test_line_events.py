@@ -24,11 +24,11 @@ async def test_follow_and_unfollow_open_and_close_the_private_chat(
     bot: LineBot, line: FakeLine
 ) -> None:
     ann = line.user("Ann", "en", friend=False)
-    assert not await bot.tables.reachable(qualify(ann))
+    assert not await bot.sessions.reachable(qualify(ann))
     await deliver(bot, line, line.follow(ann))
-    assert await bot.tables.reachable(qualify(ann))
+    assert await bot.sessions.reachable(qualify(ann))
     await deliver(bot, line, line.unfollow(ann))
-    assert not await bot.tables.reachable(qualify(ann)), "blocked: nothing is sent privately"
+    assert not await bot.sessions.reachable(qualify(ann)), "blocked: nothing is sent privately"
 
 
 async def test_newcomers_see_an_open_table(bot: LineBot, line: FakeLine) -> None:
@@ -48,10 +48,10 @@ async def test_removing_the_bot_ends_the_game_there(bot: LineBot, line: FakeLine
     group = line.group(ann)
     await deliver(bot, line, line.follow(ann))
     await deliver(bot, line, line.text(group, ann, "/newgame"))
-    assert (await bot.tables.load(qualify(group)))[0] is not None
+    assert (await bot.sessions.load(qualify(group)))[0] is not None
     sent = len(line.sent)
     await deliver(bot, line, line.leave(group))
-    assert (await bot.tables.load(qualify(group)))[0] is None
+    assert (await bot.sessions.load(qualify(group)))[0] is None
     assert len(line.sent) == sent, "nothing can be said in a group the bot has left"
 
 
@@ -96,5 +96,5 @@ async def test_a_multi_person_chat_plays_like_a_group(bot: LineBot, line: FakeLi
     joining = f"/start {b.deep_link_payload(qualify(room))}"  # the lobby's private-chat link
     token = await deliver(bot, line, line.text(bob, bob, joining))
     assert token and line.answered(token)
-    session, _ = await bot.tables.load(qualify(room))
+    session, _ = await bot.sessions.load(qualify(room))
     assert session is not None and session.seat_of(qualify(bob)) is not None, "a member joined"

@@ -90,7 +90,7 @@ async def play(
     rng = random.Random(seed)
     actions = unanswered = asked = computer = moves = 0
     for _ in range(3000):
-        session, _ = await bot.tables.load(game_chat)
+        session, _ = await bot.sessions.load(game_chat)
         if session is None:
             break
         if await bot.runner.tick():
@@ -98,7 +98,7 @@ async def play(
             await bot.runner.flush()
             computer += 1
             continue
-        game = bot.tables.bundle(session).game
+        game = bot.sessions.bundle(session).game
         (seat,) = game.to_move(restore(game, session.state))
         user = ann if session.seats[seat].user == qualify(ann) else bob
         mine = line.to(user)[-1] if line.to(user) else None
@@ -112,7 +112,7 @@ async def play(
         data = rng.choice(buttons(mine, b.MOVE) or buttons(mine, b.NAV))
         event = line.postback(user, user, data)
         assert await bot.webhook(*line.signed(event)) == 200
-        after, _ = await bot.tables.load(game_chat)
+        after, _ = await bot.sessions.load(game_chat)
         moves += after is None or after.moves != session.moves
         while await bot.runner.tick():  # computers' moves, due at once: before the table
             computer += 1  # update went out
@@ -185,11 +185,11 @@ async def test_a_forged_or_missing_signature_changes_nothing(bot: LineBot, line:
     assert await bot.webhook(body, None) == 400
     assert await bot.webhook(body, "") == 400
     await bot.runner.flush()
-    session, _ = await bot.tables.load(qualify(group))
+    session, _ = await bot.sessions.load(qualify(group))
     assert session is None and not line.sent
     assert await bot.webhook(*line.signed(event)) == 200  # the same event, signed: handled
     await bot.runner.flush()
-    session, _ = await bot.tables.load(qualify(group))
+    session, _ = await bot.sessions.load(qualify(group))
     assert session is not None and line.to(group)[-1].via == "reply"
 
 
@@ -260,9 +260,9 @@ async def test_an_idle_player_is_reminded_by_one_private_push(
         await deliver(lb, line, line.postback(group, bob, join))
         (start,) = buttons(line.to(group)[-1], b.START)
         await deliver(lb, line, line.postback(group, ann, start))
-        session, _ = await lb.tables.load(qualify(group))
+        session, _ = await lb.sessions.load(qualify(group))
         assert session is not None
-        game = lb.tables.bundle(session).game
+        game = lb.sessions.bundle(session).game
         (seat,) = game.to_move(restore(game, session.state))
         idle = ann if session.seats[seat].user == qualify(ann) else bob
         in_group, pushes = len(line.to(group)), len(line.pushes)
@@ -280,7 +280,7 @@ async def test_an_idle_player_is_reminded_by_one_private_push(
         now[0] += 21  # past TAKEOVER_AFTER
         await lb.runner.tick()
         await lb.runner.flush()
-        after, _ = await lb.tables.load(qualify(group))
+        after, _ = await lb.sessions.load(qualify(group))
         assert after is not None and after.moves == session.moves + 1
         told = [s for s in line.to(group) if "was away" in json.dumps(s.message)]
         assert told, "the group is told (in the table's bubble)"

@@ -80,14 +80,14 @@ async def test_a_seat_follows_its_players_language_once_they_add_the_bot(
     await deliver(bot, line, line.text(group, ann, "/newgame ego"))
     (join,) = buttons(line.to(group)[-1], b.JOIN)
     await deliver(bot, line, line.postback(group, bob, join))
-    session, _ = await bot.tables.load(qualify(group))
+    session, _ = await bot.sessions.load(qualify(group))
     assert session is not None
     assert session.language == "th"
     assert [s.language for s in session.seats] == ["th", "th"]
     token = await deliver(bot, line, line.follow(bob))
     assert token and line.answered(token)
     assert GREETINGS["ja"] in line.to(bob)[-1].text, "the welcome in his own language"
-    session, _ = await bot.tables.load(qualify(group))
+    session, _ = await bot.sessions.load(qualify(group))
     assert session is not None and [s.language for s in session.seats] == ["th", "ja"]
 
 

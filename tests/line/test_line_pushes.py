@@ -13,7 +13,7 @@ import pytest
 
 from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
-from chatbot.core.tables import OWED_GRACE
+from chatbot.core.sessions import OWED_GRACE
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
@@ -61,9 +61,9 @@ async def egonomy_table(bot: LineBot, line: FakeLine) -> tuple[str, dict[str, st
 async def private_move(bot: LineBot, line: FakeLine, group: str, users: dict[str, str]) -> str:
     """The player to move asks for their hand and makes a move in their 1:1 chat (its table
     update is pushed to the group, once the queue lets it go); who moved."""
-    session, _ = await bot.tables.load(qualify(group))
+    session, _ = await bot.sessions.load(qualify(group))
     assert session is not None
-    game = bot.tables.bundle(session).game
+    game = bot.sessions.bundle(session).game
     (seat,) = game.to_move(restore(game, session.state))
     user = users[str(session.seats[seat].user)]
     await deliver(bot, line, line.text(user, user, typed(line.to(group)[-1], "🃏")))
@@ -116,9 +116,9 @@ async def test_a_push_that_never_went_through_goes_again_after_the_grace(
     await private_move(bot, line, group, users)
     await bot.runner.flush()
     assert not [s for s in line.pushes if s.chat == group], "nothing got through"
-    session, _ = await bot.tables.load(qualify(group))
+    session, _ = await bot.sessions.load(qualify(group))
     assert session is not None
-    sent = await bot.tables.store.get_setting(f"sent:{session.chat}", "change")
+    sent = await bot.sessions.store.get_setting(f"sent:{session.chat}", "change")
     assert sent is None or int(sent) < session.change, "not recorded as delivered"
     now[0] += OWED_GRACE + 1
     await bot.runner.tick()
@@ -206,11 +206,11 @@ async def test_a_waiting_table_update_rides_on_the_next_reply(
         answer = [s for s in line.to(group) if s.token == token]
         assert [bool(buttons(s, b.RULE)) for s in answer] == [True, True], "overview, table"
         assert "Which rule" in answer[0].text
-        session, _ = await lb.tables.load(qualify(group))
+        session, _ = await lb.sessions.load(qualify(group))
         assert session is not None
     finally:
         await lb.stop()
     assert not line.pushes, "the table went with the reply"
     assert not lb.errors
-    sent = await lb.tables.store.get_setting(f"sent:{session.chat}", "change")
+    sent = await lb.sessions.store.get_setting(f"sent:{session.chat}", "change")
     assert sent is not None and int(sent) == session.change, "recorded as delivered"

@@ -48,11 +48,11 @@ async def test_ego_with_computers_costs_no_push(bot: LineBot, line: FakeLine) ->
     group, chat = await ego_table(bot, line, [ann, bob], computers=2)
     rng, presses, refused = random.Random(3), 0, 0
     for _ in range(3000):
-        session, _ = await bot.tables.load(chat)
+        session, _ = await bot.sessions.load(chat)
         if session is None:
             break
         assert not await bot.runner.tick(), "no computer waits for a timer"
-        game = bot.tables.bundle(session).game
+        game = bot.sessions.bundle(session).game
         awaited = [s for s in game.to_move(restore(game, session.state)) if session.seats[s].user]
         seat = rng.choice(awaited)
         user = ann if session.seats[seat].user == qualify(ann) else bob

@@ -54,7 +54,7 @@ async def scraped(bot: LineBot) -> dict[str, float]:
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
         text = (await client.get("/metrics")).text
     found = re.findall(r'^egobot_games_running\{game="(\w+)"\} (\S+)$', text, re.MULTILINE)
-    games = bot.tables.games.names
+    games = bot.sessions.games.names
     return {game: float(value) for game, value in found if game in games}
 
 
@@ -87,9 +87,9 @@ async def test_every_process_counts_the_games_of_the_shared_store(
             table = next(s for s in reversed(line.to(first)) if buttons(s, b.GROUP_MOVE))
             (one_pick,) = [d for d in buttons(table, b.GROUP_MOVE) if d.endswith("|p1")]
             await deliver(two if turn % 2 else one, line, line.postback(first, user, one_pick))
-    assert (await one.tables.load(qualify(first)))[0] is None, "the first game is over"
+    assert (await one.sessions.load(qualify(first)))[0] is None, "the first game is over"
     assert await scraped(one) == {"pick": 1}
-    assert await RunningGames(two.tables.store, ["pick"]).count() == {"pick": 1}
+    assert await RunningGames(two.sessions.store, ["pick"]).count() == {"pick": 1}
     assert not one.errors and not two.errors
 
 

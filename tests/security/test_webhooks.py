@@ -15,7 +15,7 @@ import pytest
 
 from chatbot import bootstrap
 from chatbot.bootstrap import line_bot
-from chatbot.core.tables import game_key
+from chatbot.core.sessions import game_key
 from chatbot.games import registry
 from chatbot.line.bot import EVENT_WINDOW, LineBot
 from chatbot.line.convert import qualify
@@ -68,13 +68,13 @@ async def test_without_a_secret_set_one_is_made_and_given_to_telegram(
         refused = await client.post("/telegram/webhook", json=update, headers=headers)
         assert refused.status_code == 403
     await bot.runner.flush()
-    assert (await bot.tables.load(f"tg:{GROUP}"))[0] is None, "a forged update touched nothing"
+    assert (await bot.sessions.load(f"tg:{GROUP}"))[0] is None, "a forged update touched nothing"
     ok = await client.post(
         "/telegram/webhook", json=update, headers={SECRET_HEADER: tg.webhook_secret}
     )
     assert ok.status_code == 200
     await bot.runner.flush()
-    assert (await bot.tables.load(f"tg:{GROUP}"))[0] is not None
+    assert (await bot.sessions.load(f"tg:{GROUP}"))[0] is not None
 
 
 async def test_two_processes_without_a_secret_make_different_ones(tg: FakeTelegram) -> None:
@@ -226,18 +226,18 @@ async def test_a_line_event_replayed_after_the_window_is_dropped_and_a_copy_with
     assert (await post_line(client, opened)).status_code == 200
     await bot.runner.flush()
     chat = qualify(group)
-    assert (await bot.tables.load(chat))[0] is not None
+    assert (await bot.sessions.load(chat))[0] is not None
     stop = line.text(group, ann, "/stop")
     captured = at(stop, now[0] - EVENT_WINDOW - 1)  # signed, but from six minutes ago
     assert (await post_line(client, captured)).status_code == 200  # (LINE would retry a 4xx)
     await bot.runner.flush()
-    assert (await bot.tables.load(chat))[0] is not None, "the replayed /stop stopped nothing"
+    assert (await bot.sessions.load(chat))[0] is not None, "the replayed /stop stopped nothing"
 
     fresh = at(stop, now[0] - 30)  # a redelivery within the window: handled, once
     said = len(line.to(group))
     for _ in range(2):
         assert (await post_line(client, fresh)).status_code == 200
         await bot.runner.flush()
-    assert (await bot.tables.load(chat))[0] is None, "the /stop within the window stopped it"
+    assert (await bot.sessions.load(chat))[0] is None, "the /stop within the window stopped it"
     assert len(line.to(group)) == said + 1, "one answer for the two copies"
-    assert await bot.tables.store.load(game_key(chat)) is None
+    assert await bot.sessions.store.load(game_key(chat)) is None

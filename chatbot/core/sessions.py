@@ -81,7 +81,7 @@ def handled(chat: str, update: str | None) -> Seen | None:
     return Seen(seen_key(chat), update, DEDUPE_TTL, claims_key(chat)) if update else None
 
 
-class Tables:
+class Sessions:
     """The sessions of every chat, and what desks need to know about people and chats."""
 
     def __init__(
