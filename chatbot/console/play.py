@@ -184,8 +184,8 @@ class Console:
             else:
                 self._ids += 1
                 message_id = str(self._ids)
-                if message.slot and message.game:
-                    await self.service.sessions.remember(message.game, message.slot, message_id)
+                if message.slot and message.host:
+                    await self.service.sessions.remember(message.host, message.slot, message_id)
             self.messages[message_id] = message
             if message.chat == GROUP and message.slot == self.table_slot:
                 self.table_id = message_id
@@ -345,7 +345,7 @@ class Console:
             above = self.hand_id
             found += [(self.hand_id or "", btn) for row in hand.buttons for btn in row if btn.data]
         seat = session.seat_of(YOU)
-        if seat is None or seat >= len(session.legal) or not session.legal[seat]:
+        if seat is None or seat >= len(session.choice_digests) or not session.choice_digests[seat]:
             return found, above
         table = session.messages.get(self.table_slot, "")
         mine, _ = self._mine(session)

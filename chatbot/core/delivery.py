@@ -21,7 +21,7 @@
   says something new; the very reply they got moments ago is never sent again.
 - A table shown anew below takes the buttons off the copy above.
 - The ledger: a saved change counts as delivered once all its messages went out, recorded
-  with the others every RECORD_EVERY seconds in one store write (with new hand message ids
+  with the others every LEDGER_EVERY seconds in one store write (with new hand message ids
   and handled updates); a change not recorded in time is delivered by another process.
 
 Adapters give an `Outbox` (send or edit one message) and their capabilities.
@@ -49,7 +49,7 @@ SLOTS_KEPT = 10_000  # newest slot message ids known in this process
 # Seconds a delivered change, or a new hand message's id, waits to be recorded with the others
 # (far below OWED_GRACE: only a process that dies within this time after delivering has its last
 # changes sent again; until then another process bares the hand's previous message).
-RECORD_EVERY = 1.0
+LEDGER_EVERY = 1.0
 CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without budget to spare
 CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
 MINOR_ROOM = 0.25  # share of a chat's budget left free before a `minor` update goes
@@ -183,7 +183,7 @@ class Delivery:
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
         self._hands: dict[tuple[str, str], str] = {}  # (chat, hand slot) -> new id, unrecorded
         self._updates: list[tuple[str, str]] = []  # (chat, update) handled, unrecorded
-        self._recorder: asyncio.Task[None] | None = None  # waits RECORD_EVERY, then records
+        self._ledger_task: asyncio.Task[None] | None = None  # waits LEDGER_EVERY, then records
         self._sent = asyncio.Event()  # set whenever a queued message has been sent
         self._flushing = False  # stopping: every update goes, minor ones included
         # (chat, member, command, index in the reply) -> that member's burst of asking
@@ -200,7 +200,7 @@ class Delivery:
     def handled(self, update: tuple[str, str]) -> None:
         """An update (chat, id) to record as handled, with the deliveries."""
         self._updates.append(update)
-        self._record_soon()
+        self._write_ledger_soon()
 
     def post(
         self,
@@ -243,14 +243,14 @@ class Delivery:
         game on a page (the page and the table always read the game as it is)."""
         if self.caps.unasked_free or message.reply_token is not None:
             return False
-        return message.game is not None and message.chat == message.game
+        return message.host is not None and message.chat == message.host
 
     def _park(self, message: Message, batch: _Batch | None) -> None:
         """Park a group update for the next reply in its chat (an older table update of the
         same slot that carries no news goes: this one shows it). It counts as delivered."""
         queue = self._queue(message.chat)
-        key = (message.game, message.slot)
-        queue.parked = [m for m in queue.parked if not (m.coalesce and (m.game, m.slot) == key)]
+        key = (message.host, message.slot)
+        queue.parked = [m for m in queue.parked if not (m.coalesce and (m.host, m.slot) == key)]
         queue.parked.append(message)
         self._done(batch)
 
@@ -300,12 +300,12 @@ class Delivery:
         queue = self._queues.get(message.chat)
         if message.reply_token is None or self.caps.unasked_free or queue is None:
             return message, batch
-        shown = {(m.game, m.slot) for m in (message, *message.also) if m.slot}
+        shown = {(m.host, m.slot) for m in (message, *message.also) if m.slot}
         parked: list[Item] = [(m, None) for m in queue.parked]  # (delivered already)
         held = [(m, bt) for m, bt in queue.fifo if self._held(m) is not None]
         waiting = parked + held
         room = REPLY_MESSAGES - 1 - len(message.also)
-        told = [i for i in waiting if (i[0].game, i[0].slot) in shown and i[0].coalesce]
+        told = [i for i in waiting if (i[0].host, i[0].slot) in shown and i[0].coalesce]
         carried = [i for i in waiting if all(i is not t for t in told)][:room]
         if not carried and not told:
             return message, batch
@@ -341,7 +341,7 @@ class Delivery:
         queue = self._queue(message.chat)
         if message.coalesce and message.slot:  # a reply re-posting this table shows it too
             for asked, (waiting, since) in list(queue.chatter.items()):
-                if waiting.slot == message.slot and waiting.game == message.game:
+                if waiting.slot == message.slot and waiting.host == message.host:
                     shown = replace(waiting, text=message.text, buttons=message.buttons)
                     queue.chatter[asked] = (shown, since)
         if self._supersede(queue, message, batch):
@@ -352,8 +352,8 @@ class Delivery:
             if superseded is not None:
                 self._done(superseded[1])
             return self._start(queue, message.chat)
-        if message.coalesce and message.slot and message.game:
-            key = (message.game, message.slot)
+        if message.coalesce and message.slot and message.host:
+            key = (message.host, message.slot)
             target = self._slots.get(key) or message.edit
             if target and self.caps.edits:
                 superseded = queue.edits.get(target)
@@ -377,12 +377,12 @@ class Delivery:
         """An unsent older message of the same table: a table update takes its place (unless
         it carries merged news); a held update is dropped before a newer table with news.
         Whether `message` took the older one's place."""
-        if not (message.slot and message.game):
+        if not (message.slot and message.host):
             return False
         same = [
             i
             for i, (waiting, _) in enumerate(queue.fifo)
-            if waiting.slot == message.slot and waiting.game == message.game
+            if waiting.slot == message.slot and waiting.host == message.host
         ]
         if not same:
             return False
@@ -409,7 +409,7 @@ class Delivery:
 
     def _done(self, batch: _Batch | None) -> None:
         """One message of `batch` went out (or was superseded by a newer one). A delivered
-        change is recorded within RECORD_EVERY seconds, together with the others delivered
+        change is recorded within LEDGER_EVERY seconds, together with the others delivered
         meanwhile and the ids of new hand messages: one store write for many presses."""
         if batch is None:
             return
@@ -420,43 +420,43 @@ class Delivery:
         if batch.left > 0 or batch.change <= 0:  # (0: a reply's carrier, no change of its own)
             return
         self._delivered[batch.chat] = max(batch.change, self._delivered.get(batch.chat, 0))
-        self._record_soon()
+        self._write_ledger_soon()
 
-    def _record_soon(self) -> None:
-        if self._recorder is None:
-            self._recorder = asyncio.create_task(self._record_later())
+    def _write_ledger_soon(self) -> None:
+        if self._ledger_task is None:
+            self._ledger_task = asyncio.create_task(self._write_ledger_later())
 
-    async def _record_later(self) -> None:
-        await asyncio.sleep(RECORD_EVERY)
-        self._recorder = None  # deliveries from now on wait for the next write
+    async def _write_ledger_later(self) -> None:
+        await asyncio.sleep(LEDGER_EVERY)
+        self._ledger_task = None  # deliveries from now on wait for the next write
         task = asyncio.current_task()
         assert task is not None
         self._confirming.add(task)
         try:
-            await self._record()
+            await self._write_ledger()
         finally:
             self._confirming.discard(task)
 
-    async def _record(self) -> None:
+    async def _write_ledger(self) -> None:
         changes, self._delivered = self._delivered, {}
         hands, self._hands = self._hands, {}
         updates, self._updates = self._updates, []
         if not changes and not hands and not updates:
             return
         try:
-            await self.sessions.record(changes, hands, updates)
+            await self.sessions.write_ledger(changes, hands, updates)
         except Exception as exc:  # another process may deliver them again, or not bare a hand
             count = len(changes) + len(hands) + len(updates)
             log.warning("could not record %d deliveries: %r", count, exc)
 
-    async def _record_now(self) -> None:
+    async def _write_ledger_now(self) -> None:
         """Record the deliveries waiting for the next write now."""
-        recorder, self._recorder = self._recorder, None
-        if recorder is not None:
-            recorder.cancel()
+        task, self._ledger_task = self._ledger_task, None
+        if task is not None:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await recorder
-        await self._record()
+                await task
+        await self._write_ledger()
 
     def _start(self, queue: _Queue, chat: str) -> None:
         queue.wake.set()
@@ -563,7 +563,7 @@ class Delivery:
         message waits an interval before it is sent (a newer one replaces it meanwhile)."""
         if self.caps.unasked_free or not message.coalesce or message.reply_token:
             return None
-        return f"{message.game}/{message.slot}" if message.slot and message.game else None
+        return f"{message.host}/{message.slot}" if message.slot and message.host else None
 
     async def _outdone(self, message: Message, batch: _Batch | None, waited: bool) -> bool:
         """Whether a table update is outdone by a newer change of its game, made by another
@@ -617,9 +617,9 @@ class Delivery:
             self._armed.move_to_end((message.chat, sent))
             while len(self._armed) > SLOTS_KEPT:
                 self._armed.popitem(last=False)
-        if sent is None or sent == message.edit or not (message.slot and message.game):
+        if sent is None or sent == message.edit or not (message.slot and message.host):
             return sent
-        key = (message.game, message.slot)
+        key = (message.host, message.slot)
         before = self._slots.get(key)
         self._slots[key] = sent
         self._slots.move_to_end(key)
@@ -627,11 +627,11 @@ class Delivery:
             self._slots.popitem(last=False)
         if hand:  # recorded with the deliveries
             self._hands[key] = sent
-            self._record_soon()
+            self._write_ledger_soon()
             return sent
         stored = None
         try:
-            stored = await self.sessions.remember(message.game, message.slot, sent)
+            stored = await self.sessions.remember(message.host, message.slot, sent)
         except StoreUnavailable as exc:  # the next update then sends the slot anew
             log.warning("could not record the message id of %s: %r", message.slot, exc)
         except Exception as exc:  # the next update then sends the slot anew
@@ -657,16 +657,16 @@ class Delivery:
     async def _bare(self, message: Message) -> None:
         """Edit the slot's last message (known here, or recorded by any process) in place, once;
         nothing when there is none."""
-        assert message.slot and message.game
-        key, sessions = (message.game, message.slot), self.sessions
+        assert message.slot and message.host
+        key, sessions = (message.host, message.slot), self.sessions
         self._hands.pop(key, None)  # its id, not yet recorded, need not be any more
         try:
             target = self._slots.get(key)
             if target is None:
-                target = await sessions.last_message(message.game, message.slot)
+                target = await sessions.last_message(message.host, message.slot)
             if target:
-                await self.outbox.send(replace(message, edit=target, slot=None, game=None))
-                await sessions.bared(message.game, message.slot)
+                await self.outbox.send(replace(message, edit=target, slot=None, host=None))
+                await sessions.bared(message.host, message.slot)
         except Exception as exc:  # the buttons stay: pressing them is refused with a reason
             log.warning("could not take the buttons off %s: %r", message.slot, exc)
         self._slots[key] = ""
@@ -705,7 +705,7 @@ class Delivery:
         """Wait until every queued message has been delivered, table edits included."""
         while tasks := [q.task for q in self._queues.values() if q.task is not None]:
             await asyncio.gather(*tasks, return_exceptions=True)
-        await self._record_now()
+        await self._write_ledger_now()
         while self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
 
@@ -734,7 +734,7 @@ class Delivery:
             queue.edits.clear()
             queue.chatter.clear()
         await cancelled([q.task for q in self._queues.values() if q.task is not None])
-        await self._record_now()  # what did go out is recorded
+        await self._write_ledger_now()  # what did go out is recorded
         log.warning("stopped with %d messages undelivered: another process sends them", left)
 
 
@@ -759,7 +759,7 @@ def _merged(messages: list[Message]) -> list[Message]:
     later = set()
     kept: list[Message] = []
     for message in reversed(messages):
-        key = (message.game, message.slot)
+        key = (message.host, message.slot)
         if message.coalesce and message.slot and key in later:
             continue
         later.add(key)
@@ -778,7 +778,7 @@ def _merged(messages: list[Message]) -> list[Message]:
             text=f"{last.text}\n\n{message.text}",
             buttons=message.buttons or last.buttons,
             slot=message.slot or last.slot,
-            game=message.game or last.game,
+            host=message.host or last.host,
             coalesce=last.coalesce and message.coalesce,
         )
     return _bundled(out)

@@ -120,7 +120,7 @@ class LobbyDesk:
         edit = session.messages.get(views.LOBBY_SLOT)
         messages = []
         if edit and sessions.caps.edits:  # joins in a burst: one edit shows them all
-            messages.append(replace(lobby, edit=edit, game=session.chat, coalesce=True))
+            messages.append(replace(lobby, edit=edit, host=session.chat, coalesce=True))
         elif not sessions.caps.edits:
             messages.append(with_slot(lobby, views.LOBBY_SLOT, session.chat))
         reply = self._notice(inc, text)

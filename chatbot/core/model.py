@@ -73,7 +73,7 @@ class Message:
     buttons: Keyboard = ()
     edit: str | None = None
     slot: str | None = None
-    game: str | None = None  # the chat whose game session the slot belongs to
+    host: str | None = None  # the chat whose game session the slot belongs to
     coalesce: bool = False  # a group table update: may be merged with later ones
     only_edit: bool = False  # an edit of the slot's last message, skipped when there is none
     reply_token: str | None = None  # set by the runner on messages that answer an event

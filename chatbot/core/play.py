@@ -124,12 +124,14 @@ class GameDesk:
         session.phase = PLAYING
         session.epoch = first
         session.stamps = [first] * len(session.seats)
-        session.legal = []
+        session.choice_digests = []
         session.log = []
         session.trail = []
-        return self.record(session, state, events, None)
+        return self.note_change(session, state, events, None)
 
-    def record(self, session: Session, state: Any, events: list[Any], actor: int | None) -> Change:
+    def note_change(
+        self, session: Session, state: Any, events: list[Any], actor: int | None
+    ) -> Change:
         """Put the new state in `session`: log, stamps of the seats whose situation changed,
         the epoch when a turn or round began, and every seat's timer."""
         bundle = self.sessions.bundle(session)
@@ -149,7 +151,7 @@ class GameDesk:
         seats = range(len(session.seats))
         legal = tuple(game.legal_actions(state, p) for p in seats)
         digests = [digest(bundle, legal[p]) for p in seats]
-        before = session.legal
+        before = session.choice_digests
         changed = frozenset(
             p for p in seats if begun or p == actor or p >= len(before) or before[p] != digests[p]
         )
@@ -159,7 +161,7 @@ class GameDesk:
         # opens with one's own move) may take it like anyone else.
         renewed = actor is not None and actor < len(before) and before[actor] != digests[actor]
         lost = frozenset(p for p in seats if p < len(before) and before[p] and not legal[p])
-        session.legal = digests
+        session.choice_digests = digests
         over = game.is_over(state)
         awaited = set(game.to_move(state))
         self.schedule(session, legal, changed, over, awaited, None if renewed else actor)
@@ -385,7 +387,7 @@ class GameDesk:
             except IllegalAction as refused:
                 return self._refused(inc, session, refused, tr)
             session.trail.append([seat, bundle.game.encode_action(action)])
-            change = self.record(session, state, events, seat)
+            change = self.note_change(session, state, events, seat)
             pressed = inc.message if inc.private else None
             messages = self.render(session, state, events, change, pressed, inc.private)
             view = bundle.game.view(state, seat)
@@ -809,7 +811,7 @@ class GameDesk:
                 return state, [], False
             state, events = game.apply(state, seat, action)
             session.trail.append([seat, game.encode_action(action)])
-        change = self.record(session, state, events, seat)
+        change = self.note_change(session, state, events, seat)
         messages = self.render(session, state, events, change, None)
         if not player.bot and computer_moved:
             tr = translator(session.language)

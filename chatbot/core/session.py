@@ -52,7 +52,7 @@ class Session:
     recent: int = 0  # how many of the last events in `log` the last change made
     owner: str = ""  # the process that owes the last change's messages
     stamps: list[int] = field(default_factory=list)  # per seat
-    legal: list[int] = field(default_factory=list)  # per seat: a digest of its legal actions
+    choice_digests: list[int] = field(default_factory=list)  # per seat: its legal actions, hashed
     seed: int = 0
     salt: int = 0  # with the seed, makes the deal's commitment (chatbot.core.fairness)
     state: Any = None  # the engine state in its stored form (engine.core.stored)
@@ -86,6 +86,8 @@ class Session:
                 data = _from_schema_1(data)
             if data.get("schema") != SESSION_SCHEMA:
                 raise BadSession(f"unknown session schema {data.get('schema')!r}")
+            if "legal" in data:  # the name of `choice_digests` before 2026-12
+                data["choice_digests"] = data.pop("legal")
             data["seats"] = [Seat(**s) for s in data["seats"]]
             return cls(**data)
         except (orjson.JSONDecodeError, TypeError, KeyError, AttributeError, ValueError) as exc:
@@ -97,7 +99,9 @@ def _from_schema_1(data: dict[str, Any]) -> dict[str, Any]:
     move = data.pop("move")
     data.pop("waiting", None)
     seats = len(data["seats"])
-    data.update(stamp=move, epoch=move, moves=0, stamps=[move] * seats, legal=[], timers={})
+    data.update(
+        stamp=move, epoch=move, moves=0, stamps=[move] * seats, choice_digests=[], timers={}
+    )
     if data.get("state") is not None:
         data["state"] = {"g": data["game"], "v": 1, "s": data["state"]}
     data["schema"] = SESSION_SCHEMA

@@ -206,9 +206,9 @@ class Sessions:
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
-        await self.record({chat: change}, {})
+        await self.write_ledger({chat: change}, {})
 
-    async def record(
+    async def write_ledger(
         self,
         delivered: dict[str, int],
         hands: dict[tuple[str, str], str],
@@ -223,7 +223,7 @@ class Sessions:
         marks = [(f"sent:{chat}", "change", str(change)) for chat, change in delivered.items()]
         marks += [(f"{HAND_SLOT}{chat}", slot, message) for (chat, slot), message in hands.items()]
         seen = [s for chat, update in updates if (s := handled(chat, update)) is not None]
-        await self.store.record(marks, self.settings.idle_ttl, seen)  # as long as the sessions
+        await self.store.write_marks(marks, self.settings.idle_ttl, seen)  # as long as the sessions
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""
@@ -286,7 +286,7 @@ class Sessions:
         """Record the platform id of a newly sent slot message (not a game change); the id it
         replaces (None: none, or a hand slot's)."""
         if slot.startswith(HAND_SLOT):
-            await self.record({}, {(chat, slot): message})
+            await self.write_ledger({}, {(chat, slot): message})
             return None
         replaced: list[str] = []
 

@@ -214,7 +214,7 @@ def table(
         keyboard,
         edit=session.messages.get(table_slot(session)) if caps.edits else None,
         slot=table_slot(session),
-        game=session.chat,
+        host=session.chat,
         coalesce=True,
     )
 
@@ -249,7 +249,7 @@ def hand(
         return Message(player.user, text, keyboard)
     if edit is None and keyboard:  # its id is kept: its buttons go when they can only be refused
         slot = hand_slot(session, seat)
-        return Message(player.user, text, keyboard, slot=slot, game=session.chat)
+        return Message(player.user, text, keyboard, slot=slot, host=session.chat)
     return Message(player.user, text, keyboard, edit=edit)
 
 
@@ -273,7 +273,7 @@ def bare_hand(
     them (nothing is sent when no such message is known, or it was bared already)."""
     message = hand(session, bundle, seat, caps, state)
     slot = hand_slot(session, seat)
-    return replace(message, buttons=(), edit=None, slot=slot, game=session.chat, only_edit=True)
+    return replace(message, buttons=(), edit=None, slot=slot, host=session.chat, only_edit=True)
 
 
 def choice_buttons(
@@ -358,11 +358,11 @@ def say(chat: str, text: str) -> Message:
 
 def with_slot(message: Message, slot: str, chat: str, edit: str | None = None) -> Message:
     """`message` as the slot message `slot` of `chat`'s game (edited in place when `edit`)."""
-    return Message(message.chat, message.text, message.buttons, edit=edit, slot=slot, game=chat)
+    return Message(message.chat, message.text, message.buttons, edit=edit, slot=slot, host=chat)
 
 
 def fresh(message: Message) -> Message:
     """The same slot message sent anew (below newer messages) instead of edited."""
     return Message(
-        message.chat, message.text, message.buttons, slot=message.slot, game=message.game
+        message.chat, message.text, message.buttons, slot=message.slot, host=message.host
     )

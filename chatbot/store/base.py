@@ -187,7 +187,7 @@ class Store(ABC):
         """Set one field; with `ttl`, the hash expires `ttl` seconds from now (one round trip;
         None: keeps its expiry)."""
 
-    async def record(
+    async def write_marks(
         self, fields: list[tuple[str, str, str]], ttl: int | None = None, seen: Sequence[Seen] = ()
     ) -> None:
         """Set several settings fields, each a (key, field, value), with `set_setting`'s `ttl`,

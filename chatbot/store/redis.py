@@ -598,7 +598,7 @@ class RedisStore(Store):
                 pipe.expire(self.name(key), ttl)
                 await pipe.execute()
 
-    async def record(
+    async def write_marks(
         self, fields: list[tuple[str, str, str]], ttl: int | None = None, seen: Sequence[Seen] = ()
     ) -> None:
         """HSET (and EXPIRE) of every field and `mark_seen`'s commands for every update,

@@ -102,7 +102,7 @@ async def test_the_game_goes_before_command_replies_and_a_spammer_gets_one() -> 
     spammer = User("tg:9", "Spam", "en")
     for i in range(40):
         await runner.handle(Incoming(GROUP, False, spammer, command="status", update_id=f"u{i}"))
-    table = Message(GROUP, "move 7", KEYS, edit="5", slot="table:1", game=GROUP, coalesce=True)
+    table = Message(GROUP, "move 7", KEYS, edit="5", slot="table:1", host=GROUP, coalesce=True)
     runner.post([table], confirm=(GROUP, 30))
     runner.post([Message(GROUP, "round over")], confirm=(GROUP, 31))
     await settled(runner)
@@ -153,11 +153,11 @@ async def test_without_budget_to_spare_a_reply_waits_its_patience() -> None:
 async def test_a_hidden_picks_mark_waits_for_room_and_rides_on_the_next_update() -> None:
     runner, outbox, clock = started(interval=0.0)
     await fill(runner, outbox, 17)  # 3 of 20 left: under a quarter
-    mark = Message(GROUP, "Ann ✅", KEYS, edit="5", slot="table:1", game=GROUP, coalesce=True)
+    mark = Message(GROUP, "Ann ✅", KEYS, edit="5", slot="table:1", host=GROUP, coalesce=True)
     runner.post([replace(mark, minor=True)])
     await settled(runner)
     assert len(outbox.sent) == 17, "a mark alone does not spend the last places"
-    reveal = Message(GROUP, "Reveal!", (), edit="5", slot="table:1", game=GROUP, coalesce=True)
+    reveal = Message(GROUP, "Reveal!", (), edit="5", slot="table:1", host=GROUP, coalesce=True)
     runner.post([reveal], confirm=(GROUP, 50))
     await settled(runner)
     assert [m.text for m in outbox.sent[17:]] == ["Reveal!"], "one edit carries both"
@@ -173,8 +173,8 @@ async def test_a_hidden_picks_mark_waits_for_room_and_rides_on_the_next_update()
 async def test_a_finished_table_loses_its_buttons_before_anything_else_goes() -> None:
     runner, outbox, clock = started()
     await fill(runner, outbox, 20)
-    final = Message(GROUP, "Reveal!", (), edit="3", slot="table:1", game=GROUP, coalesce=True)
-    fresh = Message(GROUP, "Turn 2", KEYS, slot="table:1", game=GROUP)
+    final = Message(GROUP, "Reveal!", (), edit="3", slot="table:1", host=GROUP, coalesce=True)
+    fresh = Message(GROUP, "Turn 2", KEYS, slot="table:1", host=GROUP)
     runner.post([final, fresh], confirm=(GROUP, 60))
     clock.now += GROUP_PERIOD
     runner.wake()
@@ -184,10 +184,10 @@ async def test_a_finished_table_loses_its_buttons_before_anything_else_goes() ->
 
 async def test_a_new_games_table_never_edits_the_last_games_message() -> None:
     runner, outbox, _ = started(interval=0.0)
-    old = Message(GROUP, "game 1", KEYS, slot="table:11", game=GROUP)
+    old = Message(GROUP, "game 1", KEYS, slot="table:11", host=GROUP)
     runner.post([old], confirm=(GROUP, 1))
     await settled(runner)
-    update = Message(GROUP, "game 2, move 1", KEYS, slot="table:22", game=GROUP, coalesce=True)
+    update = Message(GROUP, "game 2, move 1", KEYS, slot="table:22", host=GROUP, coalesce=True)
     runner.post([update], confirm=(GROUP, 2))
     await settled(runner)
     assert outbox.sent[-1].edit is None, "sent anew, not an edit of game 1's table"
@@ -217,7 +217,7 @@ async def test_the_runner_cuts_every_pop_up_to_the_platforms_limit() -> None:
 async def test_a_mark_waits_three_intervals_after_the_tables_last_edit() -> None:
     """A hidden pick's mark does not spend a message while the turn may end any moment."""
     runner, outbox, clock = started(interval=3.0)
-    table = Message(GROUP, "Turn 1", KEYS, edit="7", slot="table:1", game=GROUP, coalesce=True)
+    table = Message(GROUP, "Turn 1", KEYS, edit="7", slot="table:1", host=GROUP, coalesce=True)
     runner.post([table], confirm=(GROUP, 1))
     await settled(runner)
     runner.post([replace(table, text="Turn 1 · Ann ✅", minor=True)])
@@ -240,7 +240,7 @@ async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> 
     session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
     session.phase, session.change = PLAYING, 2
     assert await sessions.try_save(session, 0)
-    table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), game=GROUP)
+    table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), host=GROUP)
     table = replace(table, coalesce=True)
     runner.post([table], confirm=(GROUP, 1))
     await settled(runner)

@@ -134,7 +134,7 @@ async def test_where_pushes_cost_a_table_update_waits_for_a_newer_one() -> None:
     service = make_service(settings=Settings(table_interval=0.2))
     outbox = CostlyOutbox()
     runner = Runner(service, outbox)
-    table = Message(GROUP, "move 1", slot="table", game=GROUP, coalesce=True)
+    table = Message(GROUP, "move 1", slot="table", host=GROUP, coalesce=True)
     runner.post([table])
     await asyncio.sleep(0.05)
     assert not outbox.sent, "held for the interval"
@@ -145,7 +145,7 @@ async def test_where_pushes_cost_a_table_update_waits_for_a_newer_one() -> None:
     runner.post([replace(table, text="move 3")], answer)
     await asyncio.sleep(0.01)
     assert [m.text for _, m in outbox.sent][-1] == "move 3", "a reply goes at once"
-    news = Message(GROUP, "round over\n\nmove 5", slot="table", game=GROUP)
+    news = Message(GROUP, "round over\n\nmove 5", slot="table", host=GROUP)
     runner.post([replace(table, text="move 4")])
     runner.post([news])  # a newer table with news: the held one is dropped
     await runner.flush()
@@ -159,7 +159,7 @@ async def test_deliveries_are_recorded_together_in_one_write(
     request: pytest.FixtureRequest,
     cluster: bool,
 ) -> None:
-    """Every change delivered within RECORD_EVERY is recorded by one pipelined write (on a
+    """Every change delivered within LEDGER_EVERY is recorded by one pipelined write (on a
     Cluster: the chats' keys lie in different slots), not one write a press."""
     url = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
     store = RedisStore.from_url(url, redis_prefix, cluster=cluster)

@@ -600,12 +600,12 @@ async def test_a_save_that_marks_an_update_handled_releases_its_claim(
 async def test_an_update_recorded_handled_releases_its_claim(store: Store) -> None:
     """Marked handled with the deliveries (`record`), as by a save: its claim goes with it."""
     assert (await store.claim(Claim("seen:c", "claims:c", "u1", "p1", 60))).busy is None
-    await store.record([("sent:c", "change", "3")], 60, [Seen("seen:c", "u1", 60, "claims:c")])
+    await store.write_marks([("sent:c", "change", "3")], 60, [Seen("seen:c", "u1", 60, "claims:c")])
     assert await store.get_setting("sent:c", "change") == "3"
     assert await store.claim(Claim("seen:c", "claims:c", "u1", "p2", 60)) == Claimed(None, True)
     released = await store.claim(Claim("seen2:c", "claims:c", "u1", "p2", 60))  # not in seen2
     assert released.busy is None, "p1's claim went with the mark"
-    await store.record([], None, [Seen("seen:c", "u2", 60)])  # no claim to release
+    await store.write_marks([], None, [Seen("seen:c", "u2", 60)])  # no claim to release
     assert await store.was_seen("seen:c", "u2")
 
 

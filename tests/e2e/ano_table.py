@@ -122,7 +122,7 @@ async def arrange(
         idle=0,
         over=False,
     )._replace(**changes)
-    h.bot.service.play.record(session, state, [], None)
+    h.bot.service.play.note_change(session, state, [], None)
     assert await h.bot.sessions.try_save(session, version)
     for user in users:
         await h.command(user["id"], user, "/start " + b.hand_payload(CHAT))

@@ -16,7 +16,7 @@ from tests.redis_packets import Packets
 
 # A move press: one load (with the dedupe check and the claim) and one compare-and-set (which
 # marks the update handled). The record that its messages went out is a write shared by every
-# change delivered within RECORD_EVERY (not counted here). /status checks dedupe (and claims
+# change delivered within LEDGER_EVERY (not counted here). /status checks dedupe (and claims
 # the update), loads, and records the fresh table's message id (load, save); that it was
 # handled is recorded with the deliveries.
 PRESS_TRIPS = ["EVALSHA", "EVALSHA"]
