@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from chatbot.core import buttons
-from chatbot.core.model import Incoming, User
+from chatbot.core.model import Command, Press, User
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
 from chatbot.core.thinking import budget, think
@@ -57,11 +57,16 @@ async def service_with_a_game() -> GameService:
     """The game service on an in-memory store, a 4-player game of computers started in GROUP
     (they never move: nothing ticks)."""
     service = GameService(Sessions(MemoryStore(), SETTINGS, registry(), Platform()))
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", ""))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame"))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
     await service.handle(
-        Incoming(GROUP, False, HOST, data=buttons.encode(buttons.START, stamp=session.stamp))
+        Press(
+            chat=GROUP,
+            private=False,
+            user=HOST,
+            data=buttons.encode(buttons.START, stamp=session.stamp),
+        )
     )
     return service
 
@@ -74,7 +79,7 @@ async def status_times(service: GameService, done: asyncio.Event) -> list[float]
     while not done.is_set():
         arrival += 0.002
         await asyncio.sleep(max(0.0, arrival - time.perf_counter()))
-        reply = await service.handle(Incoming(GROUP, False, HOST, "status", ""))
+        reply = await service.handle(Command(chat=GROUP, private=False, user=HOST, name="status"))
         times.append((time.perf_counter() - arrival) * 1000)
         assert reply.messages, "the table is re-posted"
         arrival = max(arrival, time.perf_counter() - 0.002)  # none queue up behind a stall

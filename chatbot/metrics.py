@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from chatbot.core.model import Command, Incoming, Membership, Press
 from chatbot.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -90,10 +91,10 @@ class RunningGames:
             RUNNING.labels(game).set(running)
 
 
-def kind_of(command: str | None, data: str | None, event: str | None) -> str:
+def kind_of(inc: Incoming) -> str:
     """An update's kind for the `kind` label."""
-    if command is not None:
+    if isinstance(inc, Command):
         return "command"
-    if data is not None:
+    if isinstance(inc, Press):
         return "press"
-    return event or "other"
+    return inc.event if isinstance(inc, Membership) else "other"

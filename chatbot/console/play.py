@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from chatbot.bootstrap import service
 from chatbot.core import buttons as b
 from chatbot.core import views
-from chatbot.core.model import Button, Incoming, Message, User
+from chatbot.core.model import Button, Command, Incoming, Message, Press, User
 from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import Session
 from chatbot.core.sessions import Platform
@@ -135,8 +135,8 @@ class Console:
         self.table_slot = ""  # its slot in this game
         self.declined: frozenset[str] = frozenset()  # your moves that were open when you acted
 
-    async def send(self, chat: str, private: bool, **fields: str | None) -> None:
-        reply = await self.service.handle(Incoming(chat, private, self.me, **fields))  # type: ignore[arg-type]
+    async def send(self, inc: Incoming) -> None:
+        reply = await self.service.handle(inc)
         if reply.answer and reply.answer.text and not self.quiet:
             self.show(f"» {plain(reply.answer.text)}")
         if not self.quiet:
@@ -232,7 +232,9 @@ class Console:
     async def press(self, message_id: str, data: str) -> None:
         message = self.messages[message_id]
         private = message.chat == YOU
-        await self.send(message.chat, private, data=data, message=message_id)
+        await self.send(
+            Press(chat=message.chat, private=private, user=self.me, data=data, message=message_id)
+        )
 
     async def setup(
         self,
@@ -255,8 +257,8 @@ class Console:
         self.bundle = bundle
         self.watching = watch
         self.quiet = True
-        await self.send(YOU, True, command="start")
-        await self.send(GROUP, False, command="newgame", args=game)
+        await self.send(Command(chat=YOU, private=True, user=self.me, name="start"))
+        await self.send(Command(chat=GROUP, private=False, user=self.me, name="newgame", args=game))
         if watch:
             await self._lobby_press(b.LEAVE)
         for _ in range(players - (0 if watch else 1)):

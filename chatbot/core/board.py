@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import html
 
-from chatbot.core.model import Answer, Incoming, Message, Reply, units
+from chatbot.core.model import Answer, Command, Incoming, Message, Press, Reply, units
 from chatbot.core.sessions import Sessions
 from chatbot.core.standings import SHOWN, TTL, Figures, Standings, standings_key
 from chatbot.core.views import say
@@ -22,7 +22,7 @@ class BoardDesk:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
-    async def command(self, inc: Incoming) -> Reply:
+    async def command(self, inc: Command) -> Reply:
         tr = translator(await self.sessions.chat_language(inc))
         if inc.private:
             return Reply(messages=[await self.mine(inc, tr)])
@@ -39,7 +39,7 @@ class BoardDesk:
         games = [bundle.name] if bundle else [g.name for g in self.sessions.games]
         return Reply(messages=[self.board(inc.chat, standings, games, tr)])
 
-    async def press(self, inc: Incoming, game: str) -> Reply:
+    async def press(self, inc: Press, game: str) -> Reply:
         """The standings button under a game's results: the game's leaderboard in the group,
         once per results message (later presses: the top three in a pop-up)."""
         if game not in self.sessions.games:

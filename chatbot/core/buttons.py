@@ -1,4 +1,4 @@
-"""Button data: short ASCII codes (Telegram allows 64 bytes) that carry what a press means.
+"""Button data: short ASCII codes that carry what a press means, made to fit `DATA_BYTES`.
 
 A code that changes a game carries a stamp: a seat's stamp on private buttons, the game's
 epoch on group buttons, the lobby's stamp in the lobby; a press whose stamp is not the current
@@ -35,7 +35,9 @@ _OPS = {
     TIMER,
     RECORD,
 }
-MAX_BYTES = 64
+# Every code fits this many bytes, the least any platform carries (Telegram's 64); an
+# adapter declares its own limit (`Capabilities.data_bytes`), checked against this at start.
+DATA_BYTES = 64
 SEND_PRIVATELY = "*"  # rule button on a table: send the overview to the private chat
 OVERVIEW = "^"  # "All rules" under a section: the overview in place of the section
 GAMES_MENU = "?"  # the list of games whose rules can be read
@@ -43,8 +45,8 @@ PAGE = "~"  # in a choice path: "<path>~<page>" shows a page of a long list
 
 
 @dataclass(frozen=True)
-class Press:
-    """A decoded button: `op`, the stamp it was made at (-1: none), and its fields."""
+class Code:
+    """Decoded button data: `op`, the stamp it was made at (-1: none), and its fields."""
 
     op: str
     stamp: int
@@ -54,20 +56,20 @@ class Press:
 def encode(op: str, *fields: str, stamp: int = -1) -> str:
     head = op if stamp < 0 else f"{op}{stamp}"
     data = "|".join((head, *fields))
-    if len(data.encode()) > MAX_BYTES:
-        raise ValueError(f"button data over {MAX_BYTES} bytes: {data!r}")
+    if len(data.encode()) > DATA_BYTES:
+        raise ValueError(f"button data over {DATA_BYTES} bytes: {data!r}")
     return data
 
 
-def decode(data: str) -> Press | None:
-    """The press, or None for data this bot never made."""
+def decode(data: str) -> Code | None:
+    """The code, or None for data this bot never made."""
     head, *fields = data.split("|")
     if not head or head[0] not in _OPS:
         return None
     digits = head[1:]
     if digits and not (digits.isascii() and digits.isdigit()):  # int() refuses "²"
         return None
-    return Press(head[0], int(digits) if digits else -1, tuple(fields))
+    return Code(head[0], int(digits) if digits else -1, tuple(fields))
 
 
 def deep_link_payload(chat: str) -> str:
@@ -87,18 +89,16 @@ def hand_payload(chat: str) -> str:
     return "h" + chat.replace(":", "_")
 
 
-def game_chat(data: str | None, chat: str) -> str:
+def game_chat(code: Code | None, chat: str) -> str:
     """The chat whose game a press in `chat` acts on (hand buttons name their group)."""
-    press = decode(data) if data else None
-    if press is not None and press.op in (MOVE, NAV, PEEK) and press.fields:
-        return press.fields[0]
+    if code is not None and code.op in (MOVE, NAV, PEEK) and code.fields:
+        return code.fields[0]
     return chat
 
 
-def game_press(data: str | None) -> bool:
-    """Whether button data is a move, a step of a choice or a peek (deduped with its load)."""
-    press = decode(data) if data is not None else None
-    if press is None:
+def acts_on_game(code: Code | None) -> bool:
+    """Whether a code is a move, a step of a choice or a peek (deduped with its load)."""
+    if code is None:
         return False
-    fields = {MOVE: 2, NAV: 2, PEEK: 1, GROUP_MOVE: 1}.get(press.op)
-    return fields == len(press.fields)
+    fields = {MOVE: 2, NAV: 2, PEEK: 1, GROUP_MOVE: 1}.get(code.op)
+    return fields == len(code.fields)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from chatbot import metrics
-from chatbot.core.model import Capabilities, Incoming, Message, looks
+from chatbot.core.model import Capabilities, Command, Incoming, Message, Press, looks
 from chatbot.core.sessions import HAND_SLOT, Sessions
 from chatbot.core.views import table_slot
 from chatbot.store.base import StoreUnavailable
@@ -214,23 +214,23 @@ class Delivery:
         change) is recorded as delivered once all of them went out; `chatter`: the answer to
         a group command that only tells (it goes when the game's messages have gone); `loud`:
         none is parked (`Capabilities.hold_unasked`)."""
-        if inc is not None and inc.reply_token:
+        if inc is not None and inc.context is not None:
             messages = [
-                replace(m, reply_token=inc.reply_token) if m.chat == inc.chat else m
-                for m in messages
+                replace(m, answers=inc.context) if m.chat == inc.chat else m for m in messages
             ]
         if not self.caps.edits:
             messages = _merged(messages)
-        elif inc is not None and inc.shown is not None:
+        elif isinstance(inc, Press) and inc.shown is not None:
             messages = [m for m in messages if not self._unchanged(m, inc, inc.shown)]
         batch = _Batch(*confirm, len(messages)) if confirm else None
         if batch is not None and not messages:
             self._done(batch)
-        chatty = chatter and inc is not None and inc.command is not None and not inc.private
-        park = self.caps.hold_unasked and not loud and not (inc is not None and inc.unheard)
+        said = inc if isinstance(inc, Command) and chatter and not inc.private else None
+        heard = not (isinstance(inc, Press) and inc.unheard)
+        park = self.caps.hold_unasked and not loud and heard
         for i, message in enumerate(messages):
-            if chatty and inc is not None and message.chat == inc.chat:
-                self._chatter(message, (inc.user.id, inc.command or "", i))
+            if said is not None and message.chat == said.chat:
+                self._chatter(message, (said.user.id, said.name, i))
             elif park and self._parks(message):
                 self._park(message, batch)
             else:
@@ -241,7 +241,7 @@ class Delivery:
         """Whether a message waits for the next reply in its chat, however long: an update of
         a game's group that answers no event, where such messages cost and players read the
         game on a page (the page and the table always read the game as it is)."""
-        if self.caps.unasked_free or message.reply_token is not None:
+        if self.caps.unasked_free or message.answers is not None:
             return False
         return message.host is not None and message.chat == message.host
 
@@ -254,15 +254,15 @@ class Delivery:
         queue.parked.append(message)
         self._done(batch)
 
-    def release(self, chat: str, token: str | None) -> bool:
-        """The updates parked for `chat` go now: as the reply with `token` (an event there
+    def release(self, chat: str, context: object) -> bool:
+        """The updates parked for `chat` go now: as the reply to the event of `context` (one there
         that nothing else answers), or, without one, as if never parked (a page could not post
         there). Whether there were any."""
         queue = self._queues.get(chat)
         if queue is None or not queue.parked:
             return False
         parked, queue.parked = queue.parked, []
-        self.post([replace(m, reply_token=token) for m in parked], loud=True)
+        self.post([replace(m, answers=context) for m in parked], loud=True)
         return True
 
     def _chatter(self, message: Message, key: Chatter) -> None:
@@ -298,7 +298,7 @@ class Delivery:
         that wait there (free instead of pushed), up to REPLY_MESSAGES in all; one of a table
         the reply itself shows anew is dropped. The message, and the batch it now counts for."""
         queue = self._queues.get(message.chat)
-        if message.reply_token is None or self.caps.unasked_free or queue is None:
+        if message.answers is None or self.caps.unasked_free or queue is None:
             return message, batch
         shown = {(m.host, m.slot) for m in (message, *message.also) if m.slot}
         parked: list[Item] = [(m, None) for m in queue.parked]  # (delivered already)
@@ -321,7 +321,7 @@ class Delivery:
         also = (*(m for m, _ in carried), *message.also)
         return replace(message, also=also), carrier
 
-    def _unchanged(self, message: Message, inc: Incoming, shown: int) -> bool:
+    def _unchanged(self, message: Message, inc: Press, shown: int) -> bool:
         """Whether `message` edits the pressed message into what it shows already (a button
         pressed twice): the platform says so, or this process made that very edit from what
         the press saw. Such an edit is dropped (it would cost a call and be refused)."""
@@ -389,12 +389,12 @@ class Delivery:
         i = same[-1]
         waiting, older = queue.fifo[i]
         if message.coalesce and (waiting.coalesce or self.caps.edits):
-            token = message.reply_token or waiting.reply_token
+            answers = message.answers if message.answers is not None else waiting.answers
             newer = replace(
                 waiting,
                 text=message.text,
                 buttons=message.buttons,
-                reply_token=token,
+                answers=answers,
                 minor=message.minor and waiting.minor,
             )
             queue.fifo[i] = (newer, batch)
@@ -561,7 +561,7 @@ class Delivery:
     def _held(self, message: Message) -> str | None:
         """Where a message that answers no event costs: the key under which a new table
         message waits an interval before it is sent (a newer one replaces it meanwhile)."""
-        if self.caps.unasked_free or not message.coalesce or message.reply_token:
+        if self.caps.unasked_free or not message.coalesce or message.answers is not None:
             return None
         return f"{message.host}/{message.slot}" if message.slot and message.host else None
 
@@ -789,9 +789,9 @@ def _bundled(messages: list[Message]) -> list[Message]:
     first carries the others); an answer is never merged into a later table update (each
     press keeps its own reply)."""
     out: list[Message] = []
-    first: dict[tuple[str, str], int] = {}  # (chat, token) -> index in `out` of its reply
+    first: dict[tuple[str, object], int] = {}  # (chat, context) -> index in `out` of its reply
     for message in messages:
-        token = message.reply_token
+        token = message.answers
         if token is None:
             out.append(message)
             continue

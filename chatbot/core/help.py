@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from babel import Locale
 
 from chatbot.core import buttons as b
-from chatbot.core.model import Answer, Button, Incoming, Keyboard, Message, Reply
+from chatbot.core.model import Answer, Button, Command, Incoming, Keyboard, Message, Press, Reply
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Session
 from chatbot.core.sessions import PREFS_TTL, Sessions
@@ -45,24 +45,24 @@ class HelpDesk:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
-    async def command(self, inc: Incoming) -> Reply:
+    async def command(self, inc: Command) -> Reply:
         known = await self.sessions.known_chat_language(inc)
-        if known is None and inc.command == "help":  # a group of unknown language
+        if known is None and inc.name == "help":  # a group of unknown language
             return Reply(messages=[self.greeting(inc.chat)])
         tr = translator(known or negotiate(None))
-        if inc.command == "rules":
+        if inc.name == "rules":
             return Reply(messages=[await self.rules(inc, tr)])
-        if inc.command == "rule":
+        if inc.name == "rule":
             playing = None
             if not inc.private:
                 session, _ = await self.sessions.load(inc.chat)
                 playing = session.game if session is not None else None
             return Reply(messages=[self.lookup(inc.chat, inc.args, tr, playing)])
-        if inc.command == "language":
+        if inc.name == "language":
             return Reply(messages=[self.language_menu(inc, tr)])
         return Reply(messages=[self.help(inc.chat, tr)])
 
-    async def rules(self, inc: Incoming, tr: Translator) -> Message:
+    async def rules(self, inc: Command, tr: Translator) -> Message:
         """/rules [game]: the game named, else the game in this chat, else the game menu."""
         games = self.sessions.games
         bundle = games.get(inc.args.strip().lower()) if inc.args.strip() else None
@@ -197,13 +197,13 @@ class HelpDesk:
         ]
         return Message(inc.chat, text, _rows(buttons))
 
-    async def press(self, inc: Incoming, press: b.Press) -> Reply:
-        if press.op == b.LANGUAGE and len(press.fields) == 2:
-            return await self._choose_language(inc, *press.fields)
+    async def press(self, inc: Press, code: b.Code) -> Reply:
+        if code.op == b.LANGUAGE and len(code.fields) == 2:
+            return await self._choose_language(inc, *code.fields)
         sessions = self.sessions
         tr = translator(await sessions.chat_language(inc))
-        game = press.fields[0] if press.fields else ""
-        key = press.fields[1] if len(press.fields) > 1 else ""
+        game = code.fields[0] if code.fields else ""
+        key = code.fields[1] if len(code.fields) > 1 else ""
         if key == b.GAMES_MENU:
             return Reply(Answer(), [self.games_menu(inc.chat, tr, edit=await self._own(inc))])
         bundle = sessions.games.get(game)
@@ -233,7 +233,7 @@ class HelpDesk:
         edit = await self._own(inc)
         return Reply(Answer(), [self.section(inc.chat, bundle.rules, key, tr, edit)])
 
-    async def _choose_language(self, inc: Incoming, scope: str, code: str) -> Reply:
+    async def _choose_language(self, inc: Press, scope: str, code: str) -> Reply:
         sessions = self.sessions
         if code not in available_locales():
             tr = translator(await sessions.chat_language(inc))
@@ -265,7 +265,7 @@ class HelpDesk:
         for game_chat in await self.sessions.games_of(user):
             await self.sessions.update(game_chat, lambda s: _seat_language(s, user, code))
 
-    async def _own(self, inc: Incoming) -> str | None:
+    async def _own(self, inc: Press) -> str | None:
         """The pressed message when help may edit it: never a game's table or lobby (a forged
         button there must not replace the game's message)."""
         if inc.private or inc.message is None:

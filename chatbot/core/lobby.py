@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from chatbot.core import buttons as b
 from chatbot.core import views
-from chatbot.core.model import Answer, Incoming, Message, Reply
+from chatbot.core.model import Answer, Command, Incoming, Message, Press, Reply
 from chatbot.core.play import GameDesk, deal_of_session
 from chatbot.core.registry import Bundle
 from chatbot.core.session import LOBBY, OVER, TURN_TIMERS, BadSession, Seat, Session
@@ -34,7 +34,7 @@ class LobbyDesk:
             return self.sessions.games.default
         return self.sessions.games.get(wanted)
 
-    async def open(self, inc: Incoming) -> Reply:
+    async def open(self, inc: Command) -> Reply:
         sessions = self.sessions
         language = await sessions.chat_language(inc)
         tr = translator(language)
@@ -108,7 +108,7 @@ class LobbyDesk:
 
     def _notice(self, inc: Incoming, text: str) -> Reply:
         """A private answer: a pop-up for a press, a message in a private chat otherwise."""
-        if inc.data is not None:
+        if isinstance(inc, Press):
             return Reply(Answer(text))
         return Reply(messages=[say(inc.chat, text)])
 
@@ -127,8 +127,8 @@ class LobbyDesk:
         reply.messages = messages + reply.messages
         return reply
 
-    async def press(self, inc: Incoming, press: b.Press) -> Reply:
-        if press.op == b.JOIN:
+    async def press(self, inc: Press, code: b.Code) -> Reply:
+        if code.op == b.JOIN:
             return await self.join(inc, inc.chat)
         sessions = self.sessions
         tr = translator(await sessions.user_language(inc.user.id, inc.user.language))
@@ -136,13 +136,13 @@ class LobbyDesk:
             session, version = await sessions.load(inc.chat)
             if session is None or session.phase != LOBBY:
                 return Reply(Answer(tr.gettext("There is no open table here.")))
-            if press.op != b.LEAVE and press.stamp != session.stamp:  # the current lobby
+            if code.op != b.LEAVE and code.stamp != session.stamp:  # the current lobby
                 text = tr.gettext("Someone changed the table just now: try again.")
                 return self._lobby_changed(inc, session, text)
-            outcome = await self._change_lobby(inc, session, press, tr)
+            outcome = await self._change_lobby(inc, session, code, tr)
             if isinstance(outcome, Reply):
                 return outcome
-            if press.op == b.START:
+            if code.op == b.START:
                 return await self._begin(session, version, tr)
             session.stamp += 1
             if not await sessions.try_save(session, version):
@@ -151,49 +151,49 @@ class LobbyDesk:
         raise Busy(inc.chat)
 
     async def _change_lobby(
-        self, inc: Incoming, session: Session, press: b.Press, tr: Translator
+        self, inc: Press, session: Session, code: b.Code, tr: Translator
     ) -> Reply | str:
         """Apply a lobby button to `session`; a Reply refuses it, a string confirms it."""
         spec = self.sessions.bundle(session).game.spec
-        if press.op == b.LEAVE:
+        if code.op == b.LEAVE:
             seat = session.seat_of(inc.user.id)
             if seat is None:
                 return Reply(Answer(tr.gettext("You are not at the table.")))
             del session.seats[seat]
             return tr.gettext("You left the table.")
-        if press.op in (b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER) and not (
+        if code.op in (b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER) and not (
             await self.sessions.may_host(inc, session)
         ):
             return Reply(Answer(tr.gettext("Only the host can change the table or start it.")))
-        if press.op == b.ADD_BOT:
+        if code.op == b.ADD_BOT:
             if len(session.seats) >= spec.max_players:
                 return Reply(Answer(tr.gettext("The table is full.")))
             session.seats.append(self._computer(session))
             return tr.gettext("A computer player joined.")
-        if press.op == b.REMOVE_BOT:
+        if code.op == b.REMOVE_BOT:
             bots = [i for i, s in enumerate(session.seats) if s.bot]
             if not bots:
                 return Reply(Answer(tr.gettext("There is no computer player to remove.")))
             del session.seats[bots[-1]]
             return tr.gettext("A computer player left.")
-        if press.op == b.OPTION and press.fields and press.fields[0] in session.options:
-            name = press.fields[0]
+        if code.op == b.OPTION and code.fields and code.fields[0] in session.options:
+            name = code.fields[0]
             if not spec.offered(spec.option(name), session.options):
                 bundle = self.sessions.bundle(session)
                 return Reply(Answer(views.option_needs(bundle, name, tr), alert=True))
             session.options[name] = spec.option(name).next(session.options[name])
             spec.settle(session.options)  # an option whose need went away goes off
             return tr.gettext("Options changed.")
-        if press.op == b.PRESET and press.fields and press.fields[0].isdigit():
+        if code.op == b.PRESET and code.fields and code.fields[0].isdigit():
             presets = self.sessions.bundle(session).presets
-            if int(press.fields[0]) < len(presets):
-                session.options = spec.resolve_options(presets[int(press.fields[0])].options)
+            if int(code.fields[0]) < len(presets):
+                session.options = spec.resolve_options(presets[int(code.fields[0])].options)
                 return tr.gettext("Options changed.")
-        if press.op == b.TIMER:
+        if code.op == b.TIMER:
             at = TURN_TIMERS.index(session.turn_timer) if session.turn_timer in TURN_TIMERS else -1
             session.turn_timer = TURN_TIMERS[(at + 1) % len(TURN_TIMERS)]
             return tr.gettext("Turn timer changed.")
-        if press.op == b.START:
+        if code.op == b.START:
             return await self._check_start(session, tr)
         return Reply(Answer(tr.gettext("This button is no longer in use.")))
 

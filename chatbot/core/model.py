@@ -10,6 +10,9 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
+
+from chatbot.core.buttons import Code, decode
 
 
 @dataclass(frozen=True)
@@ -19,25 +22,38 @@ class User:
     language: str | None = None  # the platform's language code, e.g. "th", "en-US"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Incoming:
-    """A command (/name args), a button press (data) or plain text, in a chat."""
+    """Something a person did in a chat: a `Command`, a `Press` or a `Membership` change."""
 
     chat: str
     private: bool
     user: User
-    command: str | None = None
-    args: str = ""
-    data: str | None = None  # button data
-    message: str | None = None  # the platform id of the message whose button was pressed
     update_id: str | None = None  # for dropping duplicate deliveries
-    reply_token: str | None = None  # platforms that answer an event with a token (LINE)
     chat_title: str = ""  # a group's name (hand messages say which group they belong to)
-    event: str | None = None  # a change of who is where: OPENED, CLOSED, ARRIVED, LEFT
-    shown: int | None = None  # `looks` of the pressed message as the platform shows it now
     # The platform's guess at a group's language (LINE: its members' profiles, the script of
     # its name and messages), used until someone chooses one; None when it cannot tell.
     chat_language: str | None = None
+    # The adapter's own, opaque to the core: what it needs to answer this event (LINE: the
+    # reply token). The messages answering the event carry it back (`Message.answers`).
+    context: object = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command(Incoming):
+    """/name args, typed in the chat."""
+
+    name: str
+    args: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Press(Incoming):
+    """A button pressed: its `data`, decoded once (`code`)."""
+
+    data: str
+    message: str | None = None  # the platform id of the message whose button was pressed
+    shown: int | None = None  # `looks` of the pressed message as the platform shows it now
     # Made on a page beside the chat (LINE's hand page): the answer and the messages to the
     # presser's own chat go back to the page with the answer, never into the chat.
     aside: bool = False
@@ -45,8 +61,35 @@ class Incoming:
     # updates of this press go as if no page held them (`Capabilities.hold_unasked`).
     unheard: bool = False
 
+    @cached_property
+    def code(self) -> Code | None:
+        """The decoded data; None for data this bot never made."""
+        return decode(self.data)
 
-# Incoming.event: the user opened or closed the private chat with the bot (added or blocked
+
+@dataclass(frozen=True, kw_only=True)
+class Membership(Incoming):
+    """A change of who is where (`event`: OPENED, CLOSED, ARRIVED, LEFT)."""
+
+    event: str
+
+
+def as_command(inc: Incoming, name: str, args: str = "") -> Command:
+    """`inc` taken as the command /name args (a button or a change that means one)."""
+    return Command(
+        chat=inc.chat,
+        private=inc.private,
+        user=inc.user,
+        update_id=inc.update_id,
+        chat_title=inc.chat_title,
+        chat_language=inc.chat_language,
+        context=inc.context,
+        name=name,
+        args=args,
+    )
+
+
+# Membership.event: the user opened or closed the private chat with the bot (added or blocked
 # it), people arrived in a group (`user`: one of them), the bot was removed from the chat.
 OPENED, CLOSED, ARRIVED, LEFT = "opened", "closed", "arrived", "left"
 
@@ -76,7 +119,9 @@ class Message:
     host: str | None = None  # the chat whose game session the slot belongs to
     coalesce: bool = False  # a group table update: may be merged with later ones
     only_edit: bool = False  # an edit of the slot's last message, skipped when there is none
-    reply_token: str | None = None  # set by the runner on messages that answer an event
+    # The `Incoming.context` of the event this message answers (set by the runner on the
+    # messages to the event's own chat): where unasked messages cost, these are free.
+    answers: object = None
     minor: bool = False  # a table update that only marks a hidden choice: may wait for room
     bare: bool = False  # only take the buttons off `edit` (its text stays as it is)
     # Messages to the same chat that go out in the same request after this one (a reply of
@@ -98,7 +143,7 @@ class Answer:
 @dataclass
 class Reply:
     """Everything one incoming event causes. The runner marks the messages to the event's own
-    chat as answering it (`Message.reply_token`), so a platform with reply tokens uses them."""
+    chat as answering it (`Message.answers`), so a platform that answers events uses that."""
 
     answer: Answer | None = None
     messages: list[Message] = field(default_factory=list)

@@ -21,7 +21,7 @@ import orjson
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.fairness import Deal, deal_of, stamp_start
-from chatbot.core.model import Answer, Button, Incoming, Message, Reply
+from chatbot.core.model import Answer, Button, Incoming, Message, Press, Reply
 from chatbot.core.record import TTL as RECORD_TTL
 from chatbot.core.record import Record, record_key
 from chatbot.core.registry import Bundle
@@ -355,11 +355,11 @@ class GameDesk:
         got = await self.sessions.claim(chat, inc.update_id, game_key(chat))
         return got.doc, got.handled
 
-    async def act(self, inc: Incoming, press: b.Press) -> Reply:
+    async def act(self, inc: Press, code: b.Code) -> Reply:
         """A move: from a private hand (`m<seat stamp>|chat|code`) or from the group's table
         (`M<epoch>|code`), by whoever pressed it, if it is theirs to make."""
-        group = press.op == b.GROUP_MOVE
-        named, code = (inc.chat, press.fields[0]) if group else press.fields
+        group = code.op == b.GROUP_MOVE
+        named, wanted = (inc.chat, code.fields[0]) if group else code.fields
         tried: tuple[bytes, Session, Reply] | None = None  # a save refused: what it would store
         for attempt in range(RETRIES):
             doc, _, duplicate = await self.load_press(inc, named)
@@ -375,14 +375,14 @@ class GameDesk:
                 if await self._answer_lost(doc):
                     return await self._already(inc, doc)
                 return Reply()  # delivered again: handled (and answered) before
-            checked = await self._check(inc, doc, press.stamp, group)
+            checked = await self._check(inc, doc, code.stamp, group)
             if isinstance(checked, Reply):
                 return checked
             session, version, seat, state = checked
             bundle = self.sessions.bundle(session)
             tr = translator(session.seats[seat].language)
             try:
-                action = bundle.game.decode_action(code)
+                action = bundle.game.decode_action(wanted)
                 state, events = bundle.game.apply(state, seat, action)
             except IllegalAction as refused:
                 return self._refused(inc, session, refused, tr)
@@ -442,9 +442,9 @@ class GameDesk:
         if session is not None and session.owner == self.sessions.process:
             self.sessions.unsent.add((session.chat, session.change))
 
-    async def nav(self, inc: Incoming, press: b.Press) -> Reply:
+    async def nav(self, inc: Press, code: b.Code) -> Reply:
         """A step of a choice (or a page of a long list) in the private hand message."""
-        chat, path = press.fields
+        chat, path = code.fields
         _, _, page = path.partition(b.PAGE)
         if page and not page.isdigit():  # page data no button of ours makes
             ptr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
@@ -452,7 +452,7 @@ class GameDesk:
         doc, chat, duplicate = await self.load_press(inc, chat)
         if duplicate:  # recorded once its answer and edit went out: nothing owed
             return Reply()
-        checked = await self._check(inc, doc, press.stamp, False)
+        checked = await self._check(inc, doc, code.stamp, False)
         if isinstance(checked, Reply):
             return checked
         session, _, seat, state = checked
@@ -460,10 +460,10 @@ class GameDesk:
         hand = views.hand(session, bundle, seat, self.sessions.caps, state, path, edit=inc.message)
         return Reply(Answer(), [hand])
 
-    async def peek(self, inc: Incoming, press: b.Press) -> Reply:
+    async def peek(self, inc: Press, code: b.Code) -> Reply:
         """The "My hand" button on the table: a pop-up, or the hand in the private chat where
         the platform has no pop-ups."""
-        doc, _, duplicate = await self.load_press(inc, press.fields[0])
+        doc, _, duplicate = await self.load_press(inc, code.fields[0])
         if duplicate:
             return Reply()
         checked = await self._check(inc, doc, -1, True)
@@ -528,7 +528,8 @@ class GameDesk:
             if news := self._news(session, bundle, tr):  # why: e.g. another's press was first
                 text += "\n" + tr.t("Meanwhile: {news}", news=news)
             caps = self.sessions.caps
-            hand = views.hand(session, bundle, seat, caps, state, edit=inc.message)
+            pressed = inc.message if isinstance(inc, Press) else None
+            hand = views.hand(session, bundle, seat, caps, state, edit=pressed)
             return Reply(Answer(text), [hand])
         return session, version, seat, state
 
@@ -550,7 +551,7 @@ class GameDesk:
         return None
 
     def _refused(
-        self, inc: Incoming, session: Session, refused: IllegalAction, tr: Translator
+        self, inc: Press, session: Session, refused: IllegalAction, tr: Translator
     ) -> Reply:
         """The rule that forbids it, in a pop-up, and privately with a button to the rule."""
         caps = self.sessions.caps

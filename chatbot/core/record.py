@@ -22,7 +22,7 @@ import orjson
 
 from chatbot.core import buttons as b
 from chatbot.core.fairness import Deal
-from chatbot.core.model import Answer, Button, Incoming, Message, Reply
+from chatbot.core.model import Answer, Button, Message, Press, Reply
 from chatbot.core.registry import Registry
 from chatbot.core.session import Seat, Session
 from chatbot.core.sessions import Sessions
@@ -162,7 +162,7 @@ class RecordDesk:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
-    async def press(self, inc: Incoming, lock: str, page: str | None) -> Reply:
+    async def press(self, inc: Press, lock: str, page: str | None) -> Reply:
         sessions = self.sessions
         doc = await sessions.store.load(record_key(inc.chat, lock))
         if doc is None:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from chatbot import metrics
 from chatbot.core.buttons import game_chat
 from chatbot.core.delivery import SLOTS_KEPT, Budget, Delivery, Outbox, cancelled
-from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, clip
+from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, Press, clip
 from chatbot.core.service import GameService
 from chatbot.i18n import negotiate, translator
 from chatbot.store.base import StoreUnavailable
@@ -80,10 +80,11 @@ class Runner:
         """Handle one event; returns the answer to give the presser at once (None for a
         command). The event's messages are queued for delivery."""
         platform = self.platform
-        metrics.UPDATES.labels(platform, metrics.kind_of(inc.command, inc.data, inc.event)).inc()
+        metrics.UPDATES.labels(platform, metrics.kind_of(inc)).inc()
+        press = inc if isinstance(inc, Press) else None
         began = time.perf_counter()
         try:
-            async with self.lock(game_chat(inc.data, inc.chat)):
+            async with self.lock(game_chat(press.code if press else None, inc.chat)):
                 if inc.update_id in self._handled:  # a copy, after this process answered it
                     return None
                 reply = await self.service.handle(inc)
@@ -99,7 +100,7 @@ class Runner:
                 log.exception("update %s in %s failed", inc.update_id, inc.chat)
                 self.errors.append(exc)
                 text = tr.gettext("Something went wrong on my side: please try again in a moment.")
-            if inc.data is None and not inc.aside:
+            if press is None:
                 self.post([Message(inc.chat, text)], inc, chatter=True)
                 return None
             return Answer(text)
@@ -107,12 +108,12 @@ class Runner:
             metrics.HANDLING.labels(platform).observe(time.perf_counter() - began)
         answer = reply.answer
         messages = list(reply.messages)
-        if inc.aside:  # the page it was made on shows the answer and the presser's messages
+        if press is not None and press.aside:  # its page shows the answer and its messages
             mine = tuple(m for m in messages if m.chat == inc.chat)
             others = [m for m in messages if m.chat != inc.chat]
             self.post(others, inc, reply.confirm, reply.chatter)
             return replace(answer or Answer(), shown=mine)
-        if inc.data is not None and answer is None and messages:
+        if press is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
         if answer is not None and answer.text and not self.caps.popups:
             said = self._said(inc, answer)

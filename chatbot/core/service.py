@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import html
 import logging
-from dataclasses import replace
 
 import orjson
 
@@ -16,7 +15,20 @@ from chatbot.core import views
 from chatbot.core.board import BoardDesk
 from chatbot.core.help import HelpDesk
 from chatbot.core.lobby import LobbyDesk
-from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Answer, Incoming, Message, Reply
+from chatbot.core.model import (
+    ARRIVED,
+    CLOSED,
+    LEFT,
+    OPENED,
+    Answer,
+    Command,
+    Incoming,
+    Membership,
+    Message,
+    Press,
+    Reply,
+    as_command,
+)
 from chatbot.core.play import GameDesk, key_revealed
 from chatbot.core.record import RecordDesk
 from chatbot.core.session import LOBBY, PLAYING, BadSession
@@ -53,23 +65,24 @@ class GameService:
         self.records = RecordDesk(sessions)
 
     async def handle(self, inc: Incoming) -> Reply:
-        if inc.command is None and inc.data is None and inc.event is None:
-            return Reply()
         # An update is marked handled once it was: one cut short by a crash is handled when
         # Telegram delivers it again. Game presses look in the round trip that loads their
         # session (`load_press`); a move is marked by the save that applies it, any other
         # update by whoever delivers the reply (`Reply.handled`).
-        game = b.game_press(inc.data)
-        chat = b.game_chat(inc.data, inc.chat)  # whose set of handled updates
+        code = inc.code if isinstance(inc, Press) else None
+        game = b.acts_on_game(code)
+        chat = b.game_chat(code, inc.chat)  # whose set of handled updates
         if not game and inc.update_id and (await self.sessions.claim(chat, inc.update_id)).handled:
             return Reply()  # recorded once its answer and messages went out: nothing owed
         try:
-            if inc.event is not None:
+            if isinstance(inc, Membership):
                 return await self._membership(inc)
-            if inc.command is not None:
+            if isinstance(inc, Command):
                 reply = await self._command(inc)
-            else:
+            elif isinstance(inc, Press):
                 reply = await self._press(inc)
+            else:
+                return Reply()
         except Busy:  # many writers at once on one session: nothing was changed
             tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
             return self._say(
@@ -89,17 +102,17 @@ class GameService:
     @staticmethod
     def _say(inc: Incoming, tr: Translator, text: str) -> Reply:
         """A short answer: a pop-up for a press, a message for a command."""
-        if inc.data is None:
+        if not isinstance(inc, Press):
             return Reply(messages=[say(inc.chat, text)])
         return Reply(Answer(text))
 
-    async def _command(self, inc: Incoming) -> Reply:
+    async def _command(self, inc: Command) -> Reply:
         reply = await self._dispatch(inc)
-        reply.chatter = inc.command in TELLING or (inc.command == "start" and not inc.private)
+        reply.chatter = inc.name in TELLING or (inc.name == "start" and not inc.private)
         return reply
 
-    async def _dispatch(self, inc: Incoming) -> Reply:
-        name = inc.command
+    async def _dispatch(self, inc: Command) -> Reply:
+        name = inc.name
         if name == "start":
             return await self._start_command(inc)
         if name == "newgame":
@@ -119,49 +132,49 @@ class GameService:
             return await self.help.command(inc)  # an unknown command in private: the help
         return Reply()  # in a group it may be meant for another bot
 
-    async def _press(self, inc: Incoming) -> Reply:
-        press = b.decode(inc.data or "")
-        if press is None:
+    async def _press(self, inc: Press) -> Reply:
+        code = inc.code
+        if code is None:
             tr = translator(negotiate(inc.user.language))
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
-        if press.op in (b.MOVE, b.NAV) and len(press.fields) == 2:
-            if press.op == b.NAV:
-                return await self.play.nav(inc, press)
-            return await self.play.act(inc, press)
-        if press.op == b.GROUP_MOVE and len(press.fields) == 1 and not inc.private:
-            return await self.play.act(inc, press)
-        if press.op == b.PEEK and len(press.fields) == 1:
-            return await self.play.peek(inc, press)
-        if press.op == b.AGAIN and len(press.fields) == 1:
-            return await self._again(inc, press.fields[0])
-        if press.op == b.RECORD and len(press.fields) in (1, 2):
-            page = press.fields[1] if len(press.fields) == 2 else None
-            return await self.records.press(inc, press.fields[0], page)
-        if press.op == b.STATS and len(press.fields) == 1:
-            return await self.board.press(inc, press.fields[0])
-        if press.op in (b.RULE, b.LANGUAGE):
-            return await self.help.press(inc, press)
-        return await self.lobby.press(inc, press)
+        if code.op in (b.MOVE, b.NAV) and len(code.fields) == 2:
+            if code.op == b.NAV:
+                return await self.play.nav(inc, code)
+            return await self.play.act(inc, code)
+        if code.op == b.GROUP_MOVE and len(code.fields) == 1 and not inc.private:
+            return await self.play.act(inc, code)
+        if code.op == b.PEEK and len(code.fields) == 1:
+            return await self.play.peek(inc, code)
+        if code.op == b.AGAIN and len(code.fields) == 1:
+            return await self._again(inc, code.fields[0])
+        if code.op == b.RECORD and len(code.fields) in (1, 2):
+            page = code.fields[1] if len(code.fields) == 2 else None
+            return await self.records.press(inc, code.fields[0], page)
+        if code.op == b.STATS and len(code.fields) == 1:
+            return await self.board.press(inc, code.fields[0])
+        if code.op in (b.RULE, b.LANGUAGE):
+            return await self.help.press(inc, code)
+        return await self.lobby.press(inc, code)
 
-    async def _again(self, inc: Incoming, game: str) -> Reply:
+    async def _again(self, inc: Press, game: str) -> Reply:
         """ "Play again" under final results opens one new table per results message; later
         presses are answered privately (a button must not let anyone spam the group)."""
         store = self.sessions.store
         if inc.message and not await store.first_time(f"again:{inc.chat}:{inc.message}", AGAIN_TTL):
             tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(tr.gettext("A new table was already opened from these results.")))
-        return await self.lobby.open(replace(inc, command="newgame", args=game))
+        return await self.lobby.open(as_command(inc, "newgame", game))
 
     # --- who is where ----------------------------------------------------------------------
 
-    async def _membership(self, inc: Incoming) -> Reply:
+    async def _membership(self, inc: Membership) -> Reply:
         """A private chat opened or closed, people arrived in a group, the bot was removed."""
         sessions = self.sessions
         if inc.event == OPENED:  # as a /start without payload: the private chat is open
             if inc.user.language:  # their own language is known now: their seats follow it
                 language = await sessions.user_language(inc.user.id, inc.user.language)
                 await self.help.seat_languages(inc.user.id, language)
-            return await self._start_command(replace(inc, command="start", args=""))
+            return await self._start_command(as_command(inc, "start"))
         if inc.event == CLOSED:
             await sessions.store.set_setting(f"user:{inc.user.id}", "dm", "0", PREFS_TTL)
             return Reply()
@@ -185,7 +198,7 @@ class GameService:
 
     # --- commands --------------------------------------------------------------------------
 
-    async def _start_command(self, inc: Incoming) -> Reply:
+    async def _start_command(self, inc: Command) -> Reply:
         if inc.private:
             await self.sessions.store.set_setting(f"user:{inc.user.id}", "dm", "1", PREFS_TTL)
             payload = inc.args.strip()
@@ -195,7 +208,7 @@ class GameService:
                 return await self.play.show_hand(inc, chat)
         return await self.help.command(inc)
 
-    async def _stop(self, inc: Incoming) -> Reply:
+    async def _stop(self, inc: Command) -> Reply:
         sessions = self.sessions
         tr = translator(await sessions.chat_language(inc))
         try:
@@ -224,7 +237,7 @@ class GameService:
                 out[-1] = say(inc.chat, f"{text}\n\n{key_revealed(session, bundle, tr)}")
         return Reply(messages=out)
 
-    async def _status(self, inc: Incoming) -> Reply:
+    async def _status(self, inc: Command) -> Reply:
         sessions = self.sessions
         session, _ = await sessions.load(inc.chat)
         if session is None:

@@ -39,7 +39,7 @@ from chatbot import metrics
 from chatbot.bodies import TooLarge, bounded_body, too_large
 from chatbot.core import buttons as b
 from chatbot.core.delivery import Undelivered
-from chatbot.core.model import Capabilities, Message, User
+from chatbot.core.model import Capabilities, Command, Message, User
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.sessions import PREFS_TTL, Platform, Sessions
@@ -310,7 +310,7 @@ class LineBot:
         if inc is None:
             return
         inc = replace(inc, chat_language=language)
-        if inc.command == "newgame" and not inc.private:
+        if isinstance(inc, Command) and inc.name == "newgame" and not inc.private:
             inc = replace(inc, chat_title=await self._group_name(line_id(inc.chat)))
         await self.runner.handle(inc)
 
@@ -407,9 +407,9 @@ class LineBot:
 
     # --- messages out ----------------------------------------------------------------------
 
-    def _take(self, token: str | None) -> str | None:
+    def _take(self, token: object) -> str | None:
         """The token if it was never used and is fresh; it counts as used from now on."""
-        if token is None:
+        if not isinstance(token, str):
             return None
         received = self._tokens.pop(token, None)
         if received is None or self.monotonic() - received > REPLY_WITHIN:
@@ -421,7 +421,7 @@ class LineBot:
         user who has not added the bot). The message and those it carries go in one request.
         Undelivered when LINE could not be reached after the retries."""
         body = [message_object(m) for m in (message, *message.also)]
-        token = self._take(message.reply_token)
+        token = self._take(message.answers)
         try:
             if token is not None:
                 request = ReplyMessageRequest.from_dict({"replyToken": token, "messages": body})

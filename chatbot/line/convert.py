@@ -14,7 +14,19 @@ import secrets
 from typing import Any
 
 from chatbot.core import buttons as b
-from chatbot.core.model import ARRIVED, CLOSED, LEFT, OPENED, Incoming, Keyboard, Message, User
+from chatbot.core.model import (
+    ARRIVED,
+    CLOSED,
+    LEFT,
+    OPENED,
+    Command,
+    Incoming,
+    Keyboard,
+    Membership,
+    Message,
+    Press,
+    User,
+)
 
 PREFIX = "ln:"
 TEXT_CHARS = 5000  # a text message
@@ -60,30 +72,22 @@ def incoming(event: Any, user: User | None, echo: str | None = None) -> Incoming
     token = getattr(event, "reply_token", None)
     update_id = f"{PREFIX}{event.webhook_event_id}"
     where = qualify(chat)
+    at: dict[str, Any] = {"chat": where, "update_id": update_id, "context": token}
     if kind == "join":  # the bot was added to a group: say what it does
-        bot = User(where, "")
-        return Incoming(where, False, bot, command="help", update_id=update_id, reply_token=token)
+        return Command(**at, private=False, user=User(where, ""), name="help")
     if kind == "leave":
-        return Incoming(where, False, User(where, ""), event=LEFT, update_id=update_id)
+        return Membership(**at, private=False, user=User(where, ""), event=LEFT)
     if user is None:
         return None
     if kind == "follow":
-        return Incoming(where, True, user, event=OPENED, update_id=update_id, reply_token=token)
+        return Membership(**at, private=True, user=user, event=OPENED)
     if kind == "unfollow":
-        return Incoming(where, True, user, event=CLOSED, update_id=update_id)
+        return Membership(**at, private=True, user=user, event=CLOSED)
     if kind == "memberJoined":
-        return Incoming(where, False, user, event=ARRIVED, update_id=update_id, reply_token=token)
+        return Membership(**at, private=False, user=user, event=ARRIVED)
     if kind == "postback":
         data, message = pressed(event.postback.data or "")
-        return Incoming(
-            where,
-            private,
-            user,
-            data=data,
-            message=message,
-            update_id=update_id,
-            reply_token=token,
-        )
+        return Press(**at, private=private, user=user, data=data, message=message)
     if kind == "message" and getattr(event.message, "type", "") == "text":
         text = (event.message.text or "").strip()
         if echo is not None and text == echo and not private:
@@ -91,15 +95,8 @@ def incoming(event: Any, user: User | None, echo: str | None = None) -> Incoming
         if not text.startswith("/"):
             return None
         head, _, args = text.partition(" ")
-        return Incoming(
-            where,
-            private,
-            user,
-            command=head[1:].lower(),
-            args=args.strip(),
-            update_id=update_id,
-            reply_token=token,
-        )
+        name, args = head[1:].lower(), args.strip()
+        return Command(**at, private=private, user=user, name=name, args=args)
     return None
 
 

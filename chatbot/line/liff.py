@@ -38,7 +38,7 @@ from starlette.routing import Route
 
 from chatbot.bodies import TooLarge, bounded_body
 from chatbot.core import buttons as b
-from chatbot.core.model import Incoming, Message, User
+from chatbot.core.model import Incoming, Message, Press, User
 from chatbot.core.session import BadSession
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.line.convert import PREFIX, line_id, plain, qualify
@@ -202,14 +202,22 @@ class HandPage:
             body = await _body(request)
             user, chat = await self._player(request, body.get("game"))
             data, heard = body.get("data"), body.get("heard") is not False
-            press = b.decode(data) if isinstance(data, str) else None
-            if press is None or press.op not in (b.MOVE, b.NAV) or press.fields[:1] != (chat,):
+            if not isinstance(data, str):
+                raise Refusal(400, NOT_OURS)
+            update = f"{PREFIX}page:{uuid.uuid4().hex}"
+            inc = Press(
+                chat=user.id,
+                private=True,
+                user=user,
+                data=data,
+                update_id=update,
+                aside=True,
+                unheard=not heard,
+            )
+            code = inc.code
+            if code is None or code.op not in (b.MOVE, b.NAV) or code.fields[:1] != (chat,):
                 raise Refusal(400, NOT_OURS)
             before = await self._moves(chat)
-            update = f"{PREFIX}page:{uuid.uuid4().hex}"
-            inc = Incoming(
-                user.id, True, user, data=data, update_id=update, aside=True, unheard=not heard
-            )
             answer = await self.bot.runner.handle(inc)
             after = await self._moves(chat)
             tr = await self._translator(user, chat)
@@ -220,7 +228,7 @@ class HandPage:
             else:
                 shown = await self._shown(user, chat, tr)
             steps = [m for m in answer.shown if m.buttons] if answer else []
-            if press.op == b.NAV and steps and after == before:  # a step of a choice
+            if code.op == b.NAV and steps and after == before:  # a step of a choice
                 shown["hand"] = _message(steps[-1])
             said = "\n".join(plain(text) for text in told)
             moved = after != before
@@ -288,7 +296,7 @@ class HandPage:
 
 def _asking(user: User) -> Incoming:
     """The user asking for their hand in their own chat."""
-    return Incoming(user.id, True, user)
+    return Incoming(chat=user.id, private=True, user=user)
 
 
 def _words(tr: Translator) -> dict[str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from telegram.constants import ChatType
 
-from chatbot.core.model import Button, Incoming, Keyboard, User, looks
+from chatbot.core.model import Button, Command, Incoming, Keyboard, Press, User, looks
 
 PREFIX = "tg:"
 
@@ -44,7 +44,7 @@ def incoming(update: Mapping[str, Any], bot_username: str) -> Incoming | None:
     private = chat["type"] == ChatType.PRIVATE
     update_id = f"{PREFIX}{update['update_id']}"
     if query is not None:
-        return Incoming(
+        return Press(
             chat=qualify(chat["id"]),
             private=private,
             user=user,
@@ -61,11 +61,11 @@ def incoming(update: Mapping[str, Any], bot_username: str) -> Incoming | None:
     name, _, target = head[1:].partition("@")
     if target and target.lower() != bot_username.lower():
         return None  # a command for another bot in the group
-    return Incoming(
+    return Command(
         chat=qualify(chat["id"]),
         private=private,
         user=user,
-        command=name.lower(),
+        name=name.lower(),
         args=args.strip(),
         update_id=update_id,
         chat_title=chat.get("title") or "",

@@ -4,7 +4,7 @@ players), a person's own figures across the groups they played in."""
 from __future__ import annotations
 
 from chatbot.core import buttons as b
-from chatbot.core.model import Incoming, Message, User
+from chatbot.core.model import Command, Incoming, Message, Press, User
 from chatbot.core.session import Seat
 from chatbot.core.standings import TTL, Standings, add_result, standings_key
 from chatbot.settings import Settings
@@ -16,19 +16,19 @@ HOST = User("tg:1", "Ann", "en")
 
 
 def stats(who: User, chat: str, args: str = "") -> Incoming:
-    return Incoming(chat, chat == who.id, who, "stats", args)
+    return Command(chat=chat, private=chat == who.id, user=who, name="stats", args=args)
 
 
 async def test_a_finished_game_shows_in_the_groups_standings_with_its_computer_players() -> None:
     service = make_service(MemoryStore(), Settings(bot_delay=0))
     (empty,) = (await service.handle(stats(HOST, GROUP))).messages
     assert "No finished games here yet" in empty.text
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", "ano"))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ano"))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None and session.seats == []  # the host has no private chat open
     start = b.encode(b.START, stamp=session.stamp)
     out: list[Message] = list(
-        (await service.handle(Incoming(GROUP, False, HOST, data=start))).messages
+        (await service.handle(Press(chat=GROUP, private=False, user=HOST, data=start))).messages
     )
     for _ in range(2000):
         if not (ticked := await service.tick()):
@@ -39,7 +39,7 @@ async def test_a_finished_game_shows_in_the_groups_standings_with_its_computer_p
     assert "📊 Standings in this chat" in board.text and "Ano" in board.text
     assert board.text.count("🤖") == 2 and "1 game" in board.text and "rating" in board.text
     # the button under the results posts the same board once, then answers privately
-    pressed = Incoming(GROUP, False, HOST, data=f"{b.STATS}|ano", message="77")
+    pressed = Press(chat=GROUP, private=False, user=HOST, data=f"{b.STATS}|ano", message="77")
     first = await service.handle(pressed)
     assert [m.text for m in first.messages] == [board.text] and results.chat == GROUP
     again = await service.handle(pressed)

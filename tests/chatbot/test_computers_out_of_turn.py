@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from chatbot.core import buttons as b
-from chatbot.core.model import Incoming, Reply, User
+from chatbot.core.model import Command, Press, Reply, User
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 from engine.ano import GAME
@@ -35,12 +35,16 @@ async def caught_in_a_game(seed: int) -> int:
     service = make_service(MemoryStore(), Settings(bot_delay=0.0, remind_after=10**6))
     service.sessions.clock = lambda: clock[0]
     service.sessions.seeds = lambda: seed
-    await service.handle(Incoming(ANN.id, True, ANN, command="start"))
-    lobby = await service.handle(Incoming(GROUP, False, ANN, command="newgame", args="ano"))
-    await service.handle(Incoming(GROUP, False, ANN, data=data_of(lobby, b.ADD_BOT)))
+    await service.handle(Command(chat=ANN.id, private=True, user=ANN, name="start"))
+    lobby = await service.handle(
+        Command(chat=GROUP, private=False, user=ANN, name="newgame", args="ano")
+    )
+    await service.handle(Press(chat=GROUP, private=False, user=ANN, data=data_of(lobby, b.ADD_BOT)))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None and len(session.seats) == 2
-    await service.handle(Incoming(GROUP, False, ANN, data=b.encode(b.START, stamp=session.stamp)))
+    await service.handle(
+        Press(chat=GROUP, private=False, user=ANN, data=b.encode(b.START, stamp=session.stamp))
+    )
     rng, caught = random.Random(seed), 0
     for _ in range(3000):
         session, _ = await service.sessions.load(GROUP)
@@ -59,7 +63,7 @@ async def caught_in_a_game(seed: int) -> int:
             continue
         code = GAME.encode_action(rng.choice(forgetful))
         press = b.encode(b.MOVE, GROUP, code, stamp=session.stamps[0])
-        await service.handle(Incoming(ANN.id, True, ANN, data=press))
+        await service.handle(Press(chat=ANN.id, private=True, user=ANN, data=press))
     raise AssertionError("the game did not end")
 
 

@@ -14,7 +14,16 @@ from dataclasses import replace
 import pytest
 
 from chatbot.core.delivery import CHATTER_PATIENCE
-from chatbot.core.model import Button, Capabilities, Incoming, Message, User, clip, units
+from chatbot.core.model import (
+    Button,
+    Capabilities,
+    Command,
+    Message,
+    Press,
+    User,
+    clip,
+    units,
+)
 from chatbot.core.runner import Runner
 from chatbot.core.session import PLAYING, Seat, Session
 from chatbot.core.sessions import Platform
@@ -101,7 +110,9 @@ async def test_the_game_goes_before_command_replies_and_a_spammer_gets_one() -> 
     await fill(runner, outbox, 20)  # the minute's budget is spent
     spammer = User("tg:9", "Spam", "en")
     for i in range(40):
-        await runner.handle(Incoming(GROUP, False, spammer, command="status", update_id=f"u{i}"))
+        await runner.handle(
+            Command(chat=GROUP, private=False, user=spammer, name="status", update_id=f"u{i}")
+        )
     table = Message(GROUP, "move 7", KEYS, edit="5", slot="table:1", host=GROUP, coalesce=True)
     runner.post([table], confirm=(GROUP, 30))
     runner.post([Message(GROUP, "round over")], confirm=(GROUP, 31))
@@ -114,7 +125,9 @@ async def test_the_game_goes_before_command_replies_and_a_spammer_gets_one() -> 
     assert texts[:2] == ["round over", "move 7"], "the game's messages first"
     assert len(texts) == 3 and "No game is running" in texts[2], "one reply for 40 commands"
     for i in range(5):  # asked again within moments: the same answer is not sent again
-        await runner.handle(Incoming(GROUP, False, spammer, command="status", update_id=f"v{i}"))
+        await runner.handle(
+            Command(chat=GROUP, private=False, user=spammer, name="status", update_id=f"v{i}")
+        )
     await settled(runner)
     assert len(outbox.sent) == 23
 
@@ -125,13 +138,17 @@ async def test_a_burst_of_one_command_gets_one_reply_and_others_are_answered() -
     runner, outbox, clock = started(interval=0.0)
     member = User("tg:8", "Ann", "en")
     for i, command in enumerate(["status", "help", "rules", "status", "help", "status"]):
-        await runner.handle(Incoming(GROUP, False, member, command=command, update_id=f"c{i}"))
+        await runner.handle(
+            Command(chat=GROUP, private=False, user=member, name=command, update_id=f"c{i}")
+        )
         clock.now += 1.0
     await settled(runner)
     texts = [m.text for m in outbox.sent]
     assert len(texts) == 3 and len(set(texts)) == 3, "one reply to each command"
     for i in range(30):  # a second a /status: one burst
-        await runner.handle(Incoming(GROUP, False, member, command="status", update_id=f"s{i}"))
+        await runner.handle(
+            Command(chat=GROUP, private=False, user=member, name="status", update_id=f"s{i}")
+        )
         clock.now += 1.0
         runner.wake()
         await settled(runner)
@@ -141,7 +158,7 @@ async def test_a_burst_of_one_command_gets_one_reply_and_others_are_answered() -
 async def test_without_budget_to_spare_a_reply_waits_its_patience() -> None:
     runner, outbox, clock = started(interval=0.0)
     await fill(runner, outbox, 16)  # 4 of 20 left: under a quarter
-    await runner.handle(Incoming(GROUP, False, User("tg:8", "Ann"), command="status"))
+    await runner.handle(Command(chat=GROUP, private=False, user=User("tg:8", "Ann"), name="status"))
     await settled(runner)
     assert len(outbox.sent) == 16, "the last places are kept for the game"
     clock.now += CHATTER_PATIENCE
@@ -208,7 +225,9 @@ async def test_the_runner_cuts_every_pop_up_to_the_platforms_limit() -> None:
     outbox = Outbox(FloodLimiter())
     outbox.capabilities = Capabilities(answer_chars=20)
     runner = Runner(service, outbox)
-    press = Incoming(GROUP, False, User("tg:7", "Ann", "en"), data="M5|1", update_id="p1")
+    press = Press(
+        chat=GROUP, private=False, user=User("tg:7", "Ann", "en"), data="M5|1", update_id="p1"
+    )
     answer = await runner.handle(press)
     assert answer is not None and answer.text.endswith("…")
     assert units(answer.text) <= 20 and answer.text.startswith("No game")

@@ -9,7 +9,7 @@ import pytest
 
 from chatbot.core import buttons as b
 from chatbot.core.fairness import Deal, matches, parse, stamp_start
-from chatbot.core.model import Incoming, Message, Reply, User
+from chatbot.core.model import Command, Message, Press, Reply, User
 from chatbot.core.verify import verify
 from chatbot.games import registry
 from chatbot.i18n import translator
@@ -74,11 +74,11 @@ async def test_the_key_stays_hidden_until_the_results_reveal_it(game: str) -> No
     """The host sits with computers and never acts: their time runs out at once every turn
     (the game's own rule for an idle player plays), to the end of the game."""
     service = make_service(MemoryStore(), Settings(bot_delay=0, remind_after=0, takeover_after=0))
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args=game))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
     start = await service.handle(
-        Incoming(GROUP, False, HOST, data=b.encode(b.START, stamp=session.stamp))
+        Press(chat=GROUP, private=False, user=HOST, data=b.encode(b.START, stamp=session.stamp))
     )
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
@@ -106,14 +106,14 @@ async def test_a_stopped_game_reveals_its_key(game: str) -> None:
     """A game ended by /stop is over too: its deal can be checked against the lock shown at the
     start (it is not counted in the standings)."""
     service = make_service(MemoryStore(), Settings(bot_delay=0))
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args=game))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
     start = await service.handle(
-        Incoming(GROUP, False, HOST, data=b.encode(b.START, stamp=session.stamp))
+        Press(chat=GROUP, private=False, user=HOST, data=b.encode(b.START, stamp=session.stamp))
     )
     (lock,) = re.findall(r"🔒.*?<code>([0-9a-f]{16})</code>", " ".join(shown(start)))
-    stopped = await service.handle(Incoming(GROUP, False, HOST, "stop"))
+    stopped = await service.handle(Command(chat=GROUP, private=False, user=HOST, name="stop"))
     said = stopped.messages[-1].text
     assert said.startswith("The game was stopped by Ann.")
     key, shown_lock = re.findall(r"<code>([^<]+)</code>", said)

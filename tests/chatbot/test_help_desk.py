@@ -19,7 +19,7 @@ from chatbot import i18n
 from chatbot.core import buttons as b
 from chatbot.core.buttons import OVERVIEW, SEND_PRIVATELY
 from chatbot.core.help import COMMANDS, INTRO, language_name
-from chatbot.core.model import Answer, Button, Incoming, Message, Reply, User
+from chatbot.core.model import Answer, Button, Command, Incoming, Message, Press, Reply, User
 from chatbot.core.service import GameService
 from chatbot.games import registry
 from chatbot.i18n import available_locales, translator
@@ -55,13 +55,21 @@ def intro(code: str) -> str:
 
 def command(name: str, args: str = "", who: User | None = None, chat: str = GROUP) -> Incoming:
     who = who or user()
-    return Incoming(chat if chat != "private" else who.id, chat == "private", who, name, args)
+    return Command(
+        chat=chat if chat != "private" else who.id,
+        private=chat == "private",
+        user=who,
+        name=name,
+        args=args,
+    )
 
 
 def press(data: str, who: User | None = None, chat: str = GROUP, message: str = "7") -> Incoming:
     who = who or user()
     private = chat == "private"
-    return Incoming(who.id if private else chat, private, who, data=data, message=message)
+    return Press(
+        chat=who.id if private else chat, private=private, user=who, data=data, message=message
+    )
 
 
 def only(reply: Reply) -> Message:

@@ -8,7 +8,7 @@ import re
 
 from chatbot.__main__ import main
 from chatbot.core import buttons as b
-from chatbot.core.model import Capabilities, Incoming, Message, User
+from chatbot.core.model import Capabilities, Command, Message, Press, User
 from chatbot.core.record import Record, lines, pages, record_key
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
@@ -24,11 +24,13 @@ GAMES = registry()
 async def finished(service: GameService, game: str) -> tuple[list[Message], str, list[str]]:
     """An all-computer game played to its end: the group's messages, the record button's
     data, and the private texts sent during the game."""
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", game))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args=game))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
     start = b.encode(b.START, stamp=session.stamp)
-    out = list((await service.handle(Incoming(GROUP, False, HOST, data=start))).messages)
+    out = list(
+        (await service.handle(Press(chat=GROUP, private=False, user=HOST, data=start))).messages
+    )
     for _ in range(3000):
         if not (ticked := await service.tick()):
             break
@@ -48,7 +50,9 @@ async def test_a_record_shows_only_what_the_table_saw() -> None:
     service = GameService(Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform()))
     group, data, _ = await finished(service, "ano")
     seen = "\n".join(plain(m.text) for m in group)
-    first = await service.handle(Incoming(GROUP, False, HOST, data=data, message="50"))
+    first = await service.handle(
+        Press(chat=GROUP, private=False, user=HOST, data=data, message="50")
+    )
     (page,) = first.messages
     assert page.edit is None and page.text.startswith("Page 1 of ")
     total = int(re.search(r"Page 1 of (\d+)", page.text).group(1))  # type: ignore[union-attr]
@@ -56,7 +60,9 @@ async def test_a_record_shows_only_what_the_table_saw() -> None:
     message = page
     while next_data := [x.data for r in message.buttons for x in r if x.label == "▶️"]:
         (message,) = (
-            await service.handle(Incoming(GROUP, False, HOST, data=next_data[0], message="51"))
+            await service.handle(
+                Press(chat=GROUP, private=False, user=HOST, data=next_data[0], message="51")
+            )
         ).messages
         assert message.edit == "51", "the pages are one message, edited in place"
         texts.append(message.text)
@@ -73,17 +79,21 @@ async def test_a_record_shows_only_what_the_table_saw() -> None:
 async def test_a_record_exists_only_once_its_game_is_over() -> None:
     store = MemoryStore()
     service = GameService(Sessions(store, Settings(bot_delay=0), GAMES, Platform()))
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", "ano"))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ano"))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
-    await service.handle(Incoming(GROUP, False, HOST, data=b.encode(b.START, stamp=session.stamp)))
+    await service.handle(
+        Press(chat=GROUP, private=False, user=HOST, data=b.encode(b.START, stamp=session.stamp))
+    )
     live, _ = await service.sessions.load(GROUP)
     assert live is not None and live.phase == "playing"
     from chatbot.core.play import deal_of_session
 
     lock = deal_of_session(live, GAMES["ano"]).commitment
     assert await store.load(record_key(GROUP, lock)) is None
-    early = await service.handle(Incoming(GROUP, False, HOST, data=f"{b.RECORD}|{lock}"))
+    early = await service.handle(
+        Press(chat=GROUP, private=False, user=HOST, data=f"{b.RECORD}|{lock}")
+    )
     assert early.messages == [] and early.answer is not None
     assert "no longer kept" in early.answer.text
 
@@ -92,7 +102,7 @@ async def test_where_messages_cannot_be_edited_the_record_is_one_reply() -> None
     caps = Capabilities(edits=False, message_chars=5000)
     service = GameService(Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform(caps)))
     _, data, _ = await finished(service, "ano")
-    reply = await service.handle(Incoming(GROUP, False, HOST, data=data))
+    reply = await service.handle(Press(chat=GROUP, private=False, user=HOST, data=data))
     assert 2 <= len(reply.messages) <= 5 and all(
         m.edit is None and not m.buttons for m in reply.messages
     )

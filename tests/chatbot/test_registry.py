@@ -11,7 +11,7 @@ from typing import Any, Union
 import orjson
 import pytest
 
-from chatbot.core.model import Incoming, Reply, User
+from chatbot.core.model import Command, Reply, User
 from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import BadSession, Seat, Session
 from chatbot.games import registry
@@ -115,15 +115,21 @@ def only_text(reply: Reply) -> str:
 
 async def test_the_help_and_an_unknown_game_name_list_every_registered_game() -> None:
     service = make_service(MemoryStore(), games=WITH_TEST_GAMES)
-    help_text = only_text(await service.handle(Incoming("tg:-1", False, ANN, command="help")))
+    help_text = only_text(
+        await service.handle(Command(chat="tg:-1", private=False, user=ANN, name="help"))
+    )
     assert all(title in help_text for title in ("Egonomy", "EGO", "Ano", "Pick", "Slap"))
-    unknown = await service.handle(Incoming("tg:-1", False, ANN, command="newgame", args="go"))
+    unknown = await service.handle(
+        Command(chat="tg:-1", private=False, user=ANN, name="newgame", args="go")
+    )
     assert only_text(unknown) == "I know these games: Egonomy, EGO, Ano, Pick, and Slap."
 
 
 async def test_rules_offer_a_game_menu_and_a_shared_term_asks_which_game() -> None:
     service = make_service(MemoryStore(), games=WITH_TEST_GAMES)
-    menu = (await service.handle(Incoming("tg:1", True, ANN, command="rules"))).messages[0]
+    menu = (
+        await service.handle(Command(chat="tg:1", private=True, user=ANN, name="rules"))
+    ).messages[0]
     assert [b.label for row in menu.buttons for b in row] == [
         "Egonomy",
         "EGO",
@@ -131,17 +137,23 @@ async def test_rules_offer_a_game_menu_and_a_shared_term_asks_which_game() -> No
         "Pick",
         "Slap",
     ]
-    ask = await service.handle(Incoming("tg:1", True, ANN, command="rule", args="turn"))
+    ask = await service.handle(
+        Command(chat="tg:1", private=True, user=ANN, name="rule", args="turn")
+    )
     (message,) = ask.messages
     assert "several games" in message.text
     labels = [b.label for row in message.buttons for b in row]
     assert labels == ["EGO: Turn", "Ano: A turn", "Pick: Turn", "Slap: Turn"]
-    one = await service.handle(Incoming("tg:1", True, ANN, command="rule", args="momentum"))
+    one = await service.handle(
+        Command(chat="tg:1", private=True, user=ANN, name="rule", args="momentum")
+    )
     assert only_text(one).startswith("<b>Momentum</b>"), "a term of one game is answered"
 
 
 async def test_a_game_opens_by_name_with_its_own_options() -> None:
     service = make_service(MemoryStore(), games=WITH_TEST_GAMES)
-    await service.handle(Incoming("tg:-1", False, ANN, command="newgame", args="pick"))
+    await service.handle(
+        Command(chat="tg:-1", private=False, user=ANN, name="newgame", args="pick")
+    )
     session, _ = await service.sessions.load("tg:-1")
     assert session is not None and session.game == "pick" and session.seats[0].user == ANN.id

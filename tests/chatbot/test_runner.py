@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 
 from chatbot.core import buttons as b
-from chatbot.core.model import Capabilities, Incoming, Message, User
+from chatbot.core.model import Capabilities, Command, Message, Press, User
 from chatbot.core.runner import Runner
 from chatbot.core.sessions import Platform
 from chatbot.settings import Settings
@@ -62,22 +62,26 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
     ann, bob = User("ln:ann", "Ann", "en"), User("ln:bob", "Bob", "th")
     try:
         for user in (ann, bob):
-            await runner.handle(Incoming(user.id, True, user, command="start"))
-        await runner.handle(Incoming(GROUP, False, ann, command="newgame"))
+            await runner.handle(Command(chat=user.id, private=True, user=user, name="start"))
+        await runner.handle(Command(chat=GROUP, private=False, user=ann, name="newgame"))
         await runner.flush()
         (lobby_id, lobby), *_ = outbox.to(GROUP)
         join = next(x.data for r in lobby.buttons for x in r if x.data == b.JOIN)
-        await runner.handle(Incoming(GROUP, False, bob, data=join, message=lobby_id))
+        await runner.handle(Press(chat=GROUP, private=False, user=bob, data=join, message=lobby_id))
         await runner.flush()
         lobby_id, lobby = outbox.to(GROUP)[-1]
         start = next(x.data for r in lobby.buttons for x in r if (x.data or "")[0] == b.START)
-        await runner.handle(Incoming(GROUP, False, ann, data=start, message=lobby_id))
+        await runner.handle(
+            Press(chat=GROUP, private=False, user=ann, data=start, message=lobby_id)
+        )
         await runner.flush()
 
         table_id, table = outbox.to(GROUP)[-1]
         peek = next(x.data for r in table.buttons for x in r if (x.data or "")[0] == b.PEEK)
         before = len(outbox.to(bob.id))
-        answer = await runner.handle(Incoming(GROUP, False, bob, data=peek, message=table_id))
+        answer = await runner.handle(
+            Press(chat=GROUP, private=False, user=bob, data=peek, message=table_id)
+        )
         await runner.flush()
         assert answer is not None and answer.text == "", "no pop-up"
         assert len(outbox.to(bob.id)) == before + 1, "the hand came to the private chat"
@@ -100,7 +104,9 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
                 choices = [x.data for r in hand.buttons for x in r if x.data]
                 moving = [d for d in choices if d[0] == b.MOVE]
                 data = rng.choice(moving or choices)
-                await runner.handle(Incoming(user.id, True, user, data=data, message=message_id))
+                await runner.handle(
+                    Press(chat=user.id, private=True, user=user, data=data, message=message_id)
+                )
                 await runner.flush()
             after, _ = await service.sessions.load(GROUP)
             if after is None or after.moves != moves:
@@ -141,7 +147,7 @@ async def test_where_pushes_cost_a_table_update_waits_for_a_newer_one() -> None:
     runner.post([replace(table, text="move 2")])  # a computer's move meanwhile
     await runner.flush()
     assert [m.text for _, m in outbox.sent] == ["move 2"], "one message, the newer table"
-    answer = Incoming(GROUP, False, User("ln:ann", "Ann"), data="x", reply_token="t1")
+    answer = Press(chat=GROUP, private=False, user=User("ln:ann", "Ann"), data="x", context="t1")
     runner.post([replace(table, text="move 3")], answer)
     await asyncio.sleep(0.01)
     assert [m.text for _, m in outbox.sent][-1] == "move 3", "a reply goes at once"

@@ -15,7 +15,7 @@ import pytest
 
 from chatbot.core import buttons as b
 from chatbot.core import views
-from chatbot.core.model import Capabilities, Incoming, Message, Reply, User
+from chatbot.core.model import Capabilities, Command, Incoming, Message, Press, Reply, User
 from chatbot.core.service import GameService
 from chatbot.core.session import LOBBY, OVER, Session
 from chatbot.core.standings import Standings, standings_key
@@ -38,11 +38,11 @@ def service() -> GameService:
 
 def command(name: str, who: User, chat: str = GROUP, args: str = "") -> Incoming:
     private = chat == who.id
-    return Incoming(chat, private, who, name, args)
+    return Command(chat=chat, private=private, user=who, name=name, args=args)
 
 
 def press(data: str, who: User, chat: str = GROUP, message: str = "10") -> Incoming:
-    return Incoming(chat, chat == who.id, who, data=data, message=message)
+    return Press(chat=chat, private=chat == who.id, user=who, data=data, message=message)
 
 
 def data_of(message: Message, op: str) -> str:
@@ -58,7 +58,7 @@ async def test_non_ascii_digits_in_button_data_are_refused_not_crashed_on(
 ) -> None:
     """int() refuses "²" although str.isdigit() accepts it; such data is simply not ours."""
     assert b.decode(data) is None
-    assert b.game_chat(data, GROUP) == GROUP
+    assert b.game_chat(b.decode(data), GROUP) == GROUP
     reply = await service.handle(press(data, HOST))
     assert reply.answer is not None and reply.answer.text == "This button is no longer in use."
 
@@ -190,7 +190,7 @@ async def test_a_game_whose_end_was_cut_short_does_not_block_a_new_table() -> No
     ended.phase = OVER
     await service.sessions.save(ended, 0)
     host = User("tg:1", "Ann", "en")
-    await service.handle(Incoming("tg:-5", False, host, command="newgame"))
+    await service.handle(Command(chat="tg:-5", private=False, user=host, name="newgame"))
     session, _ = await service.sessions.load("tg:-5")
     assert session is not None and session.phase == LOBBY
 
@@ -201,7 +201,8 @@ async def test_two_tables_opened_at_the_same_moment_both_get_an_answer() -> None
     service = make_service(MemoryStore(), Settings())
     await service.sessions.store.set_setting("user:tg:1", "dm", "1")
     asks = [
-        Incoming("tg:-9", False, User(f"tg:{n}", f"P{n}", "en"), command="newgame") for n in (1, 2)
+        Command(chat="tg:-9", private=False, user=User(f"tg:{n}", f"P{n}", "en"), name="newgame")
+        for n in (1, 2)
     ]
     replies = await asyncio.gather(*(service.handle(inc) for inc in asks))
     texts = [m.text for r in replies for m in r.messages]

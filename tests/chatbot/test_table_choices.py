@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from chatbot.core import buttons as b
 from chatbot.core import views
-from chatbot.core.model import Capabilities, Incoming, Message, Reply, User
+from chatbot.core.model import Capabilities, Command, Message, Press, Reply, User
 from chatbot.core.service import GameService
 from chatbot.core.session import TURN_TIMERS, WAIT_REMIND, WAIT_TAKEOVER, Session
 from chatbot.core.sessions import Platform, Sessions
@@ -35,7 +35,7 @@ async def lobby_of(service: GameService) -> Session:
 async def press(service: GameService, who: User, op: str, *fields: str) -> Reply:
     session = await lobby_of(service)
     data = b.encode(op, *fields, stamp=session.stamp)
-    return await service.handle(Incoming(GROUP, False, who, data=data, message="5"))
+    return await service.handle(Press(chat=GROUP, private=False, user=who, data=data, message="5"))
 
 
 def labels(message: Message) -> list[str]:
@@ -44,7 +44,11 @@ def labels(message: Message) -> list[str]:
 
 async def test_a_preset_sets_every_option_with_one_press() -> None:
     service = service_at(Clock())
-    (lobby,) = (await service.handle(Incoming(GROUP, False, HOST, "newgame", "ano"))).messages
+    (lobby,) = (
+        await service.handle(
+            Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ano")
+        )
+    ).messages
     assert "✓ 📘 Classic" in labels(lobby), "the defaults are the rulebook's body"
     spec = GAMES["ano"].game.spec
     refused = await press(service, GUEST, b.PRESET, "1")
@@ -66,7 +70,7 @@ async def test_a_preset_sets_every_option_with_one_press() -> None:
 
 async def test_the_turn_timer_cycles_through_its_choices() -> None:
     service = service_at(Clock())
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", "ego"))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ego"))
     seen = []
     for _ in TURN_TIMERS:
         seen.append((await lobby_of(service)).turn_timer)
@@ -77,7 +81,9 @@ async def test_the_turn_timer_cycles_through_its_choices() -> None:
 async def test_a_table_of_30_seconds_reminds_at_15_and_moves_for_the_player_at_30() -> None:
     clock = Clock()
     service = service_at(clock)
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", "ego"))  # the host sits
+    await service.handle(
+        Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ego")
+    )  # the host sits
     await press(service, HOST, b.TIMER)
     assert (await lobby_of(service)).turn_timer == 30
     await press(service, HOST, b.ADD_BOT)
@@ -103,7 +109,7 @@ async def test_a_table_of_30_seconds_reminds_at_15_and_moves_for_the_player_at_3
 async def test_without_a_turn_timer_the_settings_pace_the_table() -> None:
     clock = Clock()
     service = service_at(clock)
-    await service.handle(Incoming(GROUP, False, HOST, "newgame", "ego"))
+    await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ego"))
     await press(service, HOST, b.ADD_BOT)
     started = await press(service, HOST, b.START)
     session = await lobby_of(service)

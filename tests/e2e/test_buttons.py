@@ -253,7 +253,7 @@ async def test_markup_in_names_breaks_nothing_and_status_shows_the_result(
 
     assert not real_failures(tg), real_failures(tg)
     data = sent_callback_data(tg)
-    assert data and all(len(d.encode()) <= b.MAX_BYTES for d in data)
+    assert data and all(len(d.encode()) <= b.DATA_BYTES for d in data)
     assert max(len(d.encode()) for d in data) > 20, "the game's long buttons were checked"
 
 

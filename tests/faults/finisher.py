@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from chatbot.core import buttons as b
-from chatbot.core.model import Incoming, User
+from chatbot.core.model import Command, Press, User
 from chatbot.core.sessions import Sessions
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
@@ -38,11 +38,13 @@ async def main(url: str, prefix: str, when: str) -> None:
     client.evalsha = stops
     service = make_service(store, Settings(bot_delay=0))
     sessions: Sessions = service.sessions
-    await service.handle(Incoming(CHAT, False, HOST, command="newgame", args=sys.argv[4]))
+    await service.handle(
+        Command(chat=CHAT, private=False, user=HOST, name="newgame", args=sys.argv[4])
+    )
     session, _ = await sessions.load(CHAT)
     assert session is not None
     start = b.encode(b.START, stamp=session.stamp)
-    await service.handle(Incoming(CHAT, False, HOST, data=start, message="1"))
+    await service.handle(Press(chat=CHAT, private=False, user=HOST, data=start, message="1"))
     while True:
         await service.tick()
 

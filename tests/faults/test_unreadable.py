@@ -16,7 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from chatbot.core import buttons as b
-from chatbot.core.model import Incoming, User
+from chatbot.core.model import Command, Press, User
 from chatbot.core.sessions import game_key
 from chatbot.core.standings import Standings, standings_key
 from chatbot.i18n import translator
@@ -164,11 +164,13 @@ async def test_standings_that_are_no_document_start_again_at_a_games_end(
     host = User("tg:1", "Host", "en")
     try:
         await redis_client.set(redis_prefix + standings_key(CHAT), b"~~~~")
-        await service.handle(Incoming(CHAT, False, host, command="newgame", args="ano"))
+        await service.handle(
+            Command(chat=CHAT, private=False, user=host, name="newgame", args="ano")
+        )
         session, _ = await service.sessions.load(CHAT)
         assert session is not None
         start = b.encode(b.START, stamp=session.stamp)
-        await service.handle(Incoming(CHAT, False, host, data=start, message="1"))
+        await service.handle(Press(chat=CHAT, private=False, user=host, data=start, message="1"))
         for _ in range(2000):  # its computers play, the host's seat is taken over
             if await store.load(game_key(CHAT)) is None:
                 break

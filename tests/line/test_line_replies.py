@@ -112,9 +112,9 @@ def test_the_messages_of_one_answer_go_in_one_reply() -> None:
     """Up to five messages answer an event with one reply token (LINE's limit); a further
     one keeps the token (it is pushed if the reply is used)."""
     messages = [
-        Message("ln:C1", f"table {i}", buttons=(), reply_token="t", slot="s", coalesce=True)
+        Message("ln:C1", f"table {i}", buttons=(), answers="t", slot="s", coalesce=True)
         for i in range(REPLY_MESSAGES + 1)
     ]
-    first, extra = _bundled([*messages, Message("ln:U1", "private", reply_token=None)])[:2]
+    first, extra = _bundled([*messages, Message("ln:U1", "private", answers=None)])[:2]
     assert [m.text for m in (first, *first.also)] == [f"table {i}" for i in range(5)]
     assert extra.text == "table 5" and not first.coalesce, "a reply never coalesces"
