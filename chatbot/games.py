@@ -91,7 +91,7 @@ def registry() -> Registry:
                 THINKERS,
                 context=EGONOMY_CONTEXT,
             ),
-            Bundle(EGO, EGO_PRESENTER, EGO_RULES, ReaderPlayer(), GUESTS, private_hands=False),
+            Bundle(EGO, EGO_PRESENTER, EGO_RULES, ReaderPlayer(), GUESTS),
             Bundle(ANO, ANO_PRESENTER, ANO_RULES, SensiblePlayer(), NICKNAMES, presets=ANO_PRESETS),
         ]
     )

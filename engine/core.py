@@ -75,6 +75,9 @@ class GameSpec:
     max_players: int
     options: tuple[OptionSpec, ...] = ()
     schema: int = 1
+    # Each player holds what the others may not see (a hand): False when everything a player
+    # knows is on the table or in a secret choice the game reveals (EGO's picks).
+    private_hands: bool = True
 
     def option(self, name: str) -> OptionSpec:
         for option in self.options:

@@ -20,6 +20,7 @@ INTRO = N_(
     "/newgame opens a table; /newgame and a game's name opens that game."
 )
 QUERY_SHOWN = 64  # characters of an unknown /rule query repeated in the answer
+ROW = 3  # buttons to a row in the help (short labels read best three abreast)
 
 # The command menu, registered with the platform in every language.
 COMMANDS = (
@@ -75,6 +76,11 @@ class HelpDesk:
             return self.games_menu(inc.chat, tr)
         return self.overview(inc.chat, bundle, tr)
 
+    def _rows(self, buttons: list[Button]) -> Keyboard:
+        """Buttons a few to a row (ROW, fewer where the platform's rows are shorter)."""
+        width = min(ROW, self.sessions.caps.row_buttons)
+        return tuple(tuple(buttons[i : i + width]) for i in range(0, len(buttons), width))
+
     def help(self, chat: str, tr: Translator) -> Message:
         titles = tr.list(g.presenter.title(tr) for g in self.sessions.games)
         lines = [
@@ -97,7 +103,7 @@ class HelpDesk:
             Button(language_name(code), b.encode(b.LANGUAGE, "c", code))
             for code in available_locales()
         ]
-        return Message(chat, "\n\n".join(parts), _rows(buttons))
+        return Message(chat, "\n\n".join(parts), self._rows(buttons))
 
     def games_menu(self, chat: str, tr: Translator, edit: str | None = None) -> Message:
         """Which game's rules to read."""
@@ -105,7 +111,7 @@ class HelpDesk:
             Button(g.presenter.title(tr), b.encode(b.RULE, g.name, b.OVERVIEW))
             for g in self.sessions.games
         ]
-        return Message(chat, tr.gettext("📖 Which game's rules?"), _rows(buttons), edit=edit)
+        return Message(chat, tr.gettext("📖 Which game's rules?"), self._rows(buttons), edit=edit)
 
     def overview(
         self, chat: str, bundle: Bundle, tr: Translator, edit: str | None = None
@@ -120,7 +126,7 @@ class HelpDesk:
         ]
         if len(self.sessions.games) > 1:
             buttons.append(Button(tr.gettext("🎲 Other games"), b.encode(b.RULE, "", b.GAMES_MENU)))
-        return Message(chat, text, _rows(buttons), edit=edit)
+        return Message(chat, text, self._rows(buttons), edit=edit)
 
     @staticmethod
     def section(chat: str, book: RuleBook, key: str, tr: Translator, edit: str | None) -> Message:
@@ -183,8 +189,7 @@ class HelpDesk:
             rows.append((Button(label, b.encode(b.RULE, bundle.name, entry.section)),))
         return tuple(rows)
 
-    @staticmethod
-    def language_menu(inc: Incoming, tr: Translator) -> Message:
+    def language_menu(self, inc: Incoming, tr: Translator) -> Message:
         scope = "u" if inc.private else "c"
         text = (
             tr.gettext("Which language should I use with you?")
@@ -195,7 +200,7 @@ class HelpDesk:
             Button(language_name(code), b.encode(b.LANGUAGE, scope, code))
             for code in available_locales()
         ]
-        return Message(inc.chat, text, _rows(buttons))
+        return Message(inc.chat, text, self._rows(buttons))
 
     async def press(self, inc: Press, code: b.Code) -> Reply:
         if code.op == b.LANGUAGE and len(code.fields) == 2:
@@ -274,11 +279,6 @@ class HelpDesk:
         if session is not None and inc.message in session.messages.values():
             return None
         return inc.message
-
-
-def _rows(buttons: list[Button]) -> Keyboard:
-    """Buttons three to a row (Telegram allows at most eight)."""
-    return tuple(tuple(buttons[i : i + 3]) for i in range(0, len(buttons), 3))
 
 
 def _shown(query: str) -> str:

@@ -475,7 +475,7 @@ class GameDesk:
         if not caps.popups:
             return Reply(Answer(), [views.hand(session, bundle, seat, caps, state)])
         tr = translator(session.seats[seat].language)
-        text = bundle.presenter.peek(bundle.game.view(state, seat), tr)
+        text = bundle.presenter.peek(bundle.game.view(state, seat), tr, caps.answer_chars)
         return Reply(Answer(text, alert=True))
 
     async def show_hand(self, inc: Incoming, chat: str) -> Reply:

@@ -27,8 +27,7 @@ class Preset:
 
 @dataclass(frozen=True)
 class Bundle:
-    """One hosted game. `computer_names` are msgids (translated when shown); `private_hands`
-    says whether players need the bot's private chat (their hand lives there); `context` is
+    """One hosted game. `computer_names` are msgids (translated when shown); `context` is
     the msgctxt under which the game words the shared texts that name a turn (a language may
     call one game's turn otherwise), None for the shared wording."""
 
@@ -37,9 +36,14 @@ class Bundle:
     rules: RuleBook
     computer: Player[Any]
     computer_names: tuple[str, ...]
-    private_hands: bool = True
     context: str | None = None
     presets: tuple[Preset, ...] = ()
+
+    @property
+    def private_hands(self) -> bool:
+        """Whether players need the bot's private chat (their hand lives there): the game's
+        information structure (`GameSpec.private_hands`)."""
+        return self.game.spec.private_hands
 
     def __post_init__(self) -> None:
         for preset in self.presets:  # a preset the game refuses fails at start-up

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from chatbot import metrics
-from chatbot.core.buttons import game_chat
+from chatbot.core.buttons import DATA_BYTES, game_chat
 from chatbot.core.delivery import SLOTS_KEPT, Budget, Delivery, Outbox, cancelled
 from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, Press, clip
 from chatbot.core.service import GameService
@@ -47,6 +47,8 @@ class Runner:
         monotonic: Callable[[], float] = time.monotonic,
         budget: Budget | None = None,
     ) -> None:
+        if outbox.capabilities.data_bytes < DATA_BYTES:  # our button codes would not fit
+            raise ValueError(f"{outbox.platform} carries {outbox.capabilities.data_bytes} bytes")
         self.service = service
         self.outbox = outbox
         self.settings = service.sessions.settings

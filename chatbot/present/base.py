@@ -74,8 +74,8 @@ class Presenter(Protocol):
         Labels fit `label_chars` characters (the platform's buttons) and differ."""
         ...
 
-    def peek(self, view: Any, tr: Translator) -> str:
-        """A short pop-up (at most 200 characters) showing the player's hand."""
+    def peek(self, view: Any, tr: Translator, chars: int) -> str:
+        """A pop-up of at most `chars` UTF-16 units showing the player's hand."""
         ...
 
     def confirm(self, view: Any, action: Any, tr: Translator) -> str:

@@ -37,6 +37,7 @@ SPEC = GameSpec(
     min_players=2,
     max_players=6,
     options=(OptionSpec("refusal_from_bank"),),
+    private_hands=False,
 )
 
 

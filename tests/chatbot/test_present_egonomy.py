@@ -330,12 +330,13 @@ def utf16(text: str) -> int:
 def test_peek_is_short_and_shows_the_hand(tr: Translator) -> None:
     for state in random_positions(40, seed=17):
         view, _ = mover(state)
-        text = PRESENTER.peek(view, tr)
+        text = PRESENTER.peek(view, tr, 200)
         assert utf16(text) <= 200 and text.startswith(f"Your hand ({len(view.hand)}): ")
         assert all(card_text(c) in text for c in view.hand)
     huge = view._replace(hand=tuple(range(40)) * 2)
-    text = PRESENTER.peek(huge, tr)
+    text = PRESENTER.peek(huge, tr, 200)
     assert utf16(text) <= 200 and "⚖️1 ⚖️1" in text and " … · ego ✦ " in text
+    assert utf16(PRESENTER.peek(huge, tr, 100)) <= 100, "the platform's pop-up length"
 
 
 def test_the_table_shows_round_players_tables_discard_and_turn(tr: Translator) -> None:

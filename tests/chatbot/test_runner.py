@@ -190,3 +190,12 @@ async def test_deliveries_are_recorded_together_in_one_write(
         assert 1 <= recorded <= (3 if cluster else 1), names
     finally:
         await store.close()
+
+
+def test_a_platform_whose_buttons_carry_less_than_our_codes_is_refused_at_start() -> None:
+    """Every button code is made to fit `buttons.DATA_BYTES`; a platform declaring less
+    (`Capabilities.data_bytes`) could not carry them, so it is refused before any game."""
+    outbox = RecordingOutbox()
+    outbox.capabilities = replace(LINE_LIKE, data_bytes=b.DATA_BYTES - 1)
+    with pytest.raises(ValueError, match="carries 63 bytes"):
+        Runner(make_service(), outbox)

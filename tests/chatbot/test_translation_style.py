@@ -71,7 +71,7 @@ def test_the_rendered_hand_count_follows_the_language(lang: str) -> None:
     state = position(3, hands=["C1 A9 B5 A1", "A5", "A6"])
     view = GAME.view(state, state.turn)
     text, _ = PRESENTER.hand(view, GAME.legal_actions(state, state.turn), "", ["A", "B", "C"], tr)
-    peek = PRESENTER.peek(view, tr)
+    peek = PRESENTER.peek(view, tr, 200)
     if lang == "ja":
         assert "（4）" in text and "（4）" in peek and "(4)" not in text + peek
     else:

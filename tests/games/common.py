@@ -28,7 +28,7 @@ class PlainPresenter:
     def option_value(self, option: str, value: bool | int, tr: Translator) -> str:
         return str(value)
 
-    def peek(self, view: Any, tr: Translator) -> str:
+    def peek(self, view: Any, tr: Translator, chars: int) -> str:
         return "Your hand"
 
     def announce(self, event: Any, names: Any, tr: Translator) -> str | None:

@@ -58,7 +58,7 @@ EVENT_TYPES: Mapping[str, type] = {
 
 
 class Pick:
-    spec = GameSpec("pick", 2, 6)
+    spec = GameSpec("pick", 2, 6, private_hands=False)
     event_types: Mapping[str, type] = EVENT_TYPES
 
     def new_game(self, players: int, options: GameOptions, seed: int) -> tuple[State, list[Any]]:
@@ -171,5 +171,4 @@ def bundle() -> Bundle:
         rulebook("pick", "Everyone picks 1, 2 or 3 at once."),
         FirstPick(),
         ("Pat", "Kim", "Lee", "Sam", "Max", "Uma"),
-        private_hands=False,
     )

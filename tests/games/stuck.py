@@ -14,7 +14,7 @@ from tests.games.common import rulebook
 
 
 class StuckGame(pick.Pick):
-    spec = GameSpec("stuck", 2, 6)
+    spec = GameSpec("stuck", 2, 6, private_hands=False)
 
 
 class StuckPresenter(pick.PickPresenter):
@@ -47,5 +47,4 @@ def bundle(marker: str) -> Bundle:
         rulebook("stuck", "Everyone picks 1, 2 or 3 at once."),
         NeverDone(marker),
         ("Pat", "Kim"),
-        private_hands=False,
     )

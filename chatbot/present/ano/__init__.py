@@ -36,7 +36,6 @@ from engine.ano.rules import CATCH, FORGOT_CALL, OWES, Action, encode_action
 from engine.ano.view import View
 
 LOG_LINES = 5
-PEEK_LIMIT = 200
 TURN_MARK = "▶️"
 
 EXPLANATIONS: dict[str, tuple[str, str]] = {
@@ -195,11 +194,11 @@ class AnoPresenter:
             lines.append(prompt)
         return "\n".join(lines), options
 
-    def peek(self, view: View, tr: Translator) -> str:
+    def peek(self, view: View, tr: Translator, chars: int) -> str:
         cards = [card_text(c) for c in by_suit(view.hand)]
         head, n = tr.pgettext("playing cards", "Your hand"), len(cards)
         text = _counted(head, n, " ".join(cards), tr)
-        while units(text) > PEEK_LIMIT and cards:
+        while units(text) > chars and cards:
             cards.pop()
             text = _counted(head, n, " ".join(cards) + " …", tr)
         return text

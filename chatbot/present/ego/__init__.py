@@ -195,10 +195,10 @@ class EgoPresenter:
         label_chars: int = 64,
     ) -> tuple[str, Options]:
         """EGO has no private hand: everything is on the group's table."""
-        return self.peek(view, tr), ()
+        return self.peek(view, tr, 0), ()
 
-    def peek(self, view: View, tr: Translator) -> str:
-        """The player's tokens and own pick this turn."""
+    def peek(self, view: View, tr: Translator, chars: int) -> str:
+        """The player's tokens and own pick this turn (always short: `chars` is not needed)."""
         me = view.me if view.me is not None else 0
         text = tr.t("You have 🪙 {n}.", n=view.tokens[me])
         if view.my_answer:

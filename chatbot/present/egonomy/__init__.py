@@ -23,7 +23,6 @@ from engine.egonomy.view import View
 
 LOG_LINES = 4  # narrated events shown under the table
 DISCARD_SHOWN = 4  # the top cards of the discard pile shown
-PEEK_LIMIT = 200  # a pop-up's length, counted in UTF-16 units as platforms do
 TURN_MARK = "▶️"
 FIRST_MARK = "🎴"  # the first-player card
 
@@ -189,8 +188,8 @@ class EgonomyPresenter:
         lines += [*table_lines(view, tr), "", _to_act_line(view, tr), prompt]
         return "\n".join(lines), options
 
-    def peek(self, view: View, tr: Translator) -> str:
-        """The hand in one short line (at most 200 UTF-16 units, as platforms count them)."""
+    def peek(self, view: View, tr: Translator, chars: int) -> str:
+        """The hand in one line of at most `chars` UTF-16 units (as platforms count them)."""
         cards = [card_text(c) for c in by_number(view.hand)]
         ego = view.ego_piles[view.me] if view.me is not None else 0
         tail = " · " + tr.gettext("ego ✦ {ego}").format(ego=ego)
@@ -200,7 +199,7 @@ class EgonomyPresenter:
 
         shown = list(cards)
         text = line(shown, "")
-        while units(text) > PEEK_LIMIT and shown:
+        while units(text) > chars and shown:
             shown.pop()
             text = line(shown, " …")
         return text
