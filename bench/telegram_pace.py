@@ -38,7 +38,7 @@ from chatbot.bootstrap import telegram_bot
 from chatbot.core import buttons as b
 from chatbot.core.session import Session
 from chatbot.games import registry
-from chatbot.settings import Settings
+from chatbot.settings import Settings, TelegramSettings
 from chatbot.store.redis import RedisStore
 from chatbot.telegram.bot import TelegramBot
 from engine.core import restore
@@ -312,7 +312,7 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
     try:
         async with FakeTelegram.running() as tg:
             settings = Settings(
-                telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot")
+                telegram=TelegramSettings(token=tg.token, base_url=tg.base_url.removesuffix("/bot"))
             )
             bot = telegram_bot(
                 settings, store, GAMES, request=request(), get_updates_request=request()

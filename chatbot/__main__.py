@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
-    command = args.command or ("telegram" if settings.telegram_token else "console")
+    command = args.command or ("telegram" if settings.telegram.token else "console")
     if command == "telegram":
         return run_telegram(settings, games)
     if command in ("web", "line"):
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_telegram(settings: Settings, games: Registry) -> int:
     """Run the bot until stopped; one line on stderr for what keeps it from starting."""
-    if not settings.telegram_token:
+    if not settings.telegram.token:
         print(
             "TELEGRAM_TOKEN is not set: give the bot's token from @BotFather "
             "(e.g. docker run -e TELEGRAM_TOKEN=123:abc ...)",
@@ -273,7 +273,7 @@ def run_telegram(settings: Settings, games: Registry) -> int:
 
 def _refused(settings: Settings) -> str:
     """The one line for a token Telegram refused (its secret part never shown)."""
-    token = masked_token(settings.telegram_token or "")
+    token = masked_token(settings.telegram.token or "")
     return f"Telegram refused TELEGRAM_TOKEN ({token}): copy the token again from @BotFather"
 
 
@@ -343,8 +343,8 @@ def health(settings: Settings) -> int:
 def run_web(settings: Settings, games: Registry) -> int:
     """The webhook server for every platform configured: LINE (LINE_CHANNEL_SECRET and
     LINE_CHANNEL_ACCESS_TOKEN), Telegram (TELEGRAM_TOKEN and TELEGRAM_WEBHOOK_URL)."""
-    serve_line = bool(settings.line_channel_secret and settings.line_channel_access_token)
-    serve_telegram = bool(settings.telegram_token and settings.telegram_webhook_url)
+    serve_line = bool(settings.line.channel_secret and settings.line.channel_access_token)
+    serve_telegram = bool(settings.telegram.token and settings.telegram.webhook_url)
     if not serve_line and not serve_telegram:
         print(
             "nothing to serve: set LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN, or "

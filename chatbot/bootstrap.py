@@ -124,9 +124,9 @@ def web_adapters(settings: Settings, store: Store, games: Registry) -> list[WebA
     (LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN), Telegram (TELEGRAM_TOKEN and
     TELEGRAM_WEBHOOK_URL)."""
     adapters: list[WebAdapter] = []
-    if settings.line_channel_secret and settings.line_channel_access_token:
+    if settings.line.channel_secret and settings.line.channel_access_token:
         adapters.append(line_bot(settings, store, games))
-    if settings.telegram_token and settings.telegram_webhook_url:
+    if settings.telegram.token and settings.telegram.webhook_url:
         adapters.append(telegram_bot(settings, store, games))
     return adapters
 

@@ -51,21 +51,40 @@ def masked_token(token: str) -> str:
 
 
 @dataclass(frozen=True)
+class TelegramSettings:
+    """The Telegram adapter's settings (TELEGRAM_*, and the Bot API's flood limits)."""
+
+    token: str | None = None
+    base_url: str | None = None  # a self-hosted Bot API server's root URL
+    webhook_url: str | None = None  # public https URL of /telegram/webhook (else polling)
+    webhook_secret: str | None = None  # Telegram sends it back in a header: checked
+    group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
+    overall_rate: float = 30.0  # Telegram's limit: requests a second over all chats
+
+
+@dataclass(frozen=True)
+class LineSettings:
+    """The LINE adapter's settings (LINE_*)."""
+
+    channel_secret: str | None = None  # checks the signatures of LINE webhooks
+    channel_access_token: str | None = None
+    api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
+    answer_within: float = 0.8  # seconds a LINE webhook waits for its events' handling
+    liff_id: str | None = None  # the hand page's LIFF app (None: hands in the 1:1 chat)
+    login_channel_id: str | None = None  # the LINE Login channel that ID tokens are for
+    liff_sdk_url: str = "https://static.line-scdn.net/liff/edge/2/sdk.js"
+    reminders: bool = False  # an idle player's reminder is pushed to them on LINE
+
+
+@dataclass(frozen=True)
 class Settings:
-    telegram_token: str | None = None
-    telegram_base_url: str | None = None  # a self-hosted Bot API server's root URL
-    telegram_webhook_url: str | None = None  # public https URL of /telegram/webhook (else polling)
-    telegram_webhook_secret: str | None = None  # Telegram sends it back in a header: checked
+    """Everything read from the environment, once: the core's settings, and each platform's
+    in a group of its own (`telegram`, `line`)."""
+
+    telegram: TelegramSettings = TelegramSettings()
+    line: LineSettings = LineSettings()
     redis_url: str | None = None  # None: in-process store
     redis_cluster: bool = False  # REDIS_URL names a node of a Redis Cluster
-    line_channel_secret: str | None = None  # checks the signatures of LINE webhooks
-    line_channel_access_token: str | None = None
-    line_api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
-    line_answer_within: float = 0.8  # seconds a LINE webhook waits for its events' handling
-    line_liff_id: str | None = None  # the hand page's LIFF app (None: hands in the 1:1 chat)
-    line_login_channel_id: str | None = None  # the LINE Login channel that ID tokens are for
-    line_liff_sdk_url: str = "https://static.line-scdn.net/liff/edge/2/sdk.js"
-    line_reminders: bool = False  # an idle player's reminder is pushed to them on LINE
     host: str = "0.0.0.0"  # where the webhook server listens
     port: int = 8080
     metrics_host: str = "127.0.0.1"  # where /healthz and /metrics are served (not public)
@@ -79,8 +98,6 @@ class Settings:
     table_interval: float = 3.0  # at most one table edit per group this often (seconds)
     history_keep: int = 20  # finished games remembered per chat
     tick: float = 0.5  # how often deadlines are checked (seconds)
-    group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
-    overall_rate: float = 30.0  # Telegram's limit: requests a second over all chats
     thinkers: int = max(1, (os.cpu_count() or 2) - 1)  # computer players' processes (0: a thread)
     think_budget: float = 0.1  # seconds a computer player may think about one move
     think_playouts: int = 120  # at most this many simulated continuations a move
@@ -123,22 +140,30 @@ class Settings:
         if port == metrics_port:
             raise ValueError(f"METRICS_PORT must differ from PORT (both {port})")
 
-        d = cls()
+        d, tg, ln = cls(), TelegramSettings(), LineSettings()
+        telegram = TelegramSettings(
+            token=env.get("TELEGRAM_TOKEN") or None,
+            base_url=bot_api_root(base_url) if base_url else None,
+            webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
+            webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
+            group_rate=num("GROUP_RATE", tg.group_rate),
+            overall_rate=num("OVERALL_RATE", tg.overall_rate),
+        )
+        line = LineSettings(
+            channel_secret=env.get("LINE_CHANNEL_SECRET") or None,
+            channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
+            api_base_url=env.get("LINE_API_BASE_URL") or None,
+            answer_within=num("LINE_ANSWER_WITHIN", ln.answer_within),
+            liff_id=env.get("LINE_LIFF_ID") or None,
+            login_channel_id=env.get("LINE_LOGIN_CHANNEL_ID") or None,
+            liff_sdk_url=env.get("LINE_LIFF_SDK_URL") or ln.liff_sdk_url,
+            reminders=flag("LINE_REMINDERS"),
+        )
         return cls(
-            telegram_token=env.get("TELEGRAM_TOKEN") or None,
-            telegram_base_url=bot_api_root(base_url) if base_url else None,
+            telegram=telegram,
+            line=line,
             redis_url=redis_url(store_url) if store_url else None,
             redis_cluster=flag("REDIS_CLUSTER"),
-            line_channel_secret=env.get("LINE_CHANNEL_SECRET") or None,
-            line_channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
-            line_api_base_url=env.get("LINE_API_BASE_URL") or None,
-            line_answer_within=num("LINE_ANSWER_WITHIN", d.line_answer_within),
-            line_liff_id=env.get("LINE_LIFF_ID") or None,
-            line_login_channel_id=env.get("LINE_LOGIN_CHANNEL_ID") or None,
-            line_liff_sdk_url=env.get("LINE_LIFF_SDK_URL") or d.line_liff_sdk_url,
-            line_reminders=flag("LINE_REMINDERS"),
-            telegram_webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
-            telegram_webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
             host=env.get("HOST") or d.host,
             port=port,
             metrics_host=env.get("METRICS_HOST") or d.metrics_host,
@@ -152,8 +177,6 @@ class Settings:
             table_interval=num("TABLE_INTERVAL", d.table_interval),
             history_keep=int(num("HISTORY_KEEP", d.history_keep)),
             tick=num("TICK", d.tick),
-            group_rate=num("GROUP_RATE", d.group_rate),
-            overall_rate=num("OVERALL_RATE", d.overall_rate),
             thinkers=int(num("THINKERS", d.thinkers)),
             think_budget=positive("THINK_BUDGET", d.think_budget),
             think_playouts=int(positive("THINK_PLAYOUTS", d.think_playouts)),

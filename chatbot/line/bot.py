@@ -94,20 +94,20 @@ class LineBot:
 
     def __init__(self, settings: Settings, monotonic: Callable[[], float] = time.monotonic) -> None:
         """`chatbot.bootstrap.line_bot` builds the runner and hands it over."""
-        if not settings.line_channel_secret or not settings.line_channel_access_token:
+        if not settings.line.channel_secret or not settings.line.channel_access_token:
             raise ValueError("LINE_CHANNEL_SECRET and LINE_CHANNEL_ACCESS_TOKEN must be set")
         self.settings = settings
         self.monotonic = monotonic
-        self.capabilities = replace(self.capabilities, reminders=settings.line_reminders)
-        if settings.line_liff_id:  # moves on the hand page: no group update is pushed
-            if not settings.line_login_channel_id:
+        self.capabilities = replace(self.capabilities, reminders=settings.line.reminders)
+        if settings.line.liff_id:  # moves on the hand page: no group update is pushed
+            if not settings.line.login_channel_id:
                 raise ValueError(
                     "LINE_LIFF_ID needs LINE_LOGIN_CHANNEL_ID (its ID tokens' channel)"
                 )
             self.capabilities = replace(self.capabilities, hold_unasked=True)
-        self.parser = WebhookParser(settings.line_channel_secret)
-        host = settings.line_api_base_url.rstrip("/") if settings.line_api_base_url else None
-        config = Configuration(host=host, access_token=settings.line_channel_access_token)
+        self.parser = WebhookParser(settings.line.channel_secret)
+        host = settings.line.api_base_url.rstrip("/") if settings.line.api_base_url else None
+        config = Configuration(host=host, access_token=settings.line.channel_access_token)
         self.client = AsyncApiClient(config)
         self.api = AsyncMessagingApi(self.client)
         self.basic_id: str | None = None  # the bot's "@..." id, for links into its chat
@@ -120,7 +120,7 @@ class LineBot:
         self._named: set[str] = set()  # groups whose name was read for their language
         self._handling: set[asyncio.Task[None]] = set()  # webhooks' events being handled
         self._background: set[asyncio.Future[Any]] = set()
-        self.answer_within = settings.line_answer_within  # then the events are handled on
+        self.answer_within = settings.line.answer_within  # then the events are handled on
         self.replies = 0
         self.pushes = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # between retries
@@ -128,7 +128,7 @@ class LineBot:
     def attach(self, runner: Runner) -> None:
         """Take the runner; the hand page, where there is one, comes with it."""
         self.runner, self.service, self.sessions = runner, runner.service, runner.service.sessions
-        liff, login = self.settings.line_liff_id, self.settings.line_login_channel_id
+        liff, login = self.settings.line.liff_id, self.settings.line.login_channel_id
         if liff and login:
             self.page = HandPage(self, liff, login)
 

@@ -146,7 +146,7 @@ class HandPage:
     def __init__(self, bot: Players, liff_id: str, channel: str) -> None:
         self.bot = bot
         self.liff_id = liff_id
-        base = bot.settings.line_api_base_url or "https://api.line.me"
+        base = bot.settings.line.api_base_url or "https://api.line.me"
         self.tokens = IdTokens(base, channel, bot.sessions.clock)
         folder = resources.files(__package__ or "chatbot.line")
         self.page = (folder / "hand.html").read_text("utf-8")
@@ -173,7 +173,7 @@ class HandPage:
         filled = {
             "{{lang}}": tr.locale,
             "{{liff_id}}": html.escape(self.liff_id),
-            "{{sdk}}": html.escape(self.bot.settings.line_liff_sdk_url),
+            "{{sdk}}": html.escape(self.bot.settings.line.liff_sdk_url),
             "{{loading}}": html.escape(tr.gettext(LOADING)),
         }
         page = self.page

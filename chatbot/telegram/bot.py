@@ -85,24 +85,26 @@ class TelegramBot:
     def __init__(self, settings: Settings, **builder_options: Any) -> None:
         """`builder_options` go to PTB's builder; `chatbot.bootstrap.telegram_bot` builds the
         runner and hands it over."""
-        if not settings.telegram_token:
+        if not settings.telegram.token:
             raise ValueError("TELEGRAM_TOKEN is not set")
         self.settings = settings
-        self.limiter = FloodLimiter(settings.overall_rate, settings.group_rate, max_retries=3)
+        self.limiter = FloodLimiter(
+            settings.telegram.overall_rate, settings.telegram.group_rate, max_retries=3
+        )
         # Webhook requests must carry this secret: the one set, else one made now (given to
         # Telegram by `start_webhook`; one process's own, so several processes need one set).
-        self.webhook_secret = settings.telegram_webhook_secret or secrets.token_urlsafe(32)
+        self.webhook_secret = settings.telegram.webhook_secret or secrets.token_urlsafe(32)
         builder = (
             ApplicationBuilder()
-            .token(settings.telegram_token)
+            .token(settings.telegram.token)
             .rate_limiter(self.limiter)
             .concurrent_updates(256)
             .post_init(self._started)
             .post_stop(self._stopping)
             .post_shutdown(self._stopped)
         )
-        if settings.telegram_base_url:
-            base = bot_api_root(settings.telegram_base_url)
+        if settings.telegram.base_url:
+            base = bot_api_root(settings.telegram.base_url)
             builder = builder.base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
         builder_options.setdefault("request", AiohttpRequest())
         builder_options.setdefault("get_updates_request", AiohttpRequest())
@@ -138,7 +140,7 @@ class TelegramBot:
 
     def room(self, chat: str) -> float:
         """The share of `chat`'s flood budget free now."""
-        return self.limiter.room(telegram_id(chat)) / max(1.0, self.settings.group_rate)
+        return self.limiter.room(telegram_id(chat)) / max(1.0, self.settings.telegram.group_rate)
 
     async def _status(self, chat: str, user: str, enough: frozenset[str]) -> str:
         """`user`'s status in `chat` ("left" when the group does not know them). A status in
@@ -350,9 +352,9 @@ class TelegramBot:
         await self.app.initialize()
         await self.app.start()
         await self._started(self.app)
-        url = self.settings.telegram_webhook_url
+        url = self.settings.telegram.webhook_url
         if url:
-            if not self.settings.telegram_webhook_secret:
+            if not self.settings.telegram.webhook_secret:
                 log.warning(
                     "TELEGRAM_WEBHOOK_SECRET is not set: Telegram was given a secret made at "
                     "start-up (set one when several processes serve the webhook)"

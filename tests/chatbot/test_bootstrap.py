@@ -12,7 +12,7 @@ from starlette.routing import Route
 from chatbot.bootstrap import web_app
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
-from chatbot.settings import Settings
+from chatbot.settings import LineSettings, Settings, TelegramSettings
 
 PROBE = """
 import atexit, os
@@ -45,16 +45,19 @@ async def _paths(settings: Settings) -> set[str]:
 
 
 async def test_the_web_server_serves_the_routes_of_the_adapters_configured() -> None:
-    line = Settings(line_channel_secret="s", line_channel_access_token="t")
-    telegram = Settings(telegram_token="123:abc", telegram_webhook_url="https://bot.example/tg")
+    line = Settings(line=LineSettings(channel_secret="s", channel_access_token="t"))
+    telegram = Settings(
+        telegram=TelegramSettings(token="123:abc", webhook_url="https://bot.example/tg")
+    )
     assert await _paths(line) == {"/line/webhook"}
     assert await _paths(telegram) == {"/telegram/webhook"}
     both = Settings(
-        line_channel_secret="s",
-        line_channel_access_token="t",
-        telegram_token="123:abc",
-        telegram_webhook_url="https://bot.example/tg",
-        line_liff_id="1234-abcd",
-        line_login_channel_id="1234",
+        line=LineSettings(
+            channel_secret="s",
+            channel_access_token="t",
+            liff_id="1234-abcd",
+            login_channel_id="1234",
+        ),
+        telegram=TelegramSettings(token="123:abc", webhook_url="https://bot.example/tg"),
     )
     assert {"/line/webhook", "/telegram/webhook"} < await _paths(both)  # and the hand page's

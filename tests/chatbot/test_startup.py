@@ -14,7 +14,7 @@ from telegram.error import NetworkError, RetryAfter
 from chatbot.__main__ import main
 from chatbot.bootstrap import telegram_bot
 from chatbot.games import registry
-from chatbot.settings import Settings, bot_api_root
+from chatbot.settings import Settings, TelegramSettings, bot_api_root
 from chatbot.store.memory import MemoryStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import request
@@ -30,7 +30,7 @@ from tests.e2e.harness import request
 )
 def test_the_base_url_is_the_servers_root(given: str, root: str) -> None:
     settings = Settings.from_env({"TELEGRAM_BASE_URL": given})
-    assert settings.telegram_base_url == root
+    assert settings.telegram.base_url == root
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ async def test_without_network_each_try_is_one_line_and_the_waits_grow(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     settings = Settings(
-        telegram_token="1:x", telegram_base_url=f"http://127.0.0.1:{_closed_port()}"
+        telegram=TelegramSettings(token="1:x", base_url=f"http://127.0.0.1:{_closed_port()}")
     )
     bot = telegram_bot(
         settings, MemoryStore(), registry(), request=request(), get_updates_request=request()
@@ -94,7 +94,9 @@ async def test_without_network_each_try_is_one_line_and_the_waits_grow(
 
 
 async def test_once_telegram_answers_the_bot_starts_normally(tg: FakeTelegram) -> None:
-    settings = Settings(telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot"))
+    settings = Settings(
+        telegram=TelegramSettings(token=tg.token, base_url=tg.base_url.removesuffix("/bot"))
+    )
     bot = telegram_bot(
         settings, MemoryStore(), registry(), request=request(), get_updates_request=request()
     )

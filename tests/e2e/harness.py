@@ -13,20 +13,18 @@ from telegram import Update
 from chatbot.bootstrap import telegram_bot
 from chatbot.core.registry import Registry
 from chatbot.games import registry
-from chatbot.settings import Settings
+from chatbot.settings import Settings, TelegramSettings
 from chatbot.store.base import Store
 from chatbot.telegram.request import AiohttpRequest
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 
 JSON = dict[str, Any]
 TEST_SETTINGS = Settings(
-    telegram_token="x",
+    telegram=TelegramSettings(token="x", group_rate=100_000.0, overall_rate=100_000.0),
     bot_delay=0.0,
     remind_after=3600.0,
     takeover_after=3600.0,
     table_interval=0.0,
-    group_rate=100_000.0,
-    overall_rate=100_000.0,
 )
 
 
@@ -48,7 +46,10 @@ class Harness:
     ):
         self.tg = tg
         self.settings = replace(
-            settings, telegram_token=tg.token, telegram_base_url=tg.base_url.removesuffix("/bot")
+            settings,
+            telegram=replace(
+                settings.telegram, token=tg.token, base_url=tg.base_url.removesuffix("/bot")
+            ),
         )
         self.bot = telegram_bot(
             self.settings,

@@ -25,8 +25,11 @@ from tests.e2e.test_rate_limits import shows, table_of
 DEFAULTS = Settings()
 FLOOD = replace(
     TEST_SETTINGS,
-    group_rate=DEFAULTS.group_rate,
-    overall_rate=DEFAULTS.overall_rate,
+    telegram=replace(
+        TEST_SETTINGS.telegram,
+        group_rate=DEFAULTS.telegram.group_rate,
+        overall_rate=DEFAULTS.telegram.overall_rate,
+    ),
     table_interval=DEFAULTS.table_interval,
 )
 PLAY_SECONDS = 180.0
@@ -77,7 +80,9 @@ async def test_four_players_pressing_once_a_second_for_three_minutes(
         )
         for i, at in enumerate(group_calls):
             in_minute = sum(1 for t in group_calls[i:] if t - at < 60.0)
-            assert in_minute <= DEFAULTS.group_rate, f"{in_minute} group messages in a minute"
+            assert in_minute <= DEFAULTS.telegram.group_rate, (
+                f"{in_minute} group messages in a minute"
+            )
         session, _ = await h.bot.sessions.load(f"tg:{GROUP}")
         if session is not None:
             assert shows(table_of(tg, session), session), "the table ends current"

@@ -190,7 +190,9 @@ async def test_a_membership_check_never_waits_behind_the_groups_messages(
 ) -> None:
     """Telegram's 20 a minute counts a group's messages: with the minute spent, a non-host's
     /stop is checked (getChatMember) at once, and the game's presses are answered at once."""
-    limited = replace(TEST_SETTINGS, group_rate=20.0, overall_rate=30.0)
+    limited = replace(
+        TEST_SETTINGS, telegram=replace(TEST_SETTINGS.telegram, group_rate=20.0, overall_rate=30.0)
+    )
     h = await started(tg, store, limited)
     try:
         users = await two_players(h, tg)

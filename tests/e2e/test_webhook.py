@@ -24,10 +24,13 @@ URL = "https://bot.example/telegram/webhook"
 async def test_the_webhook_checks_the_secret_and_handles_updates(tg: FakeTelegram) -> None:
     settings = replace(
         TEST_SETTINGS,
-        telegram_token=tg.token,
-        telegram_base_url=tg.base_url.removesuffix("/bot"),
-        telegram_webhook_url=URL,
-        telegram_webhook_secret=SECRET,
+        telegram=replace(
+            TEST_SETTINGS.telegram,
+            token=tg.token,
+            base_url=tg.base_url.removesuffix("/bot"),
+            webhook_url=URL,
+            webhook_secret=SECRET,
+        ),
     )
     store = MemoryStore()
     bot = telegram_bot(settings, store, registry(), request=request())

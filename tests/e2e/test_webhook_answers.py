@@ -56,10 +56,13 @@ class Webhook:
 async def hook(tg: FakeTelegram) -> AsyncIterator[Webhook]:
     settings = replace(
         TEST_SETTINGS,
-        telegram_token=tg.token,
-        telegram_base_url=tg.base_url.removesuffix("/bot"),
-        telegram_webhook_url="https://bot.example/telegram/webhook",
-        telegram_webhook_secret=SECRET,
+        telegram=replace(
+            TEST_SETTINGS.telegram,
+            token=tg.token,
+            base_url=tg.base_url.removesuffix("/bot"),
+            webhook_url="https://bot.example/telegram/webhook",
+            webhook_secret=SECRET,
+        ),
     )
     bot = telegram_bot(settings, MemoryStore(), registry(), request=request())
     server = app(bot)

@@ -35,7 +35,7 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -46,7 +46,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from chatbot.settings import Settings
+from chatbot.settings import LineSettings, Settings
 from tests.local_server import LocalServer
 
 JSON = dict[str, Any]
@@ -506,19 +506,15 @@ def bot_settings(line: FakeLine, **overrides: Any) -> Settings:
     table updates go at once, nothing ticks in the background (the tests tick) and a webhook
     is answered once its events were handled (however slow the machine), unless `overrides`
     say otherwise."""
-    options: dict[str, Any] = {
-        "bot_delay": 0,
-        "table_interval": 0,
-        "tick": 3600,
-        "line_answer_within": 600.0,
-        **overrides,
-    }
-    return Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        **options,
+    options: dict[str, Any] = {"bot_delay": 0, "table_interval": 0, "tick": 3600, **overrides}
+    line_options = {k[5:]: options.pop(k) for k in list(options) if k.startswith("line_")}
+    line_settings = LineSettings(
+        channel_secret=SECRET,
+        channel_access_token=ACCESS_TOKEN,
+        api_base_url=line.base_url,
+        answer_within=600.0,
     )
+    return Settings(line=replace(line_settings, **line_options), **options)
 
 
 def liff_settings(line: FakeLine, **overrides: Any) -> Settings:

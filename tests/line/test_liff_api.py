@@ -96,7 +96,7 @@ async def test_the_table_opens_the_hand_page_and_a_player_sees_their_own_hand(
 ) -> None:
     line, bot = table.line, table.bot
     (link,) = [a for a in line.to(table.group)[-1].actions() if a["type"] == "uri"]
-    assert link["uri"] == f"https://liff.line.me/{bot.settings.line_liff_id}?game={table.group}"
+    assert link["uri"] == f"https://liff.line.me/{bot.settings.line.liff_id}?game={table.group}"
     session, state = await table.state()
     bundle = bot.sessions.bundle(session)
     for user, seat_lang, word in ((table.ann, "en", "My hand"), (table.bob, "th", "มือ")):
@@ -291,7 +291,7 @@ async def test_without_a_liff_app_there_is_no_page(bot: LineBot, line: FakeLine)
 async def test_the_page_is_served_with_its_sdk_and_files(table: Table) -> None:
     page = await table.client.get("/liff/hand?game=C1", headers={"Accept-Language": "ja"})
     assert page.status_code == 200 and 'lang="ja"' in page.text
-    assert f'src="{table.bot.settings.line_liff_sdk_url}"' in page.text
+    assert f'src="{table.bot.settings.line.liff_sdk_url}"' in page.text
     assert translator("ja").gettext("Loading your hand…") in page.text
     assert (await table.client.get("/liff/static/hand.js")).status_code == 200
     assert (await table.client.get("/liff/static/../bot.py")).status_code == 404

@@ -8,7 +8,7 @@ from chatbot.bootstrap import line_bot
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
-from chatbot.settings import Settings
+from chatbot.settings import LineSettings, Settings
 from chatbot.store.memory import MemoryStore
 from chatbot.web import app
 from tests.line.fake_line import ACCESS_TOKEN, SECRET, FakeLine
@@ -45,7 +45,7 @@ async def test_the_app_starts_and_stops_its_bot(line: FakeLine) -> None:
 
 def _settings(line: FakeLine) -> Settings:
     return Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
+        line=LineSettings(
+            channel_secret=SECRET, channel_access_token=ACCESS_TOKEN, api_base_url=line.base_url
+        )
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from chatbot.bootstrap import line_bot, telegram_bot, web_app
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
-from chatbot.settings import Settings
+from chatbot.settings import LineSettings, Settings, TelegramSettings
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import RedisStore
 from chatbot.telegram.bot import TelegramBot
@@ -32,12 +32,12 @@ class CountedStore(MemoryStore):
 
 def _settings(line: FakeLine, tg: FakeTelegram, redis_url: str | None = None) -> Settings:
     return Settings(
-        line_channel_secret=SECRET,
-        line_channel_access_token=ACCESS_TOKEN,
-        line_api_base_url=line.base_url,
-        telegram_token=tg.token,
-        telegram_base_url=tg.base_url.removesuffix("/bot"),
-        telegram_webhook_url=WEBHOOK,
+        line=LineSettings(
+            channel_secret=SECRET, channel_access_token=ACCESS_TOKEN, api_base_url=line.base_url
+        ),
+        telegram=TelegramSettings(
+            token=tg.token, base_url=tg.base_url.removesuffix("/bot"), webhook_url=WEBHOOK
+        ),
         redis_url=redis_url,
     )
 

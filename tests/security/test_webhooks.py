@@ -35,10 +35,13 @@ LIMIT = 64 * 1024  # MAX_BODY in these tests (the default is 1 MB)
 def telegram_bot(tg: FakeTelegram, secret: str | None) -> TelegramBot:
     settings = replace(
         TEST_SETTINGS,
-        telegram_token=tg.token,
-        telegram_base_url=tg.base_url.removesuffix("/bot"),
-        telegram_webhook_url=URL,
-        telegram_webhook_secret=secret,
+        telegram=replace(
+            TEST_SETTINGS.telegram,
+            token=tg.token,
+            base_url=tg.base_url.removesuffix("/bot"),
+            webhook_url=URL,
+            webhook_secret=secret,
+        ),
         max_body=LIMIT,
     )
     return bootstrap.telegram_bot(settings, MemoryStore(), registry(), request=request())
