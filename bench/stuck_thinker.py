@@ -23,8 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from think_lag import SETTINGS, positions  # beside this file
 
+from chatbot.bootstrap import thinkers
 from chatbot.core import thinking
-from chatbot.core.thinking import budget, think
+from chatbot.core.thinking import budget
 from engine.core import Rng
 from engine.egonomy.players import SearchPlayer
 from tests.games.stuck import NeverDone
@@ -36,7 +37,8 @@ async def moves_timed(moves: list[tuple[Any, list[Any]]], gap: float, workers: i
     limit = budget(SETTINGS.think_playouts, SETTINGS.think_budget)
     for i, (view, legal) in enumerate(moves):
         asked = time.perf_counter()
-        action = await think(player, view, legal, Rng(i), workers, limit, SETTINGS.think_timeout)
+        think = thinkers(workers).think
+        action = await think(player, view, legal, Rng(i), limit, SETTINGS.think_timeout)
         times.append(time.perf_counter() - asked)
         assert action in legal
         await asyncio.sleep(gap)
@@ -52,7 +54,8 @@ async def main(count: int, gap: float, workers: int, timeout: float) -> None:
     async def stuck_move(marker: str) -> float:
         asked = time.perf_counter()
         limit = budget(SETTINGS.think_playouts, SETTINGS.think_budget)
-        await think(NeverDone(marker), stuck_view, moves[0][1], Rng(0), workers, limit, timeout)
+        legal = moves[0][1]
+        await thinkers(workers).think(NeverDone(marker), stuck_view, legal, Rng(0), limit, timeout)
         return time.perf_counter() - asked
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -60,7 +63,7 @@ async def main(count: int, gap: float, workers: int, timeout: float) -> None:
         await asyncio.sleep(0)  # it takes a worker first
         beside = await moves_timed(moves, gap, workers)
         abandoned = await stuck
-    thinking.shutdown()
+    thinkers(workers).shutdown()
     print(
         f"{count} Egonomy search moves, {gap:g} s apart, each within {SETTINGS.think_playouts}"
         f" playouts and {SETTINGS.think_budget:g} s; {workers} worker(s), LATE"

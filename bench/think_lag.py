@@ -19,11 +19,13 @@ import statistics
 import time
 from typing import Any
 
+from chatbot.bootstrap import service as game_service
+from chatbot.bootstrap import thinkers
 from chatbot.core import buttons
 from chatbot.core.model import Command, Press, User
 from chatbot.core.service import GameService
-from chatbot.core.sessions import Platform, Sessions
-from chatbot.core.thinking import budget, think
+from chatbot.core.sessions import Platform
+from chatbot.core.thinking import budget
 from chatbot.games import registry
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
@@ -56,7 +58,7 @@ SETTINGS = Settings(bot_delay=3600)
 async def service_with_a_game() -> GameService:
     """The game service on an in-memory store, a 4-player game of computers started in GROUP
     (they never move: nothing ticks)."""
-    service = GameService(Sessions(MemoryStore(), SETTINGS, registry(), Platform()))
+    service = game_service(MemoryStore(), SETTINGS, registry(), Platform())
     await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame"))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
@@ -106,7 +108,10 @@ async def round_of(
     statuses = asyncio.create_task(status_times(service, done))
     began = time.perf_counter()
     await asyncio.gather(
-        *(think(player, v, legal, Rng(i), workers, limit) for i, (v, legal) in enumerate(moves))
+        *(
+            thinkers(workers).think(player, v, legal, Rng(i), limit)
+            for i, (v, legal) in enumerate(moves)
+        )
     )
     wall = time.perf_counter() - began
     done.set()

@@ -254,8 +254,7 @@ def run_telegram(settings: Settings, games: Registry) -> int:
         return 2
     from telegram.error import InvalidToken
 
-    from chatbot.bootstrap import open_store, telegram_bot
-    from chatbot.core import thinking
+    from chatbot.bootstrap import open_store, telegram_bot, thinkers
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
@@ -267,7 +266,7 @@ def run_telegram(settings: Settings, games: Registry) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        thinking.shutdown()  # every thinking process ends with the bot
+        thinkers(settings.thinkers).shutdown()  # every thinking process ends with the bot
     return 0
 
 
@@ -353,7 +352,7 @@ def run_web(settings: Settings, games: Registry) -> int:
         )
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    from chatbot.core import thinking
+    from chatbot.bootstrap import thinkers
 
     try:
         with asyncio.Runner(loop_factory=fast_loop()) as runner:
@@ -362,7 +361,7 @@ def run_web(settings: Settings, games: Registry) -> int:
         print(f"cannot listen: {exc.strerror or exc}", file=sys.stderr)
         return 2
     finally:
-        thinking.shutdown()  # every thinking process ends with the server
+        thinkers(settings.thinkers).shutdown()  # every thinking process ends with the server
 
 
 def fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:

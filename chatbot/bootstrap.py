@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from chatbot.core import thinking
 from chatbot.core.delivery import Budget, Outbox
 from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
+from chatbot.core.thinking import Thinkers
 from chatbot.settings import Settings
 from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
@@ -33,10 +33,16 @@ if TYPE_CHECKING:
 @functools.cache  # once
 def prepare() -> None:
     """Once a process: python-telegram-bot's durations as `datetime.timedelta` (its coming
-    default; without the opt-in it warns on every `retry_after`), and every thinking process
-    ended at exit (a stuck one too)."""
+    default; without the opt-in it warns on every `retry_after`)."""
     os.environ["PTB_TIMEDELTA"] = "true"
-    atexit.register(thinking.shutdown)
+
+
+@functools.cache  # one a process, whatever the platforms it serves
+def thinkers(workers: int) -> Thinkers:
+    """The process's thinking workers (`THINKERS`), each ended at exit (a stuck one too)."""
+    made = Thinkers(workers)
+    atexit.register(made.shutdown)
+    return made
 
 
 def open_store(settings: Settings) -> Store:
@@ -56,7 +62,8 @@ def service(
     clock: Callable[[], float] = time.time,
 ) -> GameService:
     """The game service over `store`, for a platform with these ports."""
-    return GameService(Sessions(store, settings, games, platform, clock=clock))
+    sessions = Sessions(store, settings, games, platform, clock=clock)
+    return GameService(sessions, thinkers(settings.thinkers))
 
 
 class Adapter(Outbox, Protocol):

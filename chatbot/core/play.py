@@ -38,7 +38,7 @@ from chatbot.core.session import (
 from chatbot.core.sessions import HISTORY_TTL, Busy, Sessions, game_key, handled
 from chatbot.core.standings import TTL as STANDINGS_TTL
 from chatbot.core.standings import Standings, add_result, standings_key
-from chatbot.core.thinking import budget, think
+from chatbot.core.thinking import Thinkers, budget
 from chatbot.core.views import fresh, say
 from chatbot.i18n import N_, Translator, translator
 from chatbot.store.base import ANY_VERSION, RETRIES, Conflict, Doc, Entry, Write
@@ -112,11 +112,12 @@ def digest(bundle: Bundle, legal: Sequence[Any]) -> int:
 class GameDesk:
     """Plays a running game: presses, timers, and the end of the game."""
 
-    def __init__(self, sessions: Sessions) -> None:
+    def __init__(self, sessions: Sessions, thinkers: Thinkers) -> None:
         self.sessions = sessions
+        self.thinkers = thinkers  # where computer players think
         self._choices: dict[tuple[str, int, int, int, int], Any] = {}  # the latest, by situation
 
-    # --- recording and rendering a change ---------------------------------------------------
+    # --- noting and rendering a change ---------------------------------------------------
 
     def start(self, session: Session, state: Any, events: list[Any]) -> Change:
         """Record a dealt game: every seat's stamp starts from the salt's hash."""
@@ -839,14 +840,8 @@ class GameDesk:
         rng = Rng(session.seed ^ computer_stamp(session, seat))
         settings = self.sessions.settings
         limit = budget(settings.think_playouts, settings.think_budget)
-        action = await think(
-            bundle.computer,
-            game.view(state, seat),
-            legal,
-            rng,
-            settings.thinkers,
-            limit,
-            settings.think_timeout,
+        action = await self.thinkers.think(
+            bundle.computer, game.view(state, seat), legal, rng, limit, settings.think_timeout
         )
         if action is None and seat in game.to_move(state) and legal:
             action = legal[0]  # its fallback: it must move (it thought too long, or passed)

@@ -39,6 +39,7 @@ from chatbot.core.sessions import (
     Sessions,
     game_key,
 )
+from chatbot.core.thinking import Thinkers
 from chatbot.core.verify import verify
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.i18n import Translator, negotiate, translator
@@ -56,9 +57,9 @@ TELLING = frozenset({"status", "help", "rules", "rule", "language"})  # commands
 class GameService:
     """Dispatches events to the desks; owns the commands that span them (/stop, /status)."""
 
-    def __init__(self, sessions: Sessions) -> None:
+    def __init__(self, sessions: Sessions, thinkers: Thinkers) -> None:
         self.sessions = sessions
-        self.play = GameDesk(sessions)
+        self.play = GameDesk(sessions, thinkers)
         self.lobby = LobbyDesk(sessions, self.play)
         self.help = HelpDesk(sessions)
         self.board = BoardDesk(sessions)

@@ -43,18 +43,6 @@ class _Worker:
         return self.stuck_at is not None and now >= self.stuck_at
 
 
-_workers: list[_Worker] = []  # this bot process's
-_waiting: list[asyncio.Future[None]] = []  # moves waiting for a worker
-
-
-def shutdown() -> None:
-    """End every thinking process now (a stuck one too): nothing waits for a move at exit
-    (`chatbot.bootstrap.prepare` calls it at exit)."""
-    for worker in _workers:
-        _end(worker.pool)
-    _workers.clear()
-
-
 def _end(pool: ProcessPoolExecutor) -> None:
     """Kill the pool's process (a stopped one too) and let it go (its pending move fails)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
@@ -70,79 +58,95 @@ def budget(playouts: int | None, seconds: float | None) -> Budget:
     return Budget(playouts=playouts, seconds=seconds, clock=time.perf_counter)
 
 
-async def think(
-    player: Player[Any],
-    view: Any,
-    legal: list[Any],
-    rng: Rng,
-    workers: int,
-    limit: Budget | None = None,
-    timeout: float | None = None,
-) -> Any:
-    """The computer player's choice within `limit` (None: the player's own default budget);
-    None: it lets an out-of-turn chance go, or it thought longer than `timeout` seconds
-    (abandoned: its process is ended; a thread cannot be, it is left)."""
-    if workers <= 0:
+class Thinkers:
+    """A bot process's thinking: up to `workers` worker processes (0: a thread), shared by
+    every game the process hosts; `shutdown` ends them (`chatbot.bootstrap.thinkers` makes
+    the process's one and ends it at exit)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._workers: list[_Worker] = []
+        self._waiting: list[asyncio.Future[None]] = []  # moves waiting for a worker
+
+    def shutdown(self) -> None:
+        """End every thinking process now (a stuck one too): nothing waits for a move."""
+        for worker in self._workers:
+            _end(worker.pool)
+        self._workers.clear()
+
+    async def think(
+        self,
+        player: Player[Any],
+        view: Any,
+        legal: list[Any],
+        rng: Rng,
+        limit: Budget | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """The computer player's choice within `limit` (None: the player's own default
+        budget); None: it lets an out-of-turn chance go, or it thought longer than `timeout`
+        seconds (abandoned: its process is ended; a thread cannot be, it is left)."""
+        if self.workers <= 0:
+            try:
+                async with asyncio.timeout(timeout):
+                    return await asyncio.to_thread(player.choose, view, legal, rng, limit)
+            except TimeoutError:
+                log.warning("%s thought longer than %s s: abandoned", player.name, timeout)
+                return None
+        seconds = limit.seconds if limit is not None and limit.seconds is not None else 0.0
+        worker = await self._claim(seconds + LATE)
+        move = worker.pool.submit(player.choose, view, legal, rng, limit)
         try:
             async with asyncio.timeout(timeout):
-                return await asyncio.to_thread(player.choose, view, legal, rng, limit)
+                return await asyncio.wrap_future(move)
         except TimeoutError:
-            log.warning("%s thought longer than %s s: abandoned", player.name, timeout)
+            log.warning("%s thought longer than %s s: its process is ended", player.name, timeout)
             return None
-    seconds = limit.seconds if limit is not None and limit.seconds is not None else 0.0
-    worker = await _claim(workers, seconds + LATE)
-    move = worker.pool.submit(player.choose, view, legal, rng, limit)
-    try:
-        async with asyncio.timeout(timeout):
-            return await asyncio.wrap_future(move)
-    except TimeoutError:
-        log.warning("%s thought longer than %s s: its process is ended", player.name, timeout)
-        return None
-    except BrokenProcessPool:  # its process died (killed, out of memory): thought here
-        log.warning("a thinking process died: its move is thought in a thread")
-    finally:
-        _release(worker, workers, move)
-    return await asyncio.to_thread(player.choose, view, legal, rng, limit)
+        except BrokenProcessPool:  # its process died (killed, out of memory): thought here
+            log.warning("a thinking process died: its move is thought in a thread")
+        finally:
+            self._release(worker, move)
+        return await asyncio.to_thread(player.choose, view, legal, rng, limit)
 
+    async def _claim(self, late: float) -> _Worker:
+        """A free worker for a move that counts as stuck `late` seconds from now. A worker is
+        started while fewer than `workers` are free or in time (up to SPARE more); else the
+        move waits until one is free, or stuck (and another can be started)."""
+        workers = self._workers
+        while True:
+            now = time.monotonic()
+            worker = next((w for w in workers if w.stuck_at is None), None)
+            in_time = [w.stuck_at for w in workers if w.stuck_at is not None and now < w.stuck_at]
+            room = len(in_time) < self.workers and len(workers) < self.workers + SPARE
+            if worker is None and room:
+                worker = _Worker()
+                workers.append(worker)
+            if worker is not None:
+                worker.stuck_at = now + late
+                return worker
+            await self._freed(min(in_time) - now if in_time else None)
 
-async def _claim(workers: int, late: float) -> _Worker:
-    """A free worker for a move that counts as stuck `late` seconds from now. A worker is
-    started while fewer than `workers` are free or in time (up to SPARE more); else the move
-    waits until one is free, or stuck (and another can be started)."""
-    while True:
+    async def _freed(self, within: float | None) -> None:
+        """Wait until a worker is released, or for `within` seconds."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        try:
+            await asyncio.wait([waiter], timeout=within)
+        finally:
+            self._waiting.remove(waiter)
+
+    def _release(self, worker: _Worker, move: Future[Any]) -> None:
+        """The worker is free again; it is ended instead when its move did not end
+        (abandoned, cancelled), its process died, or `workers` others are free or in time (it
+        was a spare)."""
         now = time.monotonic()
-        worker = next((w for w in _workers if w.stuck_at is None), None)
-        in_time = [w.stuck_at for w in _workers if w.stuck_at is not None and now < w.stuck_at]
-        if worker is None and len(in_time) < workers and len(_workers) < workers + SPARE:
-            worker = _Worker()
-            _workers.append(worker)
-        if worker is not None:
-            worker.stuck_at = now + late
-            return worker
-        await _freed(min(in_time) - now if in_time else None)
-
-
-async def _freed(within: float | None) -> None:
-    """Wait until a worker is released, or for `within` seconds."""
-    waiter = asyncio.get_running_loop().create_future()
-    _waiting.append(waiter)
-    try:
-        await asyncio.wait([waiter], timeout=within)
-    finally:
-        _waiting.remove(waiter)
-
-
-def _release(worker: _Worker, workers: int, move: Future[Any]) -> None:
-    """The worker is free again; it is ended instead when its move did not end (abandoned,
-    cancelled), its process died, or `workers` others are free or in time (it was a spare)."""
-    now = time.monotonic()
-    worker.stuck_at = None
-    ended = move.done() and not move.cancelled()
-    died = ended and isinstance(move.exception(), BrokenProcessPool)
-    others = sum(not w.stuck(now) for w in _workers if w is not worker)
-    if worker in _workers and (not ended or died or others >= workers):
-        _workers.remove(worker)
-        _end(worker.pool)
-    for waiter in _waiting:
-        if not waiter.done():
-            waiter.set_result(None)
+        worker.stuck_at = None
+        ended = move.done() and not move.cancelled()
+        died = ended and isinstance(move.exception(), BrokenProcessPool)
+        others = sum(not w.stuck(now) for w in self._workers if w is not worker)
+        if worker in self._workers and (not ended or died or others >= self.workers):
+            self._workers.remove(worker)
+            _end(worker.pool)
+        for waiter in self._waiting:
+            if not waiter.done():
+                waiter.set_result(None)

@@ -25,15 +25,19 @@ print(os.environ.get("PTB_TIMEDELTA"), [h for h in hooks if h.startswith("chatbo
 chatbot.bootstrap.prepare()
 chatbot.bootstrap.prepare()
 print(os.environ.get("PTB_TIMEDELTA"), [h for h in hooks if h.startswith("chatbot")])
+assert chatbot.bootstrap.thinkers(1) is chatbot.bootstrap.thinkers(1)
+print([h for h in hooks if h.startswith("chatbot")])
 """
 
 
-def test_importing_runs_nothing_and_prepare_does_it_once() -> None:
+def test_importing_runs_nothing_and_the_process_things_are_made_once() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PTB_TIMEDELTA"}
     done = subprocess.run(
         [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True
     )
-    assert done.stdout.splitlines() == ["None []", "true ['chatbot.core.thinking']"]
+    assert done.stdout.splitlines() == ["None []", "true []", "['chatbot.core.thinking']"], (
+        "the process's thinking workers are made once, and ended at exit"
+    )
 
 
 async def _paths(settings: Settings) -> set[str]:

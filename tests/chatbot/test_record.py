@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 
+from chatbot import bootstrap
 from chatbot.__main__ import main
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Command, Message, Press, User
@@ -47,7 +48,9 @@ def plain(text: str) -> str:
 
 
 async def test_a_record_shows_only_what_the_table_saw() -> None:
-    service = GameService(Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform()))
+    service = GameService(
+        Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinkers(0)
+    )
     group, data, _ = await finished(service, "ano")
     seen = "\n".join(plain(m.text) for m in group)
     first = await service.handle(
@@ -78,7 +81,9 @@ async def test_a_record_shows_only_what_the_table_saw() -> None:
 
 async def test_a_record_exists_only_once_its_game_is_over() -> None:
     store = MemoryStore()
-    service = GameService(Sessions(store, Settings(bot_delay=0), GAMES, Platform()))
+    service = GameService(
+        Sessions(store, Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinkers(0)
+    )
     await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ano"))
     session, _ = await service.sessions.load(GROUP)
     assert session is not None
@@ -100,7 +105,9 @@ async def test_a_record_exists_only_once_its_game_is_over() -> None:
 
 async def test_where_messages_cannot_be_edited_the_record_is_one_reply() -> None:
     caps = Capabilities(edits=False, message_chars=5000)
-    service = GameService(Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform(caps)))
+    service = GameService(
+        Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform(caps)), bootstrap.thinkers(0)
+    )
     _, data, _ = await finished(service, "ano")
     reply = await service.handle(Press(chat=GROUP, private=False, user=HOST, data=data))
     assert 2 <= len(reply.messages) <= 5 and all(
@@ -110,7 +117,9 @@ async def test_where_messages_cannot_be_edited_the_record_is_one_reply() -> None
 
 async def test_the_terminal_plays_a_record_back(capsys: object) -> None:
     store = MemoryStore()
-    service = GameService(Sessions(store, Settings(bot_delay=0), GAMES, Platform()))
+    service = GameService(
+        Sessions(store, Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinkers(0)
+    )
     _, data, _ = await finished(service, "ano")
     lock = data.split("|")[1]
     doc = await store.load(record_key(GROUP, lock))

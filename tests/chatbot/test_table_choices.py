@@ -4,6 +4,7 @@ the time left on the table."""
 
 from __future__ import annotations
 
+from chatbot import bootstrap
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.model import Capabilities, Command, Message, Press, Reply, User
@@ -23,7 +24,7 @@ GAMES = registry()
 
 def service_at(clock: Clock) -> GameService:
     sessions = Sessions(MemoryStore(), Settings(bot_delay=1.0), GAMES, Platform(), clock=clock)
-    return GameService(sessions)
+    return GameService(sessions, bootstrap.thinkers(0))
 
 
 async def lobby_of(service: GameService) -> Session:

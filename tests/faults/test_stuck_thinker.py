@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from chatbot.bootstrap import thinkers
 from chatbot.core import buttons as b
 from chatbot.core import thinking
 from chatbot.core.registry import Registry
@@ -71,7 +72,7 @@ def workers() -> set[int]:
 async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
     cause: str, tg: FakeTelegram, redis_url: str, redis_prefix: str, tmp_path: Path
 ) -> None:
-    thinking.shutdown()  # (no worker left by an earlier test)
+    thinkers(SETTINGS.thinkers).shutdown()  # (no worker left by an earlier test)
     marker = tmp_path / "stuck.pid"
     games = Registry([stuck.bundle(str(marker)), pick.bundle()])
     store = RedisStore.from_url(redis_url, redis_prefix)
@@ -151,4 +152,4 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
     finally:
         await h.stop()
         await store.close()
-        thinking.shutdown()
+        thinkers(SETTINGS.thinkers).shutdown()
