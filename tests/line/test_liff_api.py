@@ -26,7 +26,7 @@ from chatbot.store.redis import RedisStore
 from chatbot.web import app
 from engine.core import restore
 from tests.line.fake_line import FakeLine, liff_settings
-from tests.line.test_line_game import buttons, deliver
+from tests.line.test_line_game import buttons, deliver, started
 
 JSON = dict[str, Any]
 
@@ -77,13 +77,8 @@ async def table(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncItera
     try:
         ann, bob, cid = line.user("Ann", "en"), line.user("Bob", "th"), line.user("Cid", "ja")
         group = line.group(ann, bob, cid)
-        for user in (ann, bob, cid):
-            await deliver(bot, line, line.follow(user))
-        await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
-        (join,) = buttons(line.to(group)[-1], b.JOIN)
-        await deliver(bot, line, line.postback(group, bob, join))
-        (start,) = buttons(line.to(group)[-1], b.START)
-        await deliver(bot, line, line.postback(group, ann, start))
+        await started(bot, line, group, ann, bob, game="egonomy")
+        await deliver(bot, line, line.follow(cid))
         transport = httpx.ASGITransport(app=app(bot))
         async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
             yield Table(bot, line, client, group, ann, bob, cid)
@@ -277,13 +272,7 @@ async def test_without_a_liff_app_there_is_no_page(bot: LineBot, line: FakeLine)
     assert not bot.capabilities.hold_unasked
     ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
     group = line.group(ann, bob)
-    for user in (ann, bob):
-        await deliver(bot, line, line.follow(user))
-    await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
-    (join,) = buttons(line.to(group)[-1], b.JOIN)
-    await deliver(bot, line, line.postback(group, bob, join))
-    (start,) = buttons(line.to(group)[-1], b.START)
-    await deliver(bot, line, line.postback(group, ann, start))
+    await started(bot, line, group, ann, bob, game="egonomy")
     (link,) = [a["uri"] for a in line.to(group)[-1].actions() if a["type"] == "uri"]
     assert link.startswith("https://line.me/R/oaMessage/")
 
@@ -310,13 +299,7 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
     try:
         ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
         group = line.group(ann, bob)
-        for user in (ann, bob):
-            await deliver(bot, line, line.follow(user))
-        await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
-        (join,) = buttons(line.to(group)[-1], b.JOIN)
-        await deliver(bot, line, line.postback(group, bob, join))
-        (start,) = buttons(line.to(group)[-1], b.START)
-        await deliver(bot, line, line.postback(group, ann, start))
+        await started(bot, line, group, ann, bob, game="egonomy")
         table = line.to(group)[-1]
         before, _ = await bot.sessions.load(qualify(group))
         assert before is not None

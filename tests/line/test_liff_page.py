@@ -25,7 +25,6 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from chatbot.bootstrap import line_bot
-from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.games import registry
 from chatbot.i18n import translator
@@ -36,7 +35,7 @@ from chatbot.store.redis import RedisStore
 from chatbot.web import app
 from engine.core import restore
 from tests.line.fake_line import FakeLine, liff_settings
-from tests.line.test_line_game import buttons, deliver
+from tests.line.test_line_game import deliver, started
 from tests.local_server import LocalServer
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "liff"
@@ -158,17 +157,7 @@ async def open_game(site: Site, game: str, people: list[str], computers: int = 0
     """A group of `people` (friends of the bot) playing `game`, started; the group."""
     bot, line = site.bot, site.line
     group = line.group(*people)
-    for user in people:
-        await deliver(bot, line, line.follow(user))
-    await deliver(bot, line, line.text(group, people[0], f"/newgame {game}"))
-    for user in people[1:]:
-        (join,) = buttons(line.to(group)[-1], b.JOIN)
-        await deliver(bot, line, line.postback(group, user, join))
-    for _ in range(computers):
-        (add,) = buttons(line.to(group)[-1], b.ADD_BOT)
-        await deliver(bot, line, line.postback(group, people[0], add))
-    (start,) = buttons(line.to(group)[-1], b.START)
-    await deliver(bot, line, line.postback(group, people[0], start))
+    await started(bot, line, group, *people, game=game, computers=computers)
     return group
 
 

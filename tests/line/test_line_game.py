@@ -48,6 +48,24 @@ def buttons(sent: Sent, op: str) -> list[str]:
     return [d for d in sent.data() if d[:1] == op]
 
 
+async def started(
+    bot: LineBot, line: FakeLine, group: str, *people: str, game: str, computers: int = 0
+) -> None:
+    """`game` started in `group` by its first person, the others joined and `computers`
+    computer players added; every person a friend of the bot."""
+    for user in people:
+        await deliver(bot, line, line.follow(user))
+    await deliver(bot, line, line.text(group, people[0], f"/newgame {game}"))
+    for user in people[1:]:
+        (join,) = buttons(line.to(group)[-1], b.JOIN)
+        await deliver(bot, line, line.postback(group, user, join))
+    for _ in range(computers):
+        (add,) = buttons(line.to(group)[-1], b.ADD_BOT)
+        await deliver(bot, line, line.postback(group, people[0], add))
+    (start,) = buttons(line.to(group)[-1], b.START)
+    await deliver(bot, line, line.postback(group, people[0], start))
+
+
 def typed(sent: Sent, label: str) -> str:
     """The text a link button of `sent` types into the bot's chat (LINE's oaMessage link)."""
     (uri,) = [a["uri"] for a in sent.actions() if a["type"] == "uri" and label in a["label"]]

@@ -20,7 +20,7 @@ from chatbot.line.convert import qualify
 from chatbot.store.redis import RedisStore
 from engine.core import restore
 from tests.line.fake_line import FakeLine, bot_settings
-from tests.line.test_line_game import buttons, deliver, typed
+from tests.line.test_line_game import buttons, deliver, started, typed
 
 NOW = 1_700_000_000.0
 
@@ -48,13 +48,7 @@ async def egonomy_table(bot: LineBot, line: FakeLine) -> tuple[str, dict[str, st
     """A started Egonomy game of Ann and Bob (friends) in a group; the group and who is who."""
     ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
     group = line.group(ann, bob)
-    for user in (ann, bob):
-        await deliver(bot, line, line.follow(user))
-    await deliver(bot, line, line.text(group, ann, "/newgame egonomy"))
-    (join,) = buttons(line.to(group)[-1], b.JOIN)
-    await deliver(bot, line, line.postback(group, bob, join))
-    (start,) = buttons(line.to(group)[-1], b.START)
-    await deliver(bot, line, line.postback(group, ann, start))
+    await started(bot, line, group, ann, bob, game="egonomy")
     return group, {qualify(ann): ann, qualify(bob): bob}
 
 
