@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +16,7 @@ from chatbot.core.registry import Registry
 from chatbot.games import registry
 from chatbot.settings import Settings, TelegramSettings
 from chatbot.store.base import Store
+from chatbot.store.redis import RedisStore
 from chatbot.telegram.request import AiohttpRequest
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 
@@ -95,6 +97,31 @@ class Harness:
         await self.bot.runner.settle()
         assert not self.bot.errors, self.bot.errors
         return posted
+
+
+@contextlib.asynccontextmanager
+async def two_processes(
+    tg: FakeTelegram,
+    redis_url: str,
+    redis_prefix: str,
+    settings: Settings = TEST_SETTINGS,
+    clock: Callable[[], float] = time.time,
+    games: Registry | None = None,
+) -> AsyncIterator[tuple[Harness, Harness]]:
+    """Two bot processes on one Redis, started; stopped (and their stores closed) after."""
+    pair = tuple(
+        Harness(tg, RedisStore.from_url(redis_url, redis_prefix), settings, clock, games)
+        for _ in range(2)
+    )
+    for h in pair:
+        await h.start()
+    try:
+        yield pair[0], pair[1]
+    finally:
+        tg.release()
+        for h in pair:
+            await h.stop()
+            await h.bot.sessions.store.close()
 
 
 def hand_message(tg: FakeTelegram, user_id: int) -> StoredMessage | None:

@@ -16,12 +16,11 @@ from chatbot.core.session import Session
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.present.ego.questions import question
-from chatbot.store.redis import RedisStore
 from engine.core import restore, stored
 from engine.ego.rules import State
 from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
-from tests.e2e.harness import TEST_SETTINGS, Harness
+from tests.e2e.harness import TEST_SETTINGS, Harness, two_processes
 from tests.e2e.helpers import CHAT, GROUP, JSON, button, real_failures, table_id
 
 GAMES = registry()
@@ -38,16 +37,8 @@ async def pair(
     tg: FakeTelegram, redis_url: str, redis_prefix: str, clock: Clock
 ) -> AsyncIterator[tuple[Harness, Harness]]:
     """Two bot processes on one Redis."""
-    a = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), SETTINGS, clock, GAMES)
-    b2 = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), SETTINGS, clock, GAMES)
-    await a.start()
-    await b2.start()
-    try:
-        yield a, b2
-    finally:
-        for h in (a, b2):
-            await h.stop()
-            await h.bot.sessions.store.close()
+    async with two_processes(tg, redis_url, redis_prefix, SETTINGS, clock, GAMES) as pair:
+        yield pair
 
 
 def people(tg: FakeTelegram, *names: str) -> list[JSON]:

@@ -15,7 +15,7 @@ from chatbot.games import registry
 from chatbot.store.redis import RedisStore
 from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram
-from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick
+from tests.e2e.harness import TEST_SETTINGS, Harness, hand_message, pick, two_processes
 from tests.e2e.helpers import CHAT, GROUP, JSON, load, open_table, table_id, to_move, user_of
 
 
@@ -28,18 +28,8 @@ def clock() -> Clock:
 async def pair(
     tg: FakeTelegram, redis_url: str, redis_prefix: str, clock: Clock
 ) -> AsyncIterator[tuple[Harness, Harness]]:
-    a = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS, clock)
-    b2 = Harness(tg, RedisStore.from_url(redis_url, redis_prefix), TEST_SETTINGS, clock)
-    await a.start()
-    await b2.start()
-    try:
-        yield a, b2
-    finally:
-        tg.release()
-        for h in (a, b2):
-            h.bot.errors.clear()
-            await h.stop()
-            await h.bot.sessions.store.close()
+    async with two_processes(tg, redis_url, redis_prefix, TEST_SETTINGS, clock) as pair:
+        yield pair
 
 
 async def move_once(h: Harness, tg: FakeTelegram, users: list[JSON], seed: int) -> int:
