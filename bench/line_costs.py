@@ -12,8 +12,9 @@ table's 📖 Rules button and the overview's sections. People press at random am
 they see (their hand in their 1:1 chat, the group's table); a person who has no hand asks for
 it with the table's "My hand" link (a message of their own: a free reply). Prints, per game,
 the events sent, the moves made in 1:1 chats (each owes the group its table: a push unless a
-reply in the group carries it), the messages sent by reply and by push (and to where), and
-events left unanswered by their reply token.
+reply in the group carries it), the messages sent by reply and by push (and to where), events
+left unanswered by their reply token, and the session saves (compare-and-set writes of the
+game's document) the whole game made.
 
 Usage: python bench/line_costs.py [--seed N] [--redis-url URL]
 (without --redis-url a throwaway redis-server is started on a free port).
@@ -45,6 +46,7 @@ from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
 from chatbot.line.liff import ECHO
+from chatbot.store.base import Seen
 from chatbot.store.redis import RedisStore
 from chatbot.web import app
 from engine.core import restore
@@ -59,6 +61,25 @@ class Costs:
     unanswered: int = 0
     private_moves: int = 0  # moves made in a 1:1 chat or on the page (each owes the group)
     to: dict[str, int] = field(default_factory=dict)
+    saves: int = 0  # session saves
+
+
+class CountedStore(RedisStore):
+    """The Redis store, counting the saves of game sessions."""
+
+    saves = 0
+
+    async def save(
+        self,
+        key: str,
+        data: bytes,
+        expected: int,
+        ttl: int | None,
+        deadline: float | None = None,
+        seen: Seen | None = None,
+    ) -> int:
+        self.saves += key.startswith("game:")
+        return await super().save(key, data, expected, ttl, deadline, seen)
 
 
 def data_of(sent: Sent | None, *ops: str) -> list[str]:
@@ -221,7 +242,9 @@ async def one(
         # a computer thinks (up to THINK_BUDGET) within the interval a pushed table waits
         configure = liff_settings if page else bot_settings
         settings = configure(line, table_interval=1.0, thinkers=0)
-        bot = line_bot(settings, RedisStore.from_url(redis_url, prefix), registry())
+        store = CountedStore.from_url(redis_url, prefix)
+        assert isinstance(store, CountedStore)
+        bot = line_bot(settings, store, registry())
         await bot.start()
         client = None
         if page:
@@ -238,12 +261,14 @@ async def one(
             if rules:
                 line.sent.clear()
                 table.costs = Costs()
+                store.saves = 0
                 await table.rules(group, people[-1], rules)
             else:
                 await table.play(group, people)
             for sent in line.pushes:
                 where = "group" if sent.chat == group else "a player"
                 table.costs.to[where] = table.costs.to.get(where, 0) + 1
+            table.costs.saves = store.saves
             assert not bot.errors, bot.errors
             return table.costs, line
         finally:
@@ -267,9 +292,9 @@ async def main(redis_url: str, seed: int) -> None:
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(
         "| game | hands | people (friends) | computers | webhook events | moves in 1:1 chats"
-        " or on the page | messages by reply | pushes | unanswered |"
+        " or on the page | messages by reply | pushes | unanswered | session saves |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for page in (False, True):
         where = "hand page (LIFF)" if page else "1:1 chat"
         ego = "none (group buttons), LIFF app set" if page else "none (group buttons)"
@@ -282,14 +307,14 @@ async def main(redis_url: str, seed: int) -> None:
             print(
                 f"| {label} | {where if game != 'ego' else ego} |"
                 f" {humans} ({friends}) | {computers} | {costs.events} | {costs.private_moves} |"
-                f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
+                f" {len(line.replies)} | {pushes} | {costs.unanswered} | {costs.saves} |"
             )
         prefix = f"benchr{'p' if page else ''}:"
         costs, line = await one(redis_url, prefix, "egonomy", 2, 2, 0, seed, rules=10, page=page)
         pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
         print(
             f"| Egonomy: 📖 Rules and a section ×10 | {where} | 2 (2) | 0 | {costs.events} | 0 |"
-            f" {len(line.replies)} | {pushes} | {costs.unanswered} |"
+            f" {len(line.replies)} | {pushes} | {costs.unanswered} | {costs.saves} |"
         )
 
 

@@ -274,7 +274,7 @@ class Console:
         session, _ = await self.service.sessions.load(GROUP)
         if session is not None:
             self.table_slot = views.table_slot(session)
-        table = session.messages.get(self.table_slot) if session is not None else None
+        table = session.message_ids.get(self.table_slot) if session is not None else None
         self.table_id = table
         await self._collect([])  # the deal
         self._print(lobby)  # the start notice: players and the options in force
@@ -286,7 +286,7 @@ class Console:
 
     async def _lobby_press(self, op: str, field: str | None = None) -> str:
         session, _ = await self.service.sessions.load(GROUP)
-        lobby = session.messages.get("lobby") if session is not None else None
+        lobby = session.message_ids.get("lobby") if session is not None else None
         if lobby is None or lobby not in self.messages:
             raise RuntimeError("the table did not open")
         for row in self.messages[lobby].buttons:
@@ -305,7 +305,7 @@ class Console:
             moved = True
             if self.watching:
                 session, _ = await self.service.sessions.load(GROUP)
-                table = None if session is None else session.messages.get(self.table_slot)
+                table = None if session is None else session.message_ids.get(self.table_slot)
                 if table in self.messages:
                     self._print_table(table or "")
                 if self.pace:
@@ -349,7 +349,7 @@ class Console:
         seat = session.seat_of(YOU)
         if seat is None or seat >= len(session.choice_digests) or not session.choice_digests[seat]:
             return found, above
-        table = session.messages.get(self.table_slot, "")
+        table = session.message_ids.get(self.table_slot, "")
         mine, _ = self._mine(session)
         found += [
             (table, btn)
@@ -370,7 +370,7 @@ class Console:
         session, _ = await self.service.sessions.load(GROUP)
         if session is None:
             return False
-        table = session.messages.get(self.table_slot)
+        table = session.message_ids.get(self.table_slot)
         if table in self.messages:
             self._print_table(table or "")
         found, above = self._choices(session)

@@ -276,7 +276,7 @@ class HelpDesk:
         if inc.private or inc.message is None:
             return inc.message
         session, _ = await self.sessions.load(inc.chat)
-        if session is not None and inc.message in session.messages.values():
+        if session is not None and inc.message in session.message_ids.values():
             return None
         return inc.message
 

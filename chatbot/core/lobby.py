@@ -117,7 +117,7 @@ class LobbyDesk:
         tr = translator(session.language)
         bundle = sessions.bundle(session)
         lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
-        edit = session.messages.get(views.LOBBY_SLOT)
+        edit = session.message_ids.get(views.LOBBY_SLOT)
         messages = []
         if edit and sessions.caps.edits:  # joins in a burst: one edit shows them all
             messages.append(replace(lobby, edit=edit, host=session.chat, coalesce=True))
@@ -254,7 +254,7 @@ class LobbyDesk:
         started += "\n" + ctr.t(
             "🔒 The deal's lock: <code>{lock}</code> (its key comes with the results)", lock=lock
         )
-        lobby_id = session.messages.get(views.LOBBY_SLOT)
+        lobby_id = session.message_ids.get(views.LOBBY_SLOT)
         messages: list[Message] = []
         if lobby_id and sessions.caps.edits:
             messages.append(Message(session.chat, started, edit=lobby_id))

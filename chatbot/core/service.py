@@ -298,9 +298,9 @@ class GameService:
         if session is None:
             return []
         session.chat = new
-        session.messages = {}  # the old chat's messages cannot be edited from the new one
+        session.message_ids.clear()  # the old chat's messages cannot be edited from the new one
         try:
-            await sessions.save(session, 0)
+            await sessions.save(session, 0)  # (a new document: nothing beside it yet)
         except Conflict:
             return []  # moved already (by another process, or a retried update)
         if session.phase != LOBBY:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,13 +58,28 @@ class Session:
     salt: int = 0  # with the seed, makes the deal's commitment (chatbot.core.fairness)
     state: Any = None  # the engine state in its stored form (engine.core.stored)
     log: list[Any] = field(default_factory=list)  # the last events, as [type, fields]
-    messages: dict[str, str] = field(default_factory=dict)  # slot -> platform message id
     timers: dict[str, list[Any]] = field(default_factory=dict)  # seat -> [WAIT_*, unix time]
     deadline: float | None = None  # the earliest timer (kept with every save)
     title: str = ""  # the group's name, as it was when the table opened
     trail: list[Any] = field(default_factory=list)  # every move: [seat, action code | None]
     turn_timer: int = 0  # seconds a person has for a move (0: the settings' default)
     schema: int = SESSION_SCHEMA
+    # Never written in the document (orjson skips `_` attributes): the platform ids of the
+    # slot messages (slot -> id), kept beside it (`Sessions.remember`) and read with it.
+    _message_ids: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # Ids a document written before they were kept beside it holds: moved there by its
+    # next save (`Sessions.save`).
+    _unmoved: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def message_ids(self) -> dict[str, str]:
+        """The platform ids of the session's slot messages (slot -> id)."""
+        return self._message_ids
+
+    def take_unmoved(self) -> dict[str, str]:
+        """The ids its document held itself (an older version's), to keep beside it now."""
+        unmoved, self._unmoved = self._unmoved, {}
+        return unmoved
 
     def seat_of(self, user: str) -> int | None:
         for i, seat in enumerate(self.seats):
@@ -78,8 +94,9 @@ class Session:
         return orjson.dumps(self)  # orjson writes dataclasses natively (and fast)
 
     @classmethod
-    def loads(cls, raw: bytes) -> Session:
-        """The stored session; BadSession for anything unreadable (never a crash loop)."""
+    def loads(cls, raw: bytes, ids: Mapping[str, str] | None = None) -> Session:
+        """The stored session with the slot message `ids` kept beside it; BadSession for
+        anything unreadable (never a crash loop)."""
         try:
             data = orjson.loads(raw)
             if data.get("schema") == 1:
@@ -89,7 +106,10 @@ class Session:
             if "legal" in data:  # the name of `choice_digests` before 2026-12
                 data["choice_digests"] = data.pop("legal")
             data["seats"] = [Seat(**s) for s in data["seats"]]
-            return cls(**data)
+            inside = data.pop("messages", None) or {}  # where ids were kept before 2026-12
+            beside = dict(ids or {})
+            unmoved = {slot: i for slot, i in inside.items() if slot not in beside}
+            return cls(**data, _message_ids={**inside, **beside}, _unmoved=unmoved)
         except (orjson.JSONDecodeError, TypeError, KeyError, AttributeError, ValueError) as exc:
             raise BadSession(repr(exc)) from exc
 

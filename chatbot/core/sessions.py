@@ -4,7 +4,6 @@ languages, who may host, and the platform's ports. Desks use it; it knows no des
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import random
@@ -156,7 +155,7 @@ class Sessions:
         """The session of a stored document (BadSession when it cannot be read)."""
         if doc is None:
             return None, 0
-        return Session.loads(doc.data), doc.version
+        return Session.loads(doc.data, doc.fields), doc.version
 
     async def save(
         self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
@@ -165,6 +164,10 @@ class Sessions:
         owes the chats; until it records them delivered, the game is also due a little later,
         so that another process delivers them if this one dies. `seen`: the update that made
         the change is marked handled in the same step (its redelivery is then ignored)."""
+        key = game_key(session.chat)
+        if version:  # ids its document held itself go beside it, before the save drops them
+            for slot, message in session.take_unmoved().items():
+                await self.store.set_field(key, slot, message, replace=False)
         deadline = session.deadline
         if owed:
             session.change += 1
@@ -173,7 +176,7 @@ class Sessions:
             deadline = grace if deadline is None else min(deadline, grace)
         try:
             await self.store.save(
-                game_key(session.chat),
+                key,
                 session.dumps(),
                 version,
                 self.settings.idle_ttl,
@@ -283,22 +286,14 @@ class Sessions:
         raise Busy(chat)
 
     async def remember(self, chat: str, slot: str, message: str) -> str | None:
-        """Record the platform id of a newly sent slot message (not a game change); the id it
-        replaces (None: none, or a hand slot's)."""
+        """Record the platform id of a newly sent slot message beside the chat's session (no
+        save of the session, which could race a change); the id it replaces (None: none, or
+        a hand slot's, which is recorded with the deliveries)."""
         if slot.startswith(HAND_SLOT):
             await self.write_ledger({}, {(chat, slot): message})
             return None
-        replaced: list[str] = []
-
-        def keep(session: Session) -> bool:
-            before = session.messages.get(slot)
-            replaced[:] = [before] if before and before != message else []
-            session.messages[slot] = message
-            return before != message
-
-        with contextlib.suppress(Busy):  # a lost id only means the next update is sent anew
-            await self.update(chat, keep)
-        return replaced[0] if replaced else None
+        before = await self.store.set_field(game_key(chat), slot, message)
+        return before if before != message else None
 
     async def last_message(self, chat: str, slot: str) -> str | None:
         """The id of a hand slot's last message not yet bared of its buttons."""

@@ -212,7 +212,7 @@ def table(
         session.chat,
         text,
         keyboard,
-        edit=session.messages.get(table_slot(session)) if caps.edits else None,
+        edit=session.message_ids.get(table_slot(session)) if caps.edits else None,
         slot=table_slot(session),
         host=session.chat,
         coalesce=True,

@@ -9,12 +9,19 @@ version it expects; a write whose expectation is stale raises `Conflict` and cha
 version the key had before, even after the document was deleted or expired (for
 `VERSION_KEEP` seconds after that): a writer that loaded a document, then paused while it was
 deleted and created anew, cannot overwrite the new one.
+
+A document may have fields beside it (`set_field`: small strings, such as the platform ids of
+the messages a session keeps editing): they are read with the document (`Doc.fields`) and
+written without a new version, so recording one never races a change of the document. They
+live and die with it: they expire with it, go when it is deleted, and a document created anew
+(expected version 0) starts without any.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
@@ -55,10 +62,11 @@ class Conflict(Exception):
 
 @dataclass(frozen=True)
 class Doc:
-    """A stored document and its version."""
+    """A stored document, its version and the fields beside it."""
 
     version: int
     data: bytes
+    fields: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,12 @@ class Store(ABC):
         (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
         (None: unschedules it) and marks `seen` handled. One round trip. Raises Conflict
         otherwise (and marks nothing)."""
+
+    @abstractmethod
+    async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
+        """Set the field `name` beside the document at `key` (nothing while there is none;
+        without `replace`, a value it has stays) and return the value it had, in one atomic
+        step and one round trip. The document's version does not change."""
 
     @abstractmethod
     async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:

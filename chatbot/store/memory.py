@@ -40,6 +40,7 @@ class MemoryStore(Store):
         self._deadlines: dict[str, float] = {}
         self._running: dict[str, str] = {}  # document key -> its game, while it runs
         self._claims: dict[tuple[str, str], tuple[str, float]] = {}  # -> (process, expiry)
+        self._fields: dict[str, dict[str, str]] = {}  # document key -> the fields beside it
 
     def _live(self, key: str) -> Doc | None:
         """The unexpired document at `key`, dropping it if it has expired."""
@@ -49,8 +50,16 @@ class MemoryStore(Store):
         doc, expires = entry
         if expires is not None and expires <= self._clock():
             del self._docs[key]
+            self._fields.pop(key, None)
             return None
         return doc
+
+    def _read(self, key: str) -> Doc | None:
+        """The unexpired document at `key` with the fields beside it (a copy), or None."""
+        doc = self._live(key)
+        if doc is None:
+            return None
+        return Doc(doc.version, doc.data, dict(self._fields.get(key, {})))
 
     def _check(self, key: str, expected: int) -> None:
         """Raise Conflict unless the version at `key` (0 if absent) is `expected`."""
@@ -63,11 +72,11 @@ class MemoryStore(Store):
         doc = self._live(key)
         if doc is not None and refresh is not None:
             self._docs[key] = (doc, self._clock() + refresh)
-        return doc
+        return self._read(key)
 
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """As in Redis: handled, held by another process, or ours from now."""
-        doc = None if key is None else self._live(key)
+        doc = None if key is None else self._read(key)
         if await self.was_seen(claim.seen, claim.update):
             return Claimed(doc, True)
         now = self._clock()
@@ -120,6 +129,8 @@ class MemoryStore(Store):
         new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1
         expires = None if ttl is None else self._clock() + ttl
         self._docs[key] = (Doc(new, data), expires)
+        if expected == 0:  # a document created anew starts without fields
+            self._fields.pop(key, None)
         if deadline is None:
             self._deadlines.pop(key, None)
         else:
@@ -137,9 +148,12 @@ class MemoryStore(Store):
         for write in writes:
             if write.data is None:
                 self._docs.pop(write.key, None)
+                self._fields.pop(write.key, None)
                 self._running.pop(write.key, None)
                 versions.append(0)
             else:
+                if write.expected == 0:
+                    self._fields.pop(write.key, None)
                 new = self._issued[write.key] = (
                     max(self._issued.get(write.key, 0), write.expected) + 1
                 )
@@ -155,8 +169,19 @@ class MemoryStore(Store):
         """Remove `key` if its version is `expected` (0: absent, nothing to do)."""
         self._check(key, expected)
         self._docs.pop(key, None)
+        self._fields.pop(key, None)
         self._deadlines.pop(key, None)
         self._running.pop(key, None)
+
+    async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
+        """Set a field beside the live document at `key`; the value it had."""
+        if self._live(key) is None:
+            return None
+        fields = self._fields.setdefault(key, {})
+        before = fields.get(name)
+        if replace or before is None:
+            fields[name] = value
+        return before
 
     async def mark_running(self, key: str, game: str) -> None:
         self._running.setdefault(key, game)

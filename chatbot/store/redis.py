@@ -82,14 +82,16 @@ if redis.call('TTL', {k}) < tonumber({t}) then redis.call('EXPIRE', {k}, {t}) en
 """
 
 
-# KEYS: document, its deadline index (a sorted set), the document's version counter, and
-# optionally a set of handled updates. ARGV: expected version, data, ttl seconds or ""
+# KEYS: document, its deadline index (a sorted set), the document's version counter, the
+# fields beside it, and optionally a set of handled updates. ARGV: expected version, data, ttl
+# seconds or ""
 # (persist), deadline or "" (unschedule), member, seconds the counter outlives the document,
 # the index's time to live; with the set: the update id, the set's ttl and how many ids it
 # keeps; with the hash of claims too, the update's claim is released.
 # The new version comes from the counter, which survives the
-# document's deletion and expiry, so a version is never issued twice for a key. Returns the
-# new version, or 0 when the expected version is stale.
+# document's deletion and expiry, so a version is never issued twice for a key. The fields
+# expire with the document; a document created anew (expected "0") starts without them.
+# Returns the new version, or 0 when the expected version is stale.
 _SAVE = (
     _CURRENT
     + """
@@ -103,10 +105,13 @@ local value = tostring(new) .. ':' .. ARGV[2]
 if ARGV[3] == '' then
   redis.call('SET', KEYS[1], value)
   redis.call('PERSIST', KEYS[3])
+  redis.call('PERSIST', KEYS[4])
 else
   redis.call('SET', KEYS[1], value, 'EX', ARGV[3])
   redis.call('EXPIRE', KEYS[3], tonumber(ARGV[3]) + tonumber(ARGV[6]))
+  redis.call('EXPIRE', KEYS[4], ARGV[3])
 end
+if version == '0' then redis.call('DEL', KEYS[4]) end
 if ARGV[4] == '' then
   redis.call('ZREM', KEYS[2], ARGV[5])
 else
@@ -114,12 +119,12 @@ else
 end
 """
     + _keep_index(2, 7)
-    + "if KEYS[4] then"
-    + _mark("KEYS[4]", "ARGV[8]", "ARGV[9]", "ARGV[10]")
+    + "if KEYS[5] then"
+    + _mark("KEYS[5]", "ARGV[8]", "ARGV[9]", "ARGV[10]")
     + """end
-if KEYS[5] then
-  redis.call('HDEL', KEYS[5], ARGV[8])
-  redis.call('ZREM', KEYS[6], ARGV[8])
+if KEYS[6] then
+  redis.call('HDEL', KEYS[6], ARGV[8])
+  redis.call('ZREM', KEYS[7], ARGV[8])
 end
 return new
 """
@@ -137,13 +142,13 @@ end
 """
 )
 
-# KEYS: document, its deadline index, version counter. ARGV: expected version, member,
-# seconds the counter outlives the document.
+# KEYS: document, its deadline index, version counter, the running games' hashes, the fields
+# beside the document. ARGV: expected version, member, seconds the counter outlives the document.
 _DELETE = (
     _CURRENT
     + """
 if ARGV[1] ~= '-1' and version ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[6])
 redis.call('ZREM', KEYS[2], ARGV[2])
 local game = redis.call('HGET', KEYS[4], ARGV[2])
 if game then
@@ -178,15 +183,19 @@ end
 """ + _keep_index(1, 3)
 
 # KEYS: a set of handled updates, the hash of claims on its updates (update -> process), their
-# expiries (a sorted set: update by expiry ms), and optionally a document. ARGV: the update,
+# expiries (a sorted set: update by expiry ms), and optionally a document and the fields beside
+# it. ARGV: the update,
 # the claiming process, the claim's time to live (ms). Lapsed claims are removed, oldest first
 # (at most 64 a call: constant work however busy the chat), and both keys expire with their
 # newest claim. Returns {document, 1 if handled, the process holding the update or nil (the
-# claim is ours now)}.
+# claim is ours now), the fields as HGETALL gives them}.
 _CLAIM = """
-local doc = false
-if KEYS[4] then doc = redis.call('GET', KEYS[4]) end
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {doc, 1, false} end
+local doc, fields = false, {}
+if KEYS[4] then
+  doc = redis.call('GET', KEYS[4])
+  fields = redis.call('HGETALL', KEYS[5])
+end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {doc, 1, false, fields} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 64)
@@ -195,17 +204,30 @@ if #lapsed > 0 then
   redis.call('ZREM', KEYS[3], unpack(lapsed))
 end
 local holder = redis.call('HGET', KEYS[2], ARGV[1])
-if holder and holder ~= ARGV[2] then return {doc, 0, holder} end
+if holder and holder ~= ARGV[2] then return {doc, 0, holder, fields} end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return {doc, 0, false}
+return {doc, 0, false, fields}
 """
 
-# KEYS: each document and its version counter (2n keys), the deadline index, the running
-# games' hashes (document -> game, game -> count: a deleted document stops counting), then the
-# lists.
+# KEYS: a document, the fields beside it. ARGV: the field, its value, "1" to replace a value
+# it has. Nothing is set while the document is absent; the fields expire with it. Returns the
+# value the field had.
+_SET_FIELD = """
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return false end
+local before = redis.call('HGET', KEYS[2], ARGV[1])
+if before and ARGV[3] ~= '1' then return before end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+return before
+"""
+
+# KEYS: each document, its version counter and the fields beside it (3n keys), the deadline
+# index, the running games' hashes (document -> game, game -> count: a deleted document stops
+# counting), then the lists.
 # ARGV: n, the number of lists, seconds a counter outlives its document; per document its
 # expected version, "w" (write) or "d" (delete), data, ttl or "" (persist), member; per list
 # an entry, how many entries it keeps and its ttl or "" (keeps its expiry). Every version is
@@ -214,7 +236,7 @@ _COMMIT = """
 local n, m, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local versions = {}
 for i = 1, n do
-  local head = redis.call('GETRANGE', KEYS[2 * i - 1], 0, 20)
+  local head = redis.call('GETRANGE', KEYS[3 * i - 2], 0, 20)
   local version = '0'
   if head ~= '' then
     local colon = string.find(head, ':', 1, true)
@@ -224,18 +246,18 @@ for i = 1, n do
   versions[i] = tonumber(version)
 end
 local out = {1}
-local index = KEYS[2 * n + 1]
+local index = KEYS[3 * n + 1]
 for i = 1, n do
   local a = 4 + 5 * (i - 1)
-  local doc, counter = KEYS[2 * i - 1], KEYS[2 * i]
+  local doc, counter, fields = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
   redis.call('ZREM', index, ARGV[a + 4])
   if ARGV[a + 1] == 'd' then
-    redis.call('DEL', doc)
-    local game = redis.call('HGET', KEYS[2 * n + 2], ARGV[a + 4])
+    redis.call('DEL', doc, fields)
+    local game = redis.call('HGET', KEYS[3 * n + 2], ARGV[a + 4])
     if game then
-      redis.call('HDEL', KEYS[2 * n + 2], ARGV[a + 4])
-      local left = redis.call('HINCRBY', KEYS[2 * n + 3], game, -1)
-      if left <= 0 then redis.call('HDEL', KEYS[2 * n + 3], game) end
+      redis.call('HDEL', KEYS[3 * n + 2], ARGV[a + 4])
+      local left = redis.call('HINCRBY', KEYS[3 * n + 3], game, -1)
+      if left <= 0 then redis.call('HDEL', KEYS[3 * n + 3], game) end
     end
     if redis.call('EXISTS', counter) == 1 then redis.call('EXPIRE', counter, keep) end
     out[i + 1] = 0
@@ -249,16 +271,19 @@ for i = 1, n do
     if ARGV[a + 3] == '' then
       redis.call('SET', doc, value)
       redis.call('PERSIST', counter)
+      redis.call('PERSIST', fields)
     else
       redis.call('SET', doc, value, 'EX', ARGV[a + 3])
       redis.call('EXPIRE', counter, tonumber(ARGV[a + 3]) + keep)
+      redis.call('EXPIRE', fields, ARGV[a + 3])
     end
+    if versions[i] == 0 then redis.call('DEL', fields) end
     out[i + 1] = new
   end
 end
 local b = 4 + 5 * n
 for j = 1, m do
-  local list = KEYS[2 * n + 3 + j]
+  local list = KEYS[3 * n + 3 + j]
   redis.call('LPUSH', list, ARGV[b + 3 * (j - 1)])
   redis.call('LTRIM', list, 0, tonumber(ARGV[b + 3 * (j - 1) + 1]) - 1)
   local ttl = ARGV[b + 3 * (j - 1) + 2]
@@ -321,6 +346,7 @@ class RedisStore(Store):
         self._schedule = client.register_script(_SCHEDULE)
         self._claim = client.register_script(_CLAIM)
         self._commit = client.register_script(_COMMIT)
+        self._set_field = client.register_script(_SET_FIELD)
 
     @classmethod
     def from_url(
@@ -402,6 +428,10 @@ class RedisStore(Store):
         """Where the highest version issued for `key` is kept."""
         return self._prefix + self._tag(owner_of(key)) + "ver:" + key
 
+    def _fields(self, key: str) -> str:
+        """Where the fields beside the document at `key` are kept."""
+        return self._prefix + self._tag(owner_of(key)) + "fields:" + key
+
     def _expiries(self, held: str) -> str:
         """The sorted set of the expiries of the claims in the hash `held` (same owner)."""
         kind, _, owner = held.partition(":")
@@ -417,32 +447,46 @@ class RedisStore(Store):
         return [f"{self._prefix}{{s{n}}}deadlines" for n in range(self._shards)]
 
     async def load(self, key: str, refresh: int | None = None) -> Doc | None:
-        """The document at `key`, or None (one GET; with `refresh`, one GETEX)."""
-        async with self._reachable("load"):
+        """The document at `key`, or None: GET (with `refresh`, GETEX and the fields' EXPIRE)
+        and HGETALL of its fields, pipelined (one round trip: one slot)."""
+        async with self._reachable("load"), self._r.pipeline(transaction=False) as pipe:
             if refresh is None:
-                return self._doc(cast(bytes | None, await self._r.get(self.name(key))))
-            return self._doc(cast(bytes | None, await self._r.getex(self.name(key), ex=refresh)))
+                pipe.get(self.name(key))
+            else:
+                pipe.getex(self.name(key), ex=refresh)
+                pipe.expire(self._fields(key), refresh)
+            pipe.hgetall(self._fields(key))
+            got = await pipe.execute()
+            return self._doc(cast(bytes | None, got[0]), cast(dict[bytes, bytes], got[-1]))
 
     @staticmethod
-    def _doc(raw: bytes | None) -> Doc | None:
+    def _doc(raw: bytes | None, fields: dict[bytes, bytes] | list[bytes]) -> Doc | None:
+        """The document of a stored value and its fields (a hash, or HGETALL's flat list as a
+        script returns it)."""
         if raw is None:
             return None
         version, colon, data = raw.partition(b":")
         if not (colon and version.isdigit()):
             raise Unreadable(f"not a document: {raw[:20]!r}")
+        if isinstance(fields, list):
+            fields = dict(zip(fields[::2], fields[1::2], strict=True))
         try:
-            return Doc(int(version), unpack(data))
+            named = {k.decode(): v.decode() for k, v in fields.items()}
+            return Doc(int(version), unpack(data), named)
         except zlib.error as exc:
             raise Unreadable(f"a deflated document that does not inflate: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise Unreadable(f"a field that is no text: {exc}") from exc
 
     async def claim(self, claim: Claim, key: str | None = None) -> Claimed:
         """One EVALSHA: the check against handled and held updates, the claim, the load."""
         async with self._reachable("claim"):
             keys = [self.name(claim.seen), self.name(claim.held), self._expiries(claim.held)]
-            keys += [] if key is None else [self.name(key)]
+            keys += [] if key is None else [self.name(key), self._fields(key)]
             args: list[str | int] = [claim.update, claim.process, max(1, round(claim.ttl * 1000))]
-            raw, handled, busy = await self._claim(keys=keys, args=args)
-            return Claimed(self._doc(raw), bool(handled), None if busy is None else busy.decode())
+            raw, handled, busy, fields = await self._claim(keys=keys, args=args)
+            doc = self._doc(raw, fields)
+            return Claimed(doc, bool(handled), None if busy is None else busy.decode())
 
     async def was_seen(self, seen: str, update: str) -> bool:
         """ZSCORE in the set of handled updates."""
@@ -486,7 +530,7 @@ class RedisStore(Store):
                 VERSION_KEEP,
                 max(ttl or 0, INDEX_KEEP),
             ]
-            keys = [self.name(key), self.index(key), self._counter(key)]
+            keys = [self.name(key), self.index(key), self._counter(key), self._fields(key)]
             if seen is not None:
                 keys.append(self.name(seen.key))
                 args += [seen.update, seen.ttl, SEEN_KEEP]
@@ -507,7 +551,7 @@ class RedisStore(Store):
         keys: list[str] = []
         args: list[bytes | str | int] = [len(writes), len(entries), VERSION_KEEP]
         for w in writes:
-            keys += [self.name(w.key), self._counter(w.key)]
+            keys += [self.name(w.key), self._counter(w.key), self._fields(w.key)]
             op, data = ("d", b"") if w.data is None else ("w", w.data)
             args += [w.expected, op, data, b"" if w.ttl is None else w.ttl, w.key]
         keys += [self.index(writes[0].key), *self._running_keys(writes[0].key)]
@@ -525,8 +569,16 @@ class RedisStore(Store):
         Its version counter stays for `VERSION_KEEP` seconds."""
         async with self._reachable("delete"):
             keys = [self.name(key), self.index(key), self._counter(key), *self._running_keys(key)]
+            keys.append(self._fields(key))
             if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
                 raise Conflict(key)
+
+    async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
+        """HGET and HSET beside the document, with its time to live: one EVALSHA."""
+        async with self._reachable("set_field"):
+            keys = [self.name(key), self._fields(key)]
+            before = await self._set_field(keys=keys, args=[name, value, "1" if replace else "0"])
+            return None if before is None else cast(bytes, before).decode()
 
     def _running_keys(self, key: str) -> list[str]:
         """The hashes of the running games of `key`'s shard: document -> game, game -> count."""

@@ -85,6 +85,47 @@ async def test_a_press_on_an_outdated_lobby_shows_the_current_lobby(service: Gam
     assert started.answer is not None and started.answer.text == "The game begins!"
 
 
+async def test_a_slot_message_id_is_kept_beside_the_session_never_by_saving_it(
+    service: GameService,
+) -> None:
+    """Recording a new lobby or table message's id is no change of the game: the session's
+    version stays; every load reads the id; a table opened anew starts without the last one's."""
+    for who in (HOST, GUEST):
+        await service.handle(command("start", who, chat=who.id))
+    await service.handle(command("newgame", HOST))
+    _, version = await service.sessions.load(GROUP)
+    assert await service.sessions.remember(GROUP, views.LOBBY_SLOT, "10") is None
+    assert await service.sessions.remember(GROUP, views.LOBBY_SLOT, "11") == "10"
+    session, again = await service.sessions.load(GROUP)
+    assert session is not None and session.message_ids == {views.LOBBY_SLOT: "11"}
+    assert again == version, "no save"
+    joined = await service.handle(press(b.encode(b.JOIN, stamp=session.stamp), GUEST))
+    assert [m.edit for m in joined.messages] == ["11"], "the lobby is edited in place"
+    await service.handle(command("stop", HOST))
+    await service.handle(command("newgame", HOST))
+    session, _ = await service.sessions.load(GROUP)
+    assert session is not None and session.message_ids == {}
+
+
+async def test_a_session_that_kept_its_message_ids_itself_still_finds_them() -> None:
+    """A document an older version wrote holds its slot ids itself: they are read from it (an
+    id recorded beside it since wins), and its next save moves them beside it."""
+    store = MemoryStore()
+    service = make_service(store, Settings(bot_delay=0))
+    await service.handle(command("newgame", HOST))
+    doc = await store.load(f"game:{GROUP}")
+    assert doc is not None
+    old = orjson.loads(doc.data) | {"messages": {"lobby": "7", "table:1": "8"}}
+    version = await store.save(f"game:{GROUP}", orjson.dumps(old), doc.version, None)
+    await service.sessions.remember(GROUP, "table:1", "9")
+    session, _ = await service.sessions.load(GROUP)
+    assert session is not None and session.message_ids == {"lobby": "7", "table:1": "9"}
+    await service.sessions.save(session, version)
+    saved = await store.load(f"game:{GROUP}")
+    assert saved is not None and "messages" not in orjson.loads(saved.data)
+    assert saved.fields == {"lobby": "7", "table:1": "9"}
+
+
 # --- the end of a game ---------------------------------------------------------------------
 
 
@@ -103,8 +144,14 @@ class WriteBeforeDelete(MemoryStore):
         if not self.raced and doc is not None and b'"phase":"over"' in doc.data:
             self.raced = True
             assert self.service is not None
-            await self.service.sessions.remember(key.removeprefix("game:"), "elsewhere", "99")
+            await self.service.sessions.update(key.removeprefix("game:"), _renamed)
         return await super().commit(writes, entries)
+
+
+def _renamed(session: Session) -> bool:
+    """A change of the session that is no move (as a language choice would be)."""
+    session.title = "renamed"
+    return True
 
 
 async def play_computers(service: GameService) -> Reply:

@@ -714,3 +714,59 @@ async def test_redis_a_commit_is_one_slot_with_ttls(
     if server.cluster:  # the chat's standings, history and game: one tag, one slot
         names = ("stats:c", "hist:c", "game:c")
         assert len({key_slot(redis_store.name(k).encode()) for k in names}) == 1
+
+
+async def test_fields_live_beside_a_document_and_die_with_it(store: Store) -> None:
+    assert await store.set_field("game:c", "lobby", "1") is None
+    await store.save("game:c", DATA, 0, 60)
+    assert await store.load("game:c") == Doc(1, DATA), "nothing was set without a document"
+    assert await store.set_field("game:c", "lobby", "1") is None
+    assert await store.set_field("game:c", "lobby", "2") == "1", "the value it replaced"
+    assert await store.set_field("game:c", "lobby", "3", replace=False) == "2"
+    assert await store.set_field("game:c", "table:9", "ไทย", replace=False) is None
+    assert await store.load("game:c") == Doc(1, DATA, {"lobby": "2", "table:9": "ไทย"})
+    claimed = await store.claim(Claim("seen:c", "claims:c", "u1", "p1", 60), "game:c")
+    assert claimed.doc == Doc(1, DATA, {"lobby": "2", "table:9": "ไทย"}), "read with the claim"
+    assert await store.save("game:c", b"two", 1, 60) == 2, "a field is no new version"
+    assert (await store.load("game:c") or Doc(0, b"")).fields == {"lobby": "2", "table:9": "ไทย"}
+    await store.delete("game:c", 2)
+    await store.save("game:c", DATA, 0, 60)
+    assert await store.load("game:c") == Doc(3, DATA), "a document created anew has none"
+    await store.set_field("game:c", "lobby", "4")
+    await store.commit([Write("game:c", 3, None)])
+    await store.commit([Write("game:c", 0, DATA)])
+    assert await store.load("game:c") == Doc(4, DATA), "a commit's delete took them too"
+    await store.set_field("game:c", "lobby", "5")
+    await store.commit([Write("game:c", 4, b"five")])
+    assert await store.load("game:c") == Doc(5, b"five", {"lobby": "5"})
+
+
+async def test_memory_fields_expire_with_their_document() -> None:
+    now = [0.0]
+    store = MemoryStore(clock=lambda: now[0])
+    await store.save("game:c", DATA, 0, 100)
+    await store.set_field("game:c", "lobby", "1")
+    now[0] = 101.0
+    assert await store.load("game:c") is None
+    await store.save("game:c", DATA, 0, 100)
+    assert await store.load("game:c") == Doc(2, DATA)
+
+
+async def test_redis_fields_share_the_documents_slot_and_time_to_live(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, server: Server
+) -> None:
+    fields = redis_store._fields("game:c")
+    await redis_store.save("game:c", DATA, 0, 100)
+    await redis_client.expire(redis_store.name("game:c"), 50)  # as if 50 s had passed
+    await redis_store.set_field("game:c", "lobby", "1")
+    assert 48_000 < await redis_client.pttl(fields) <= 50_000, "as long as the document"
+    if server.cluster:
+        assert key_slot(fields.encode()) == key_slot(redis_store.name("game:c").encode())
+    await redis_store.save("game:c", DATA, 1, 100)
+    assert 98 < await redis_client.ttl(fields) <= 100, "a save keeps them as long"
+    await redis_store.load("game:c", refresh=200)
+    assert 198 < await redis_client.ttl(fields) <= 200, "and so does a refreshing load"
+    await redis_store.save("game:c", DATA, 2, None)
+    assert await redis_client.ttl(fields) == -1
+    await redis_store.delete("game:c", 3)
+    assert await redis_client.exists(fields) == 0

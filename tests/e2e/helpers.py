@@ -173,4 +173,4 @@ def waiting(session: Session) -> str | None:
 
 def table_id(session: Session) -> str:
     """The platform id of the group's table message of the session's game."""
-    return session.messages[views.table_slot(session)]
+    return session.message_ids[views.table_slot(session)]

@@ -28,7 +28,7 @@ async def test_two_decks(tg: FakeTelegram, harness: Harness) -> None:
     users = people(tg, "Ann", "Bob")
     ann = users[0]
     session = await open_ano(h, tg, users, {"decks": 2})
-    lobby = tg.message(GROUP, int(session.messages["lobby"]))
+    lobby = tg.message(GROUP, int(session.message_ids["lobby"]))
     assert "Decks: 2" in lobby.text
     table = await table_now(h, tg)
     assert "Draw pile: 97 · discard pile: 1" in table.text, "108 - 2 × 5 - 1"
@@ -47,7 +47,7 @@ async def test_no_jokers(tg: FakeTelegram, harness: Harness) -> None:
     h = harness
     users = people(tg, "Ann", "Bob")
     session = await open_ano(h, tg, users, {"jokers": False})
-    lobby = tg.message(GROUP, int(session.messages["lobby"]))
+    lobby = tg.message(GROUP, int(session.message_ids["lobby"]))
     assert "⬜ Jokers" in lobby.text
     assert "Draw pile: 41 · discard pile: 1" in (await table_now(h, tg)).text, "52 - 10 - 1"
     state = await state_now(h)

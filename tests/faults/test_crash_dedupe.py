@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -28,6 +29,25 @@ from tests.e2e.helpers import (
     to_move,
     user_of,
 )
+
+
+def hold_loads(client: aioredis.Redis, hold: Callable[[], Awaitable[None]]) -> None:
+    """Every pipeline `client` sends (a load: the document and the fields beside it) waits
+    for `hold` first."""
+    pipeline = client.pipeline
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        pipe = pipeline(*args, **kwargs)
+        execute = pipe.execute
+
+        async def waiting(*args: Any, **kwargs: Any) -> Any:
+            await hold()
+            return await execute(*args, **kwargs)
+
+        pipe.execute = waiting  # type: ignore[method-assign]
+        return pipe
+
+    client.pipeline = held  # type: ignore[method-assign]
 
 
 async def move_update(h: Harness, tg: FakeTelegram, users: list[JSON]) -> JSON:
@@ -197,20 +217,17 @@ async def test_a_copy_delivered_while_another_process_handles_the_update_is_reco
         await open_table(a, tg, users)
         update = tg.message_update(GROUP, users[0], "/status")
         before = len(tg.sent_to(GROUP))
-        get = client.get
         inside = asyncio.Event()
 
-        async def slow_get(*args: Any, **kwargs: Any) -> Any:
+        async def slowly() -> None:
             inside.set()  # A holds the update and is loading the game: slowly
             await asyncio.sleep(0.5)
-            return await get(*args, **kwargs)
 
-        client.get = slow_get  # type: ignore[method-assign]
+        hold_loads(client, slowly)
         first = asyncio.create_task(a.feed(update))
         await asyncio.wait_for(inside.wait(), 5)
         await b2.feed(update)  # the same update, to another process, while A handles it
         await first
-        client.get = get  # type: ignore[method-assign]
         assert len(tg.sent_to(GROUP)) == before + 1, "answered once"
         await b2.feed(update)
         assert len(tg.sent_to(GROUP)) == before + 1, "and a later copy is ignored"
@@ -237,11 +254,11 @@ async def test_a_copy_whose_first_handler_died_holding_it_is_handled_after_the_c
         before = len(tg.sent_to(GROUP))
         inside = asyncio.Event()
 
-        async def dies(*args: Any, **kwargs: Any) -> Any:
+        async def dies() -> None:
             inside.set()
             await asyncio.Event().wait()
 
-        client.get = dies  # type: ignore[method-assign]
+        hold_loads(client, dies)
         first = asyncio.create_task(a.bot.app.process_update(Update.de_json(update, a.bot.app.bot)))
         await asyncio.wait_for(inside.wait(), 5)
         first.cancel()

@@ -109,7 +109,7 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
 
         async def playing() -> bool:
             s = await load()
-            return s is not None and s.phase == "playing" and views.table_slot(s) in s.messages
+            return s is not None and s.phase == "playing" and views.table_slot(s) in s.message_ids
 
         await until(playing, 10, "the game starts")
         before = await load()
