@@ -73,7 +73,7 @@ async def test_a_move_saved_by_a_killed_process_reaches_the_group_through_the_ne
 
     async def load() -> Session | None:
         doc = await store.load(f"game:{CHAT}")
-        return None if doc is None else Session.loads(doc.data)
+        return None if doc is None else Session.loads(doc.data, doc.fields)
 
     async def said(chat: int, n: int) -> bool:
         return len(tg.sent_to(chat)) >= n

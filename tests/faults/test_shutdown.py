@@ -132,7 +132,7 @@ async def test_sigterm_ends_the_bot_and_every_process_it_started(
 
     async def load() -> Session | None:
         doc = await store.load(f"game:{CHAT}")
-        return None if doc is None else Session.loads(doc.data)
+        return None if doc is None else Session.loads(doc.data, doc.fields)
 
     try:
         if mode == "web":

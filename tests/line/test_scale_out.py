@@ -109,7 +109,7 @@ async def test_two_processes_share_a_game_and_one_dies(line: FakeLine, redis_url
 
             async def load() -> Session | None:
                 doc = await store.load(f"game:{qualify(group)}")
-                return None if doc is None else Session.loads(doc.data)
+                return None if doc is None else Session.loads(doc.data, doc.fields)
 
             people = [line.user(name, "en", friend=False) for name in ("Ann", "Bob", "Cid")]
             group = line.group(*people)
