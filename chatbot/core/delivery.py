@@ -182,7 +182,6 @@ class Delivery:
         self._confirming: set[asyncio.Task[None]] = set()  # deliveries being recorded
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
         self._hands: dict[tuple[str, str], str] = {}  # (chat, hand slot) -> new id, unrecorded
-        self._updates: list[tuple[str, str]] = []  # (chat, update) handled, unrecorded
         self._ledger_task: asyncio.Task[None] | None = None  # waits LEDGER_EVERY, then records
         self._sent = asyncio.Event()  # set whenever a queued message has been sent
         self._flushing = False  # stopping: every update goes, minor ones included
@@ -196,11 +195,6 @@ class Delivery:
     @property
     def caps(self) -> Capabilities:
         return self.outbox.capabilities
-
-    def handled(self, update: tuple[str, str]) -> None:
-        """An update (chat, id) to record as handled, with the deliveries."""
-        self._updates.append(update)
-        self._write_ledger_soon()
 
     def post(
         self,
@@ -420,9 +414,10 @@ class Delivery:
         if batch.left > 0 or batch.change <= 0:  # (0: a reply's carrier, no change of its own)
             return
         self._delivered[batch.chat] = max(batch.change, self._delivered.get(batch.chat, 0))
-        self._write_ledger_soon()
+        self.write_ledger_soon()
 
-    def _write_ledger_soon(self) -> None:
+    def write_ledger_soon(self) -> None:
+        """Write the ledger within LEDGER_EVERY seconds (with whatever joins it meanwhile)."""
         if self._ledger_task is None:
             self._ledger_task = asyncio.create_task(self._write_ledger_later())
 
@@ -440,13 +435,13 @@ class Delivery:
     async def _write_ledger(self) -> None:
         changes, self._delivered = self._delivered, {}
         hands, self._hands = self._hands, {}
-        updates, self._updates = self._updates, []
-        if not changes and not hands and not updates:
+        seen = self.sessions.dedupe.marks()
+        if not changes and not hands and not seen:
             return
         try:
-            await self.sessions.write_ledger(changes, hands, updates)
+            await self.sessions.write_ledger(changes, hands, seen)
         except Exception as exc:  # another process may deliver them again, or not bare a hand
-            count = len(changes) + len(hands) + len(updates)
+            count = len(changes) + len(hands) + len(seen)
             log.warning("could not record %d deliveries: %r", count, exc)
 
     async def _write_ledger_now(self) -> None:
@@ -627,7 +622,7 @@ class Delivery:
             self._slots.popitem(last=False)
         if hand:  # recorded with the deliveries
             self._hands[key] = sent
-            self._write_ledger_soon()
+            self.write_ledger_soon()
             return sent
         stored = None
         try:

@@ -35,7 +35,7 @@ from chatbot.core.session import (
     BadSession,
     Session,
 )
-from chatbot.core.sessions import HISTORY_TTL, Busy, Sessions, game_key, handled
+from chatbot.core.sessions import HISTORY_TTL, Busy, Sessions, game_key
 from chatbot.core.standings import TTL as STANDINGS_TTL
 from chatbot.core.standings import Standings, add_result, standings_key
 from chatbot.core.thinking import Thinkers, budget
@@ -341,20 +341,13 @@ class GameDesk:
         update was handled before: the load and the dedupe check share one round trip. The
         update is marked handled only by the save of its change (`act`), so that one cut
         short (a crash, a storage fault) is handled again when it is delivered again."""
-        doc, duplicate = await self._claim(inc, chat)
+        dedupe = self.sessions.dedupe
+        doc, duplicate = await dedupe.load(chat, inc.update_id, game_key(chat))
         if doc is None and (moved := await self.sessions.moved_to(chat)):
             chat = moved  # the group became a supergroup: its own set of handled updates
-            doc, again = await self._claim(inc, moved)
+            doc, again = await dedupe.load(moved, inc.update_id, game_key(moved))
             duplicate = duplicate or again
         return doc, chat, duplicate
-
-    async def _claim(self, inc: Incoming, chat: str) -> tuple[Doc | None, bool]:
-        """The chat's game and whether the update was handled (claimed for this process
-        if not: a copy of it in another process waits for this one)."""
-        if not inc.update_id:
-            return await self.sessions.store.load(game_key(chat)), False
-        got = await self.sessions.claim(chat, inc.update_id, game_key(chat))
-        return got.doc, got.handled
 
     async def act(self, inc: Press, code: b.Code) -> Reply:
         """A move: from a private hand (`m<seat stamp>|chat|code`) or from the group's table
@@ -393,7 +386,7 @@ class GameDesk:
             messages = self.render(session, state, events, change, pressed, inc.private)
             view = bundle.game.view(state, seat)
             state = await self.hurry(session, state, messages)
-            seen = handled(session.chat, inc.update_id)  # where `load_press` looks (the chat moved)
+            seen = self.sessions.dedupe.mark(session.chat, inc.update_id)  # (the chat it moved to)
             saved = await self.sessions.try_save(session, version, owed=True, seen=seen)
             if saved and session.phase == OVER:
                 await self.finish(session)

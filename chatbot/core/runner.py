@@ -19,13 +19,12 @@ import html
 import logging
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from chatbot import metrics
 from chatbot.core.buttons import DATA_BYTES, game_chat
-from chatbot.core.delivery import SLOTS_KEPT, Budget, Delivery, Outbox, cancelled
+from chatbot.core.delivery import Budget, Delivery, Outbox, cancelled
 from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, Press, clip
 from chatbot.core.service import GameService
 from chatbot.i18n import negotiate, translator
@@ -55,12 +54,12 @@ class Runner:
         self.monotonic = monotonic
         self.errors: list[BaseException] = []
         self.delivery = Delivery(service.sessions, outbox, monotonic, budget, self.errors)
+        self.dedupe = service.sessions.dedupe
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._ticker: asyncio.Task[None] | None = None
         self._beat: asyncio.Task[None] | None = None
         self._timing: dict[str, asyncio.Task[int]] = {}  # game key -> its timers, running
         self._stopping = False
-        self._handled: OrderedDict[str, None] = OrderedDict()  # updates handled here, newest
 
     @property
     def platform(self) -> str:
@@ -87,10 +86,11 @@ class Runner:
         began = time.perf_counter()
         try:
             async with self.lock(game_chat(press.code if press else None, inc.chat)):
-                if inc.update_id in self._handled:  # a copy, after this process answered it
+                if self.dedupe.copy(inc.update_id):
                     return None
                 reply = await self.service.handle(inc)
-                self._remember(inc.update_id, reply.handled)
+                if self.dedupe.answered(inc.update_id, reply.handled):
+                    self.delivery.write_ledger_soon()
         except Exception as exc:
             tr = translator(negotiate(inc.user.language))
             cause = "storage" if isinstance(exc, StoreUnavailable) else "error"
@@ -125,16 +125,6 @@ class Runner:
             answer = replace(answer, text=clip(answer.text, self.caps.answer_chars))
         self.post(messages, inc, reply.confirm, reply.chatter)
         return answer
-
-    def _remember(self, update: str | None, handled: tuple[str, str] | None) -> None:
-        """An update handled here (copies of it are dropped here at once); one that must
-        still be recorded as handled is, with the deliveries."""
-        if update:
-            self._handled[update] = None
-            while len(self._handled) > SLOTS_KEPT:
-                self._handled.popitem(last=False)
-        if handled is not None:
-            self.delivery.handled(handled)
 
     def _said(self, inc: Incoming, answer: Answer) -> Message | None:
         """An answer as a message, where there are no pop-ups: in the press's own chat naming

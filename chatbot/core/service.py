@@ -66,14 +66,14 @@ class GameService:
         self.records = RecordDesk(sessions)
 
     async def handle(self, inc: Incoming) -> Reply:
-        # An update is marked handled once it was: one cut short by a crash is handled when
-        # Telegram delivers it again. Game presses look in the round trip that loads their
-        # session (`load_press`); a move is marked by the save that applies it, any other
-        # update by whoever delivers the reply (`Reply.handled`).
+        # (chatbot/core/dedupe.py) Game presses claim their update in the round trip that
+        # loads their session (`load_press`); a move is marked handled by the save that
+        # applies it, any other update with the ledger (`Reply.handled`).
         code = inc.code if isinstance(inc, Press) else None
         game = b.acts_on_game(code)
         chat = b.game_chat(code, inc.chat)  # whose set of handled updates
-        if not game and inc.update_id and (await self.sessions.claim(chat, inc.update_id)).handled:
+        dedupe = self.sessions.dedupe
+        if not game and inc.update_id and (await dedupe.claim(chat, inc.update_id)).handled:
             return Reply()  # recorded once its answer and messages went out: nothing owed
         try:
             if isinstance(inc, Membership):

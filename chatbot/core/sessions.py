@@ -3,7 +3,6 @@ languages, who may host, and the platform's ports. Desks use it; it knows no des
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import random
@@ -12,6 +11,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from chatbot.core.dedupe import Dedupe
 from chatbot.core.model import Capabilities, Incoming
 from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import BadSession, Session
@@ -20,8 +20,6 @@ from chatbot.settings import Settings
 from chatbot.store.base import (
     ANY_VERSION,
     RETRIES,
-    Claim,
-    Claimed,
     Conflict,
     Doc,
     Seen,
@@ -34,13 +32,10 @@ GAMES_KEPT = 30  # the newest chats a user sat down in (a private /language and 
 HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in a hash of their own)
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
-DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after the last one
 PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept after last use
 HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its last game
 ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
-IN_FLIGHT = 5.0  # seconds a process holds an update it handles against copies elsewhere
-CLAIM_POLL = 0.1  # seconds between looks at an update another process is handling
 
 
 class Busy(Exception):
@@ -63,21 +58,6 @@ def game_key(chat: str) -> str:
 
 def chat_of(key: str) -> str:
     return key.removeprefix("game:")
-
-
-def seen_key(chat: str) -> str:
-    """The bounded set of the chat's handled updates."""
-    return f"seen:{chat}"
-
-
-def claims_key(chat: str) -> str:
-    """The chat's updates being handled now, and by which process."""
-    return f"claims:{chat}"
-
-
-def handled(chat: str, update: str | None) -> Seen | None:
-    """What marks `update` handled in `chat`'s set (None: an event with no update id)."""
-    return Seen(seen_key(chat), update, DEDUPE_TTL, claims_key(chat)) if update else None
 
 
 class Sessions:
@@ -108,7 +88,7 @@ class Sessions:
         # Changes whose save failed with a storage fault: this process will not deliver them,
         # though Redis may have applied the save (chat, change). Kept for the process's life.
         self.unsent: set[tuple[str, int]] = set()
-        self.in_flight = IN_FLIGHT
+        self.dedupe = Dedupe(store, self.process)
 
     @property
     def caps(self) -> Capabilities:
@@ -126,25 +106,6 @@ class Sessions:
         if doc is None and (moved := await self.moved_to(chat)):
             doc = await self.store.load(game_key(moved))
         return self.session(doc)
-
-    async def claim(self, chat: str, update: str, key: str | None = None) -> Claimed:
-        """Claim `chat`'s `update` for this process, reading `key` in the same round trip.
-        While another process handles the same update (a copy delivered twice at once),
-        wait until it has (the result says handled) or its claim lapses after `in_flight`
-        seconds (it died or stalled: this process handles the update)."""
-        claim = Claim(seen_key(chat), claims_key(chat), update, self.process, self.in_flight)
-        waited = 0.0
-        while True:
-            got = await self.store.claim(claim, key)
-            if got.busy is None:
-                return got
-            if waited > self.in_flight + 1:  # a claim that does not lapse: not ours to handle
-                log.warning("update %s in %s: still held by %s", update, chat, got.busy)
-                return Claimed(got.doc, True)
-            if not waited:
-                log.info("update %s in %s: a copy is handled by %s", update, chat, got.busy)
-            await asyncio.sleep(CLAIM_POLL)
-            waited += CLAIM_POLL
 
     async def moved_to(self, chat: str) -> str | None:
         """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
@@ -215,17 +176,16 @@ class Sessions:
         self,
         delivered: dict[str, int],
         hands: dict[tuple[str, str], str],
-        updates: Sequence[tuple[str, str]] = (),
+        seen: Sequence[Seen] = (),
     ) -> None:
         """Record, in one write, chats' delivered changes ({chat: change}), the ids of newly
         sent hand messages ({(chat, slot): message id}, kept beside the sessions: no save of a
-        game, which could race a change), and updates handled that changed no game
-        ((chat, update) pairs)."""
+        game, which could race a change), and updates handled that changed no game (their
+        marks: `Dedupe.marks`)."""
         for chat, change in delivered.items():
             self.unsent.discard((chat, change))
         marks = [(f"sent:{chat}", "change", str(change)) for chat, change in delivered.items()]
         marks += [(f"{HAND_SLOT}{chat}", slot, message) for (chat, slot), message in hands.items()]
-        seen = [s for chat, update in updates if (s := handled(chat, update)) is not None]
         await self.store.write_marks(marks, self.settings.idle_ttl, seen)  # as long as the sessions
 
     async def owed(self, session: Session) -> bool:

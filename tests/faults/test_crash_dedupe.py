@@ -72,7 +72,7 @@ async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
     client = aioredis.Redis.from_url(redis_url)
     a = await Harness(tg, RedisStore(client, redis_prefix), clock=clock).start()
     b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), clock=clock).start()
-    a.bot.sessions.in_flight = 0.5  # A's hold on the update it died handling lapses soon
+    a.bot.sessions.dedupe.in_flight = 0.5  # A's hold on the update it died handling lapses soon
     try:
         users = [tg.user(85, "Gus"), tg.user(86, "Hal")]
         await open_table(a, tg, users)
@@ -246,7 +246,7 @@ async def test_a_copy_whose_first_handler_died_holding_it_is_handled_after_the_c
     client = aioredis.Redis.from_url(redis_url)
     a = await Harness(tg, RedisStore(client, redis_prefix)).start()
     b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
-    a.bot.sessions.in_flight = 1.0
+    a.bot.sessions.dedupe.in_flight = 1.0
     try:
         users = [tg.user(73, "Tam"), tg.user(74, "Uma")]
         await open_table(a, tg, users)
