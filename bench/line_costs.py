@@ -130,14 +130,14 @@ class Table:
         before its table update is pushed (as they do at human pace: within the table
         interval)."""
         if event is None:
-            await self.bot.runner.flush()
+            await self.bot.runner.delivery.flush()
             return
         assert await self.bot.webhook(*self.line.signed(event)) == 200
         await self.bot.idle()
         for _ in range(200):
             if not await self.bot.runner.tick():
                 break
-        await self.bot.runner.flush()
+        await self.bot.runner.delivery.flush()
         self.costs.events += 1
         token = event.get("replyToken")
         self.costs.unanswered += bool(token) and not self.line.answered(str(token))
@@ -175,7 +175,7 @@ class Table:
                 return ticked
             ticked = True
             await self.bot.runner.tick()
-            await self.bot.runner.flush()
+            await self.bot.runner.delivery.flush()
         raise AssertionError("the computers kept acting")
 
     async def play(self, group: str, people: list[str]) -> None:

@@ -19,7 +19,7 @@ import html
 import logging
 import time
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 
 from chatbot import metrics
@@ -49,12 +49,13 @@ class Runner:
         if outbox.capabilities.data_bytes < DATA_BYTES:  # our button codes would not fit
             raise ValueError(f"{outbox.platform} carries {outbox.capabilities.data_bytes} bytes")
         self.service = service
+        self.sessions = sessions = service.sessions
         self.outbox = outbox
-        self.settings = service.sessions.settings
+        self.settings = sessions.settings
         self.monotonic = monotonic
         self.errors: list[BaseException] = []
-        self.delivery = Delivery(service.sessions, outbox, monotonic, budget, self.errors)
-        self.dedupe = service.sessions.dedupe
+        self.delivery = Delivery(sessions, outbox, monotonic, budget, self.errors)
+        self.dedupe = sessions.dedupe
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._ticker: asyncio.Task[None] | None = None
         self._beat: asyncio.Task[None] | None = None
@@ -103,7 +104,7 @@ class Runner:
                 self.errors.append(exc)
                 text = tr.gettext("Something went wrong on my side: please try again in a moment.")
             if press is None:
-                self.post([Message(inc.chat, text)], inc, chatter=True)
+                self.delivery.post([Message(inc.chat, text)], inc, chatter=True)
                 return None
             return Answer(text)
         finally:
@@ -113,7 +114,7 @@ class Runner:
         if press is not None and press.aside:  # its page shows the answer and its messages
             mine = tuple(m for m in messages if m.chat == inc.chat)
             others = [m for m in messages if m.chat != inc.chat]
-            self.post(others, inc, reply.confirm, reply.chatter)
+            self.delivery.post(others, inc, reply.confirm, reply.chatter)
             return replace(answer or Answer(), shown=mine)
         if press is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
@@ -123,7 +124,7 @@ class Runner:
             answer = Answer(url=answer.url)
         elif answer is not None and answer.text:
             answer = replace(answer, text=clip(answer.text, self.caps.answer_chars))
-        self.post(messages, inc, reply.confirm, reply.chatter)
+        self.delivery.post(messages, inc, reply.confirm, reply.chatter)
         return answer
 
     def _said(self, inc: Incoming, answer: Answer) -> Message | None:
@@ -143,40 +144,9 @@ class Runner:
             return Message(inc.chat, text, link)
         return Message(inc.user.id, answer.text, link)
 
-    # --- messages out ------------------------------------------------------------------------
-
-    # --- messages out: the delivery's ----------------------------------------------------
-
-    def post(
-        self,
-        messages: list[Message],
-        inc: Incoming | None = None,
-        confirm: tuple[str, int] | None = None,
-        chatter: bool = False,
-        loud: bool = False,
-    ) -> None:
-        """Queue messages for delivery (`Delivery.post`)."""
-        self.delivery.post(messages, inc, confirm, chatter, loud)
-
-    def release(self, chat: str, token: str | None) -> bool:
-        """The updates parked for `chat` go now (`Delivery.release`)."""
-        return self.delivery.release(chat, token)
-
-    def wake(self) -> None:
-        """Look at every chat's queue again (its budget or the clock moved on)."""
-        self.delivery.wake()
-
-    async def settle(self, chats: Iterable[str] | None = None) -> None:
-        """Wait until what is due has been sent (`Delivery.settle`)."""
-        await self.delivery.settle(chats)
-
-    async def flush(self) -> None:
-        """Wait until every queued message has been delivered, table edits included."""
-        await self.delivery.flush()
-
     async def moved(self, old: str, new: str) -> None:
         """A chat got a new id (a Telegram group upgraded): its game follows it."""
-        self.post(await self.service.chat_moved(old, new))
+        self.delivery.post(await self.service.chat_moved(old, new))
 
     # --- timers ------------------------------------------------------------------------------
 
@@ -238,7 +208,7 @@ class Runner:
         compare-and-set, and a press saved first makes it look again at the next tick."""
         try:
             reply = await self.service.timeout(key)
-            self.post(reply.messages, confirm=reply.confirm)
+            self.delivery.post(reply.messages, confirm=reply.confirm)
             return len(reply.messages)
         except StoreUnavailable as exc:  # the next tick tries again
             log.warning("timer of %s: storage unavailable: %r", key, exc)
@@ -252,9 +222,8 @@ class Runner:
     async def _later(self, key: str) -> bool:
         """Move a failing deadline back by RETRY_LATER, so that deadlines that keep failing
         cannot take every slot of each tick; False when the store cannot be reached."""
-        sessions = self.service.sessions
         try:
-            await sessions.store.set_deadline(key, sessions.clock() + RETRY_LATER)
+            await self.sessions.postpone(key, RETRY_LATER)
         except StoreUnavailable:
             return False
         return True
@@ -268,7 +237,7 @@ class Runner:
         """This process's "alive" mark every HEARTBEAT seconds, whatever the games do."""
         while not self._stopping:
             try:
-                await self.service.sessions.heartbeat()
+                await self.sessions.heartbeat()
             except Exception as exc:
                 log.warning("heartbeat failed: %r", exc)
             await asyncio.sleep(HEARTBEAT)

@@ -226,6 +226,10 @@ class Sessions:
         except ValueError:
             return False
 
+    async def postpone(self, key: str, seconds: float) -> None:
+        """Move the deadline of the game at `key` to `seconds` from now."""
+        await self.store.set_deadline(key, self.clock() + seconds)
+
     async def reindex(self, session: Session) -> None:
         """Put the session's own deadline back in the index (after a delivery's grace)."""
         key = game_key(session.chat)

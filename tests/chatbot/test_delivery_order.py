@@ -99,7 +99,7 @@ async def settled(runner: Runner) -> None:
 async def fill(runner: Runner, outbox: Outbox, n: int) -> None:
     """Spend `n` of the group's 20 a minute on game messages."""
     for i in range(n):
-        runner.post([Message(GROUP, f"news {i}")], confirm=(GROUP, i + 1))
+        runner.delivery.post([Message(GROUP, f"news {i}")], confirm=(GROUP, i + 1))
     await settled(runner)
     assert len(outbox.sent) == n
 
@@ -114,12 +114,12 @@ async def test_the_game_goes_before_command_replies_and_a_spammer_gets_one() -> 
             Command(chat=GROUP, private=False, user=spammer, name="status", update_id=f"u{i}")
         )
     table = Message(GROUP, "move 7", KEYS, edit="5", slot="table:1", host=GROUP, coalesce=True)
-    runner.post([table], confirm=(GROUP, 30))
-    runner.post([Message(GROUP, "round over")], confirm=(GROUP, 31))
+    runner.delivery.post([table], confirm=(GROUP, 30))
+    runner.delivery.post([Message(GROUP, "round over")], confirm=(GROUP, 31))
     await settled(runner)
     assert len(outbox.sent) == 20, "nothing goes into a wait"
     clock.now += GROUP_PERIOD  # the window frees
-    runner.wake()
+    runner.delivery.wake()
     await settled(runner)
     texts = [m.text for m in outbox.sent[20:]]
     assert texts[:2] == ["round over", "move 7"], "the game's messages first"
@@ -150,7 +150,7 @@ async def test_a_burst_of_one_command_gets_one_reply_and_others_are_answered() -
             Command(chat=GROUP, private=False, user=member, name="status", update_id=f"s{i}")
         )
         clock.now += 1.0
-        runner.wake()
+        runner.delivery.wake()
         await settled(runner)
     assert len(outbox.sent) == 3, "the same answer again is not sent"
 
@@ -171,14 +171,14 @@ async def test_a_hidden_picks_mark_waits_for_room_and_rides_on_the_next_update()
     runner, outbox, clock = started(interval=0.0)
     await fill(runner, outbox, 17)  # 3 of 20 left: under a quarter
     mark = Message(GROUP, "Ann ✅", KEYS, edit="5", slot="table:1", host=GROUP, coalesce=True)
-    runner.post([replace(mark, minor=True)])
+    runner.delivery.post([replace(mark, minor=True)])
     await settled(runner)
     assert len(outbox.sent) == 17, "a mark alone does not spend the last places"
     reveal = Message(GROUP, "Reveal!", (), edit="5", slot="table:1", host=GROUP, coalesce=True)
-    runner.post([reveal], confirm=(GROUP, 50))
+    runner.delivery.post([reveal], confirm=(GROUP, 50))
     await settled(runner)
     assert [m.text for m in outbox.sent[17:]] == ["Reveal!"], "one edit carries both"
-    runner.post([replace(mark, minor=True, text="Bob ✅")])
+    runner.delivery.post([replace(mark, minor=True, text="Bob ✅")])
     await settled(runner)
     assert len(outbox.sent) == 18
     clock.now += GROUP_PERIOD  # the budget is free again
@@ -192,9 +192,9 @@ async def test_a_finished_table_loses_its_buttons_before_anything_else_goes() ->
     await fill(runner, outbox, 20)
     final = Message(GROUP, "Reveal!", (), edit="3", slot="table:1", host=GROUP, coalesce=True)
     fresh = Message(GROUP, "Turn 2", KEYS, slot="table:1", host=GROUP)
-    runner.post([final, fresh], confirm=(GROUP, 60))
+    runner.delivery.post([final, fresh], confirm=(GROUP, 60))
     clock.now += GROUP_PERIOD
-    runner.wake()
+    runner.delivery.wake()
     await settled(runner)
     assert [m.text for m in outbox.sent[20:]] == ["Reveal!", "Turn 2"]
 
@@ -202,10 +202,10 @@ async def test_a_finished_table_loses_its_buttons_before_anything_else_goes() ->
 async def test_a_new_games_table_never_edits_the_last_games_message() -> None:
     runner, outbox, _ = started(interval=0.0)
     old = Message(GROUP, "game 1", KEYS, slot="table:11", host=GROUP)
-    runner.post([old], confirm=(GROUP, 1))
+    runner.delivery.post([old], confirm=(GROUP, 1))
     await settled(runner)
     update = Message(GROUP, "game 2, move 1", KEYS, slot="table:22", host=GROUP, coalesce=True)
-    runner.post([update], confirm=(GROUP, 2))
+    runner.delivery.post([update], confirm=(GROUP, 2))
     await settled(runner)
     assert outbox.sent[-1].edit is None, "sent anew, not an edit of game 1's table"
 
@@ -237,15 +237,15 @@ async def test_a_mark_waits_three_intervals_after_the_tables_last_edit() -> None
     """A hidden pick's mark does not spend a message while the turn may end any moment."""
     runner, outbox, clock = started(interval=3.0)
     table = Message(GROUP, "Turn 1", KEYS, edit="7", slot="table:1", host=GROUP, coalesce=True)
-    runner.post([table], confirm=(GROUP, 1))
+    runner.delivery.post([table], confirm=(GROUP, 1))
     await settled(runner)
-    runner.post([replace(table, text="Turn 1 · Ann ✅", minor=True)])
+    runner.delivery.post([replace(table, text="Turn 1 · Ann ✅", minor=True)])
     clock.now += 6.0
-    runner.wake()
+    runner.delivery.wake()
     await settled(runner)
     assert [m.text for m in outbox.sent] == ["Turn 1"], "two intervals: not yet"
     clock.now += 3.0
-    runner.wake()
+    runner.delivery.wake()
     await settled(runner)
     assert outbox.sent[-1].text == "Turn 1 · Ann ✅", "three intervals: the mark goes"
 
@@ -261,14 +261,14 @@ async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> 
     assert await sessions.try_save(session, 0)
     table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), host=GROUP)
     table = replace(table, coalesce=True)
-    runner.post([table], confirm=(GROUP, 1))
+    runner.delivery.post([table], confirm=(GROUP, 1))
     await settled(runner)
-    runner.post([replace(table, text="Turn 1 · Bob ✅", minor=True)], confirm=(GROUP, 2))
+    runner.delivery.post([replace(table, text="Turn 1 · Bob ✅", minor=True)], confirm=(GROUP, 2))
     stored, version = await sessions.load(GROUP)
     assert stored is not None
     stored.change = 3  # the other process's reveal
     assert await sessions.try_save(stored, version)
     clock.now += 9.0
-    runner.wake()
+    runner.delivery.wake()
     await settled(runner)
     assert [m.text for m in outbox.sent] == ["Turn 1"]

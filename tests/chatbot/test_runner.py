@@ -64,17 +64,17 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
         for user in (ann, bob):
             await runner.handle(Command(chat=user.id, private=True, user=user, name="start"))
         await runner.handle(Command(chat=GROUP, private=False, user=ann, name="newgame"))
-        await runner.flush()
+        await runner.delivery.flush()
         (lobby_id, lobby), *_ = outbox.to(GROUP)
         join = next(x.data for r in lobby.buttons for x in r if x.data == b.JOIN)
         await runner.handle(Press(chat=GROUP, private=False, user=bob, data=join, message=lobby_id))
-        await runner.flush()
+        await runner.delivery.flush()
         lobby_id, lobby = outbox.to(GROUP)[-1]
         start = next(x.data for r in lobby.buttons for x in r if (x.data or "")[0] == b.START)
         await runner.handle(
             Press(chat=GROUP, private=False, user=ann, data=start, message=lobby_id)
         )
-        await runner.flush()
+        await runner.delivery.flush()
 
         table_id, table = outbox.to(GROUP)[-1]
         peek = next(x.data for r in table.buttons for x in r if (x.data or "")[0] == b.PEEK)
@@ -82,7 +82,7 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
         answer = await runner.handle(
             Press(chat=GROUP, private=False, user=bob, data=peek, message=table_id)
         )
-        await runner.flush()
+        await runner.delivery.flush()
         assert answer is not None and answer.text == "", "no pop-up"
         assert len(outbox.to(bob.id)) == before + 1, "the hand came to the private chat"
 
@@ -95,7 +95,7 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
             moves = session.moves
             sent = len(outbox.to(GROUP))
             if await runner.tick():
-                await runner.flush()
+                await runner.delivery.flush()
             else:
                 game = service.sessions.bundle(session).game
                 (seat,) = game.to_move(restore(game, session.state))
@@ -107,7 +107,7 @@ async def test_a_whole_egonomy_game_without_edits_or_pop_ups(
                 await runner.handle(
                     Press(chat=user.id, private=True, user=user, data=data, message=message_id)
                 )
-                await runner.flush()
+                await runner.delivery.flush()
             after, _ = await service.sessions.load(GROUP)
             if after is None or after.moves != moves:
                 group_per_move[len(outbox.to(GROUP)) - sent] += 1
@@ -141,20 +141,20 @@ async def test_where_pushes_cost_a_table_update_waits_for_a_newer_one() -> None:
     outbox = CostlyOutbox()
     runner = Runner(service, outbox)
     table = Message(GROUP, "move 1", slot="table", host=GROUP, coalesce=True)
-    runner.post([table])
+    runner.delivery.post([table])
     await asyncio.sleep(0.05)
     assert not outbox.sent, "held for the interval"
-    runner.post([replace(table, text="move 2")])  # a computer's move meanwhile
-    await runner.flush()
+    runner.delivery.post([replace(table, text="move 2")])  # a computer's move meanwhile
+    await runner.delivery.flush()
     assert [m.text for _, m in outbox.sent] == ["move 2"], "one message, the newer table"
     answer = Press(chat=GROUP, private=False, user=User("ln:ann", "Ann"), data="x", context="t1")
-    runner.post([replace(table, text="move 3")], answer)
+    runner.delivery.post([replace(table, text="move 3")], answer)
     await asyncio.sleep(0.01)
     assert [m.text for _, m in outbox.sent][-1] == "move 3", "a reply goes at once"
     news = Message(GROUP, "round over\n\nmove 5", slot="table", host=GROUP)
-    runner.post([replace(table, text="move 4")])
-    runner.post([news])  # a newer table with news: the held one is dropped
-    await runner.flush()
+    runner.delivery.post([replace(table, text="move 4")])
+    runner.delivery.post([news])  # a newer table with news: the held one is dropped
+    await runner.delivery.flush()
     assert [m.text for _, m in outbox.sent][-1:] == ["round over\n\nmove 5"]
     assert len(outbox.sent) == 3
 
@@ -176,12 +176,12 @@ async def test_deliveries_are_recorded_together_in_one_write(
         await store.set_setting("warm", "up", "1")  # connections opened before counting
         with Packets() as writes:
             for change, chat in enumerate(chats * 2, start=1):
-                runner.post([Message(chat, f"change {change}")], confirm=(chat, change))
+                runner.delivery.post([Message(chat, f"change {change}")], confirm=(chat, change))
             await asyncio.sleep(0.05)  # every message is out, the record waits
         assert not writes.names
         assert await store.get_setting(f"sent:{chats[0]}", "change") is None
         with Packets() as writes:
-            await runner.flush()
+            await runner.delivery.flush()
         names = writes.names
         recorded = len(names)
         for i, chat in enumerate(chats):

@@ -77,7 +77,7 @@ class Harness:
 
     async def feed(self, update: JSON) -> None:
         await self.bot.app.process_update(Update.de_json(update, self.bot.app.bot))
-        await self.bot.runner.settle()
+        await self.bot.runner.delivery.settle()
         assert not self.bot.errors, self.bot.errors
 
     async def command(self, chat: JSON | int, user: JSON, text: str) -> None:
@@ -94,7 +94,7 @@ class Harness:
     async def tick(self) -> int:
         """Run due timers once (computer moves); how many messages they produced."""
         posted = await self.bot.runner.tick()
-        await self.bot.runner.settle()
+        await self.bot.runner.delivery.settle()
         assert not self.bot.errors, self.bot.errors
         return posted
 

@@ -46,7 +46,8 @@ async def open_table(
     for _ in range(computers):
         await h.press(host, lobby, button(lobby, b.ADD_BOT))
         lobby = tg.message(GROUP, lobby.message_id)
-    await h.bot.runner.flush()  # the host sees the lobby's last edit (edits merge meanwhile)
+    # the host sees the lobby's last edit (edits merge meanwhile)
+    await h.bot.runner.delivery.flush()
     lobby = tg.message(GROUP, lobby.message_id)
     h.bot.sessions.seeds = lambda: seed
     await h.press(host, lobby, button(lobby, b.START))

@@ -97,7 +97,7 @@ async def settled(h: Harness, tg: FakeTelegram, timeout: float = 8.0) -> Session
     deadline = time.monotonic() + timeout
     while True:
         session = await load(h)
-        await h.bot.runner.flush()
+        await h.bot.runner.delivery.flush()
         if shows(table_of(tg, session), session) and session.moves == (await load(h)).moves:
             return session
         assert time.monotonic() < deadline, "the table never showed the latest state"
@@ -113,7 +113,7 @@ async def test_sends_and_edits_retry_after_429_and_nothing_is_lost(
         since = len(tg.calls)
         tg.flood_limit(GROUP, 3, retry_after=1)
         await play_moves(h, tg, users, 7, random.Random(1))
-        await h.bot.runner.flush()  # the table edits wait in their queue, not in the press
+        await h.bot.runner.delivery.flush()  # the table edits wait in their queue, not in the press
         session = await load(h)
         limited = [c for c in tg.calls[since:] if c.error_code == 429]
         assert limited, "the flood limit was hit"
@@ -218,5 +218,5 @@ async def test_a_membership_check_never_waits_behind_the_groups_messages(
         assert tg.callback_answer(update["callback_query"]["id"]) is not None
     finally:
         h.bot.limiter.groups.clear()  # as if the minute had passed: what waits goes now
-        h.bot.runner.wake()
+        h.bot.runner.delivery.wake()
         await h.stop()

@@ -45,7 +45,7 @@ async def test_the_webhook_checks_the_secret_and_handles_updates(tg: FakeTelegra
             for headers in ({}, {SECRET_HEADER: "wrong"}):
                 refused = await client.post("/telegram/webhook", json=update, headers=headers)
                 assert refused.status_code == 403
-            await bot.runner.flush()
+            await bot.runner.delivery.flush()
             assert tg.last_message(GROUP) is None, "nothing was touched"
             assert (await bot.sessions.load(f"tg:{GROUP}"))[0] is None
             garbage = await client.post(
@@ -55,7 +55,7 @@ async def test_the_webhook_checks_the_secret_and_handles_updates(tg: FakeTelegra
             signed = {SECRET_HEADER: SECRET}
             ok = await client.post("/telegram/webhook", json=update, headers=signed)
             assert ok.status_code == 200
-            await bot.runner.flush()
+            await bot.runner.delivery.flush()
             lobby = tg.last_message(GROUP)
             assert lobby is not None and "Egonomy" in lobby.text
             assert (await client.get("/healthz")).status_code == 200

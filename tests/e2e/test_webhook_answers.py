@@ -42,7 +42,7 @@ class Webhook:
         call = self.tg.webhook_response(
             response.status_code, response.content, response.headers.get("content-type", "")
         )
-        await self.bot.runner.settle()
+        await self.bot.runner.delivery.settle()
         assert not self.bot.errors, self.bot.errors
         return response, call
 
@@ -141,7 +141,7 @@ async def test_without_a_response_to_carry_it_the_answer_is_a_call(
     _, bob, table = await lobby(hook, tg)
     update = tg.callback_update(bob, table, button(table, b.START))
     assert await hook.bot.webhook(json.dumps(update).encode(), SECRET) == 200
-    await hook.bot.runner.settle()
+    await hook.bot.runner.delivery.settle()
     query = update["callback_query"]["id"]
     assert tg.callback_answer(query)["text"].startswith("Only the host")  # type: ignore[index]
     last = answer_calls(tg)[-1]

@@ -65,7 +65,7 @@ async def test_a_tick_cancelled_at_every_step_ends_cancelled(h: Harness, tg: Fak
         if requested:
             assert task.cancelled(), f"the cancel after {step} steps was swallowed"
             cancelled += 1
-        await runner.settle()
+        await runner.delivery.settle()
         after = await loaded(h)
         assert after.moves in (before.moves, before.moves + 1), "moved once at most"
         if not requested:

@@ -298,7 +298,8 @@ async def test_a_step_delivered_again_is_answered_once_by_either_process(
         await a.feed(update)  # (feed waits for the sends, not for the record)
         await a.feed(update)
         assert len(answer_calls(tg, update)) == 1, "the same process drops its copy"
-        await asyncio.gather(b2.feed(update), a.bot.runner.flush())  # b2 waits for the record
+        # b2 waits for the record
+        await asyncio.gather(b2.feed(update), a.bot.runner.delivery.flush())
         assert len(answer_calls(tg, update)) == 1, "the other process, once it is recorded"
         await b2.feed(update)
         assert len(answer_calls(tg, update)) == 1 and answer_calls(tg, update)[0].ok

@@ -86,7 +86,8 @@ async def test_redis_down_every_press_and_command_is_answered_and_nothing_change
     mover = user_of(session, to_move(session), users)
     hand = hand_message(tg, mover["id"])
     assert hand is not None
-    await bot.bot.runner.flush()  # at rest: handled updates recorded, their claims released
+    # at rest: handled updates recorded, their claims released
+    await bot.bot.runner.delivery.flush()
     before = await snapshot(own_redis.url)
     own_redis.kill()
     for data in hand.callback_data:

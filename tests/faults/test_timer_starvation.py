@@ -47,7 +47,7 @@ async def test_poisoned_deadlines_delay_a_computer_move_by_at_most_one_tick(
         while (await load(h)).moves == session.moves:
             assert ticks < 2, "the computer moved within one tick after the poisoned ones"
             await runner.tick()
-            await runner.settle()
+            await runner.delivery.settle()
             ticks += 1
         assert not runner.errors, "an unreadable value is no bug of ours: logged, not raised"
         index = redis_prefix + "deadlines"

@@ -196,7 +196,7 @@ async def test_a_move_on_the_page_sends_nothing_until_the_page_speaks_in_the_gro
     private_before = len(line.to(mover))
     in_group = len(line.to(table.group))
     moved = await _move_once(table, mover)
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert len(line.to(mover)) == private_before, "nothing in the 1:1 chat"
     assert len(line.to(table.group)) == in_group, "the group's update waits for a reply"
     assert not line.pushes
@@ -219,7 +219,7 @@ async def test_without_the_chat_the_group_is_told_as_before(table: Table) -> Non
     line, bot = table.line, table.bot
     mover = await table.turn()
     await _move_once(table, mover, heard=False)
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert line.pushes and all(s.chat == table.group for s in line.pushes)
 
 
@@ -308,7 +308,7 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
         assert await bot.runner.tick() == 0
         now[0] += 21  # past TAKEOVER_AFTER: a computer moves for them
         await bot.runner.tick()
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         after, _ = await bot.sessions.load(qualify(group))
         assert after is not None and after.moves == before.moves + 1
         assert len(line.to(group)) == in_group and not line.pushes, "nothing pushed"
@@ -351,7 +351,7 @@ async def test_the_pages_message_shows_the_table_to_a_process_that_parked_nothin
     await other.start()
     try:
         token = await deliver(other, line, line.text(table.group, mover, ECHO))
-        await other.runner.flush()
+        await other.runner.delivery.flush()
     finally:
         await other.stop()
     assert token and line.answered(token)

@@ -173,7 +173,7 @@ async def awaited(site: Site, group: str, people: list[str]) -> str | None:
         if seats:
             return next(u for u in people if qualify(u) == session.seats[seats[0]].user)
         await bot.runner.tick()
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
     raise AssertionError("the computers kept the game")
 
 
@@ -188,7 +188,7 @@ async def play_through_the_page(
     shown: str | None = None  # whose page is open
     for _ in range(2000):
         await bot.runner.tick()
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         user = await awaited(site, group, people)
         if user is None:
             break
@@ -201,13 +201,13 @@ async def play_through_the_page(
             continue
         before, _ = await bot.sessions.load(qualify(group))
         await browser.press(rng.choice(choices))
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         after, _ = await bot.sessions.load(qualify(group))
         presses += 1
         moves += after is None or before is None or after.moves != before.moves
     else:
         raise AssertionError("the game did not end")
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert not bot.errors, bot.errors
     assert not line.refused, line.refused
     return {
@@ -247,7 +247,7 @@ async def test_the_page_in_three_languages_and_a_move_that_costs_nothing(
     for _ in range(10):
         before = len(line.page_sent)
         await browser.press((await browser.moves())[0])
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         if len(line.page_sent) > before:
             break
     else:
@@ -265,7 +265,7 @@ async def test_the_page_in_three_languages_and_a_move_that_costs_nothing(
     in_group, sent = len(line.to(group)), len(line.page_sent)
     for _ in range(10):
         await browser.press((await browser.moves())[0])
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         if len(line.to(group)) > in_group:
             break
     assert len(line.page_sent) == sent, "the page could not post"

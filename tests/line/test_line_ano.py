@@ -130,8 +130,8 @@ async def delivered(bot: LineBot) -> None:
     """Deliver what waits: the table update's interval is over (its clock skips it)."""
     assert isinstance(bot.runner.monotonic, Skipping)
     bot.runner.monotonic.advance(INTERVAL)
-    bot.runner.wake()
-    await bot.runner.flush()
+    bot.runner.delivery.wake()
+    await bot.runner.delivery.flush()
 
 
 async def answered(line: FakeLine, event: dict[str, object]) -> bool:

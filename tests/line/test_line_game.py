@@ -40,7 +40,7 @@ async def deliver(
     clock pass a table interval, where the test sets it); its reply token."""
     assert await bot.webhook(*line.signed(event)) == 200
     pace()
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     return event.get("replyToken")
 
 
@@ -113,7 +113,7 @@ async def play(
             break
         if await bot.runner.tick():
             pace()
-            await bot.runner.flush()
+            await bot.runner.delivery.flush()
             computer += 1
             continue
         game = bot.sessions.bundle(session).game
@@ -135,7 +135,7 @@ async def play(
         while await bot.runner.tick():  # computers' moves, due at once: before the table
             computer += 1  # update went out
         pace()
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         unanswered += not line.answered(event["replyToken"])
         actions += 1
     else:
@@ -178,7 +178,7 @@ async def test_a_computer_seat_shares_the_tables_push(
 
     def pace() -> None:
         clock.advance(settings.table_interval)
-        lb.runner.wake()  # (what waits for the interval looks at the clock again)
+        lb.runner.delivery.wake()  # (what waits for the interval looks at the clock again)
 
     store = RedisStore.from_url(redis_url, redis_prefix)
     lb = line_bot(settings, store, registry(), monotonic=clock)
@@ -202,11 +202,11 @@ async def test_a_forged_or_missing_signature_changes_nothing(bot: LineBot, line:
     assert await bot.webhook(body, line.signed(event)[1][:-4] + "AAA=") == 400
     assert await bot.webhook(body, None) == 400
     assert await bot.webhook(body, "") == 400
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     session, _ = await bot.sessions.load(qualify(group))
     assert session is None and not line.sent
     assert await bot.webhook(*line.signed(event)) == 200  # the same event, signed: handled
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     session, _ = await bot.sessions.load(qualify(group))
     assert session is not None and line.to(group)[-1].via == "reply"
 
@@ -287,7 +287,7 @@ async def test_an_idle_player_is_reminded_by_one_private_push(
 
         now[0] += 31  # past REMIND_AFTER
         assert await lb.runner.tick() == int(reminders)
-        await lb.runner.flush()
+        await lb.runner.delivery.flush()
         assert len(line.pushes) == pushes + reminders and len(line.to(group)) == in_group
         if reminders:  # one message
             reminder = line.to(idle)[-1]
@@ -297,7 +297,7 @@ async def test_an_idle_player_is_reminded_by_one_private_push(
 
         now[0] += 21  # past TAKEOVER_AFTER
         await lb.runner.tick()
-        await lb.runner.flush()
+        await lb.runner.delivery.flush()
         after, _ = await lb.sessions.load(qualify(group))
         assert after is not None and after.moves == session.moves + 1
         told = [s for s in line.to(group) if "was away" in json.dumps(s.message)]

@@ -76,7 +76,7 @@ async def test_a_failing_push_is_retried_with_one_retry_key(
     group, users = await egonomy_table(bot, line)
     line.failures = [500, 503]  # LINE answers 5xx twice, then takes it
     await private_move(bot, line, group, users)
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     pushes = [s for s in line.pushes if s.chat == group]
     assert len(pushes) == 1 and bot.pushes == 1, "delivered once"
     keys = line.retry_key_of
@@ -93,7 +93,7 @@ async def test_a_push_whose_answer_was_lost_is_not_sent_twice(
     group, users = await egonomy_table(bot, line)
     line.failures = ["lost"]
     await private_move(bot, line, group, users)
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert len([s for s in line.pushes if s.chat == group]) == 1
     assert ("/v2/bot/message/push", 409, "The retry key is already accepted") in line.refused
     assert not bot.errors
@@ -108,7 +108,7 @@ async def test_a_push_that_never_went_through_goes_again_after_the_grace(
     group, users = await egonomy_table(bot, line)
     line.failures = [500] * 4  # the first try and every retry
     await private_move(bot, line, group, users)
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert not [s for s in line.pushes if s.chat == group], "nothing got through"
     session, _ = await bot.sessions.load(qualify(group))
     assert session is not None
@@ -116,7 +116,7 @@ async def test_a_push_that_never_went_through_goes_again_after_the_grace(
     assert sent is None or int(sent) < session.change, "not recorded as delivered"
     now[0] += OWED_GRACE + 1
     await bot.runner.tick()
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     (again,) = [s for s in line.pushes if s.chat == group]
     assert buttons(again, b.RULE), "the table as it is now"
     assert not bot.errors
@@ -161,7 +161,7 @@ async def test_a_webhook_is_answered_while_lines_api_stalls(bot: LineBot, line: 
     assert not line.answered(event["replyToken"]), "answered before the event was handled"
     line.stall.set()
     await bot.idle()
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert line.answered(event["replyToken"])
     assert buttons(line.to(group)[-1], b.JOIN), "the table opened"
     assert not bot.errors

@@ -102,8 +102,8 @@ async def test_no_push_to_someone_who_has_not_added_the_bot(bot: LineBot, line: 
     """A message owed privately to a user who is not the bot's friend is not pushed (LINE
     would refuse it): the bot does not even try."""
     cid = line.user("Cid", "en", friend=False)
-    bot.runner.post([Message(qualify(cid), "Your hand")])
-    await bot.runner.flush()
+    bot.runner.delivery.post([Message(qualify(cid), "Your hand")])
+    await bot.runner.delivery.flush()
     assert not line.sent and "/v2/bot/message/push" not in line.calls
     assert not bot.errors
 

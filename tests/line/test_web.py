@@ -25,11 +25,11 @@ async def test_signed_webhooks_are_handled_and_forged_ones_refused(
         forged = await client.post("/line/webhook", content=body, headers={"X-Line-Signature": "x"})
         missing = await client.post("/line/webhook", content=body)
         assert forged.status_code == missing.status_code == 400
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         assert (await bot.sessions.load(qualify(group)))[0] is None and not line.sent
         signed = {"X-Line-Signature": signature}
         assert (await client.post("/line/webhook", content=body, headers=signed)).status_code == 200
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
         assert (await bot.sessions.load(qualify(group)))[0] is not None
         assert line.to(group)[-1].via == "reply"
         assert (await client.get("/healthz")).status_code == 200

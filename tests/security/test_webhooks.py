@@ -70,13 +70,13 @@ async def test_without_a_secret_set_one_is_made_and_given_to_telegram(
     for headers in ({}, {SECRET_HEADER: "guess"}, {SECRET_HEADER: ""}):
         refused = await client.post("/telegram/webhook", json=update, headers=headers)
         assert refused.status_code == 403
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert (await bot.sessions.load(f"tg:{GROUP}"))[0] is None, "a forged update touched nothing"
     ok = await client.post(
         "/telegram/webhook", json=update, headers={SECRET_HEADER: tg.webhook_secret}
     )
     assert ok.status_code == 200
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert (await bot.sessions.load(f"tg:{GROUP}"))[0] is not None
 
 
@@ -227,20 +227,20 @@ async def test_a_line_event_replayed_after_the_window_is_dropped_and_a_copy_with
 
     opened = at(line.text(group, ann, "/newgame"), now[0])
     assert (await post_line(client, opened)).status_code == 200
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     chat = qualify(group)
     assert (await bot.sessions.load(chat))[0] is not None
     stop = line.text(group, ann, "/stop")
     captured = at(stop, now[0] - EVENT_WINDOW - 1)  # signed, but from six minutes ago
     assert (await post_line(client, captured)).status_code == 200  # (LINE would retry a 4xx)
-    await bot.runner.flush()
+    await bot.runner.delivery.flush()
     assert (await bot.sessions.load(chat))[0] is not None, "the replayed /stop stopped nothing"
 
     fresh = at(stop, now[0] - 30)  # a redelivery within the window: handled, once
     said = len(line.to(group))
     for _ in range(2):
         assert (await post_line(client, fresh)).status_code == 200
-        await bot.runner.flush()
+        await bot.runner.delivery.flush()
     assert (await bot.sessions.load(chat))[0] is None, "the /stop within the window stopped it"
     assert len(line.to(group)) == said + 1, "one answer for the two copies"
     assert await bot.sessions.store.load(game_key(chat)) is None
