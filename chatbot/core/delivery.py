@@ -6,7 +6,8 @@
   at most once per `table_interval`; on a platform without edits, the group messages of one
   event are merged into one new message; where unasked messages cost, a new table message
   that answers no event waits `table_interval` for a newer one to replace it (or, where
-  players move on a page, waits for the next reply in its chat, however long).
+  players move on a page, is parked in the store for the next reply in its chat, however
+  long, which whichever process gets that reply sends).
 - Order within a chat's budget (a platform with one gives a `Budget`): what is sent is chosen
   when the chat may get its next message, never committed early to a wait. First a table
   whose buttons are gone (a finished turn: presses on it could only be refused), then new game
@@ -38,8 +39,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import orjson
+
 from chatbot import metrics
-from chatbot.core.model import Capabilities, Command, Incoming, Message, Press, looks
+from chatbot.core.model import Button, Capabilities, Command, Incoming, Message, Press, looks
 from chatbot.core.sessions import HAND_SLOT, Sessions
 from chatbot.core.views import table_slot
 from chatbot.store.base import StoreUnavailable
@@ -146,7 +149,6 @@ class _Queue:
     edited: dict[str, float] = field(default_factory=dict)  # target -> when last edited
     held: dict[str, float] = field(default_factory=dict)  # held table -> when first queued
     queued: dict[str, float] = field(default_factory=dict)  # table edit target -> since when
-    parked: list[Message] = field(default_factory=list)  # for the next reply (`hold_unasked`)
     chatter: dict[Chatter, tuple[Message, float]] = field(default_factory=dict)  # -> since
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -182,6 +184,9 @@ class Delivery:
         self._confirming: set[asyncio.Task[None]] = set()  # deliveries being recorded
         self._delivered: dict[str, int] = {}  # chat -> its last delivered change, unrecorded
         self._hands: dict[tuple[str, str], str] = {}  # (chat, hand slot) -> new id, unrecorded
+        self._unwritten: dict[str, list[Message]] = {}  # chat -> parked here, not yet stored
+        self._parking: dict[str, asyncio.Task[None]] = {}  # chat -> writing its parked updates
+        self._parked_here: OrderedDict[str, None] = OrderedDict()  # chats parked for, newest
         self._ledger_task: asyncio.Task[None] | None = None  # waits LEDGER_EVERY, then records
         self._sent = asyncio.Event()  # set whenever a queued message has been sent
         self._flushing = False  # stopping: every update goes, minor ones included
@@ -240,22 +245,67 @@ class Delivery:
         return message.host is not None and message.chat == message.host
 
     def _park(self, message: Message, batch: _Batch | None) -> None:
-        """Park a group update for the next reply in its chat (an older table update of the
-        same slot that carries no news goes: this one shows it). It counts as delivered."""
-        queue = self._queue(message.chat)
-        key = (message.host, message.slot)
-        queue.parked = [m for m in queue.parked if not (m.coalesce and (m.host, m.slot) == key)]
-        queue.parked.append(message)
+        """Park a group update for the next reply in its chat, in the store, where whichever
+        process gets that reply finds it (an older table update of the same slot that carries
+        no news goes: this one shows it). It counts as delivered; the chat's parked updates
+        are written in order, one chat's after another's."""
+        chat = message.chat
+        self._unwritten.setdefault(chat, []).append(message)
+        if chat not in self._parking:
+            self._parking[chat] = asyncio.create_task(self._write_parked(chat))
+        self._parked_here[chat] = None
+        self._parked_here.move_to_end(chat)
+        while len(self._parked_here) > SLOTS_KEPT:
+            self._parked_here.popitem(last=False)
         self._done(batch)
 
-    def release(self, chat: str, context: object) -> bool:
-        """The updates parked for `chat` go now: as the reply to the event of `context` (one there
-        that nothing else answers), or, without one, as if never parked (a page could not post
-        there). Whether there were any."""
-        queue = self._queues.get(chat)
-        if queue is None or not queue.parked:
+    async def _write_parked(self, chat: str) -> None:
+        """Write the updates parked here for `chat` to the store, oldest first."""
+        try:
+            while messages := self._unwritten.pop(chat, None):
+                for message in messages:
+                    key = f"{message.host}/{message.slot or ''}"
+                    tag = key if message.coalesce else ""
+                    try:
+                        await self.sessions.park(chat, _stored(message), tag, key)
+                    except Exception as exc:  # the next reply shows the table as it is then
+                        log.warning("could not park an update of %s: %r", chat, exc)
+        finally:
+            del self._parking[chat]
+
+    async def parked_written(self) -> None:
+        """Wait until the updates parked here are in the store (a page's message in the
+        group, which another process may get, follows at once)."""
+        while self._parking:
+            await asyncio.gather(*self._parking.values(), return_exceptions=True)
+
+    async def _parked(self, chat: str) -> list[Message]:
+        """The updates parked for `chat` by any process, oldest first, taken from the store
+        (this process's own written there first)."""
+        writing = self._parking.get(chat)
+        if writing is not None:
+            await asyncio.gather(writing, return_exceptions=True)
+        self._parked_here.pop(chat, None)
+        try:
+            stored = await self.sessions.unpark(chat)
+        except Exception as exc:  # they wait for the next reply
+            log.warning("could not take the updates parked for %s: %r", chat, exc)
+            return []
+        parked = []
+        for raw in stored:
+            try:
+                parked.append(_restored(raw))
+            except (orjson.JSONDecodeError, TypeError, KeyError, AttributeError) as exc:
+                log.error("an unreadable parked update of %s: %r", chat, exc)
+        return parked
+
+    async def release(self, chat: str, context: object) -> bool:
+        """The updates parked for `chat`, by any process, go now: as the reply to the event
+        of `context` (one there that nothing else answers), or, without one, as if never
+        parked (a page could not post there). Whether there were any."""
+        parked = await self._parked(chat)
+        if not parked:
             return False
-        parked, queue.parked = queue.parked, []
         self.post([replace(m, answers=context) for m in parked], loud=True)
         return True
 
@@ -289,31 +339,39 @@ class Delivery:
 
     def _carry(self, message: Message, batch: _Batch | None) -> tuple[Message, _Batch | None]:
         """Where unasked messages cost, a reply to a group takes along the table updates
-        that wait there (free instead of pushed), up to REPLY_MESSAGES in all; one of a table
-        the reply itself shows anew is dropped. The message, and the batch it now counts for."""
+        held in its queue (free instead of pushed), up to REPLY_MESSAGES in all; one of a
+        table the reply itself shows anew is dropped (the parked ones join it as it goes:
+        `_with_parked`). The message, and the batch it now counts for."""
         queue = self._queues.get(message.chat)
         if message.answers is None or self.caps.unasked_free or queue is None:
             return message, batch
-        shown = {(m.host, m.slot) for m in (message, *message.also) if m.slot}
-        parked: list[Item] = [(m, None) for m in queue.parked]  # (delivered already)
         held = [(m, bt) for m, bt in queue.fifo if self._held(m) is not None]
-        waiting = parked + held
         room = REPLY_MESSAGES - 1 - len(message.also)
-        told = [i for i in waiting if (i[0].host, i[0].slot) in shown and i[0].coalesce]
-        carried = [i for i in waiting if all(i is not t for t in told)][:room]
+        told = [i for i in held if _shows(message, i[0])]
+        carried = [i for i in held if all(i is not t for t in told)][:room]
         if not carried and not told:
             return message, batch
         carrier = batch or _Batch(message.chat, 0, 1)
-        gone = carried + told
-        queue.parked = [m for m, _ in parked if all(m is not g[0] for g in gone)]
-        for item in gone:
-            if all(item is not p for p in parked):
-                queue.fifo.remove(item)
-                queue.held.pop(self._held(item[0]) or "", None)
+        for item in carried + told:
+            queue.fifo.remove(item)
+            queue.held.pop(self._held(item[0]) or "", None)
             if item[1] is not None:
                 carrier.riders.append(item[1])
         also = (*(m for m, _ in carried), *message.also)
         return replace(message, also=also), carrier
+
+    async def _with_parked(self, message: Message) -> Message:
+        """A reply to a chat this process parked updates for takes along every update parked
+        there (by any process), before its own, up to REPLY_MESSAGES in all; one of a table
+        the reply shows anew is dropped, and what does not fit stays parked."""
+        parked = await self._parked(message.chat)
+        rest = [m for m in parked if not _shows(message, m)]
+        room = REPLY_MESSAGES - 1 - len(message.also)
+        for left in rest[room:]:
+            self._park(left, None)
+        if not rest[:room]:
+            return message
+        return replace(message, also=(*rest[:room], *message.also))
 
     def _unchanged(self, message: Message, inc: Press, shown: int) -> bool:
         """Whether `message` edits the pressed message into what it shows already (a button
@@ -476,6 +534,8 @@ class Delivery:
                 waited = since is not None and self.monotonic() - since >= max(interval, 1e-3)
                 queue.sending = True
                 try:
+                    if message.answers is not None and chat in self._parked_here:
+                        message = await self._with_parked(message)
                     if not await self._outdone(message, batch, waited):
                         sent = await self._send(message)
                         if sent is not None and message.slot and message.edit is None:
@@ -491,11 +551,7 @@ class Delivery:
             self._sent.set()
             if queue.waiting():  # posted while the last send was finishing
                 self._start(queue, chat)
-            elif (
-                self._queues.get(chat) is queue
-                and not queue.parked
-                and not _recent(queue, self.monotonic(), interval)
-            ):
+            elif self._queues.get(chat) is queue and not _recent(queue, self.monotonic(), interval):
                 del self._queues[chat]
 
     def _pick(self, chat: str, queue: _Queue) -> Item | float:
@@ -697,9 +753,11 @@ class Delivery:
         )  # (a finished table goes first, whenever it was last edited: see `_pick`)
 
     async def flush(self) -> None:
-        """Wait until every queued message has been delivered, table edits included."""
+        """Wait until every queued message has been delivered, table edits included, and
+        every parked update is in the store."""
         while tasks := [q.task for q in self._queues.values() if q.task is not None]:
             await asyncio.gather(*tasks, return_exceptions=True)
+        await self.parked_written()
         await self._write_ledger_now()
         while self._confirming:
             await asyncio.gather(*self._confirming, return_exceptions=True)
@@ -740,6 +798,26 @@ async def cancelled(tasks: list[asyncio.Task[Any]]) -> None:
         for task in pending:
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=1.0)
+
+
+def _shows(reply: Message, update: Message) -> bool:
+    """Whether `reply` (or a message it carries) shows anew the table `update` only
+    updates (one without news of its own)."""
+    shown = {(m.host, m.slot) for m in (reply, *reply.also) if m.slot}
+    return update.coalesce and (update.host, update.slot) in shown
+
+
+def _stored(message: Message) -> bytes:
+    """A parked message as the store keeps it (JSON)."""
+    return orjson.dumps(message)
+
+
+def _restored(raw: bytes) -> Message:
+    """The parked message `_stored` made."""
+    data = orjson.loads(raw)
+    data["buttons"] = tuple(tuple(Button(**b) for b in row) for row in data["buttons"])
+    data["also"] = tuple(_restored(orjson.dumps(m)) for m in data["also"])
+    return Message(**data)
 
 
 def _recent(queue: _Queue, now: float, interval: float) -> bool:

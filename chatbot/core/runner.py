@@ -115,6 +115,7 @@ class Runner:
             mine = tuple(m for m in messages if m.chat == inc.chat)
             others = [m for m in messages if m.chat != inc.chat]
             self.delivery.post(others, inc, reply.confirm, reply.chatter)
+            await self.delivery.parked_written()  # the page's message there may reach another
             return replace(answer or Answer(), shown=mine)
         if press is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)

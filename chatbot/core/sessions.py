@@ -36,6 +36,7 @@ PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept afte
 HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its last game
 ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
+PARKED_KEPT = 20  # group updates parked for a chat's next reply (the oldest go)
 
 
 class Busy(Exception):
@@ -258,6 +259,17 @@ class Sessions:
             return None
         before = await self.store.set_field(game_key(chat), slot, message)
         return before if before != message else None
+
+    async def park(self, chat: str, update: bytes, tag: str, drop: str) -> None:
+        """Park a group update (stored) for the next reply in `chat`, tagged `tag`, after
+        dropping the parked updates tagged `drop` (`Store.append`); kept as long as a
+        session."""
+        key = f"parked:{chat}"
+        await self.store.append(key, update, PARKED_KEPT, self.settings.idle_ttl, tag, drop)
+
+    async def unpark(self, chat: str) -> list[bytes]:
+        """Every update parked for `chat`, oldest first, taken (no other process gets them)."""
+        return await self.store.take(f"parked:{chat}")
 
     async def last_message(self, chat: str, slot: str) -> str | None:
         """The id of a hand slot's last message not yet bared of its buttons."""

@@ -302,10 +302,10 @@ class LineBot:
             if user is not None and user.language is None:  # not a friend: as the group
                 user = replace(user, language=language)
         echo = group is not None and token and self.page is not None and _text_of(event) == ECHO
-        if echo and self.runner.delivery.release(qualify(group or ""), token):
+        if echo and await self.runner.delivery.release(qualify(group or ""), token):
             return  # the hand page's word after a move: the reply carries what it changed
-        # Nothing parked here (the move was made by another process, or before a restart):
-        # the page's word asks for the table as it is now.
+        # Nothing parked (by any process: the page's word came twice, or its update could not
+        # be stored): the page's word asks for the table as it is now.
         inc = incoming(event, user, ECHO if echo else None)
         if inc is None:
             return

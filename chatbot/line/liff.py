@@ -243,7 +243,7 @@ class HandPage:
             tr = await self._translator(user, chat)
             if isinstance(await self.bot.service.play.hand_of(_asking(user), chat), str):
                 raise Refusal(403, N_("You are not playing in this game."))
-            self.bot.runner.delivery.release(chat, None)
+            await self.bot.runner.delivery.release(chat, None)
             return JSONResponse({"said": tr.gettext(WORDS["unheard"])})
         except Refusal as refusal:
             return await self._refused(request, refusal)

@@ -192,6 +192,19 @@ class Store(ABC):
         """The newest `limit` entries of a capped list, newest first."""
 
     @abstractmethod
+    async def append(
+        self, key: str, entry: bytes, keep: int, ttl: int, tag: str = "", drop: str = ""
+    ) -> None:
+        """Append `entry`, tagged `tag`, to the list `key`, first removing the entries tagged
+        `drop` ("": none); the newest `keep` (>= 1) stay; the list expires `ttl` seconds after.
+        Tags hold no newline. One atomic step, one round trip."""
+
+    @abstractmethod
+    async def take(self, key: str) -> list[bytes]:
+        """Every entry of the list `key` (as `append` made it), oldest first, removed in the
+        same atomic step (two takers never both get one). One round trip."""
+
+    @abstractmethod
     async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
         """One field of a settings hash (per-chat or per-user settings, e.g. language); with
         `refresh`, the hash (if any) expires `refresh` seconds from now (one round trip)."""

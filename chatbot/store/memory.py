@@ -35,6 +35,7 @@ class MemoryStore(Store):
         self._seen: dict[str, float] = {}
         self._handled: dict[str, tuple[dict[str, None], float]] = {}  # set -> (ids, expiry)
         self._lists: dict[str, list[bytes]] = {}
+        self._tagged: dict[str, list[tuple[str, bytes]]] = {}  # `append`'s lists, oldest first
         self._settings: dict[str, dict[str, str]] = {}
         self._expiry: dict[str, float] = {}  # lists and settings hashes with a time to live
         self._deadlines: dict[str, float] = {}
@@ -193,6 +194,7 @@ class MemoryStore(Store):
         """Drop the list or settings hash `key` if its time to live has passed."""
         if self._expiry.get(key, float("inf")) <= self._clock():
             self._lists.pop(key, None)
+            self._tagged.pop(key, None)
             self._settings.pop(key, None)
             del self._expiry[key]
 
@@ -207,6 +209,22 @@ class MemoryStore(Store):
         self._expired(key)
         self._lists[key] = [entry, *self._lists.get(key, [])[: keep - 1]]
         self._expire(key, ttl)
+
+    async def append(
+        self, key: str, entry: bytes, keep: int, ttl: int, tag: str = "", drop: str = ""
+    ) -> None:
+        """Append `entry` after dropping the entries tagged `drop`; the newest `keep` stay."""
+        if keep < 1 or "\n" in tag:
+            raise ValueError(f"keep must be >= 1 and a tag one line: {keep}, {tag!r}")
+        self._expired(key)
+        kept = [(t, e) for t, e in self._tagged.get(key, []) if not (drop and t == drop)]
+        self._tagged[key] = [*kept, (tag, entry)][-keep:]
+        self._expire(key, ttl)
+
+    async def take(self, key: str) -> list[bytes]:
+        """Every entry, oldest first, removed."""
+        self._expired(key)
+        return [entry for _, entry in self._tagged.pop(key, [])]
 
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries, newest first."""

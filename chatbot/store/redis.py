@@ -292,6 +292,27 @@ end
 return out
 """
 
+# KEYS: a list. ARGV: the entry as stored (its tag, a newline, the entry), the tag whose entries
+# go first ("": none), how many entries stay (the newest), its time to live.
+_APPEND = """
+if ARGV[2] ~= '' then
+  local prefix = ARGV[2] .. '\\n'
+  for _, old in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    if string.sub(old, 1, #prefix) == prefix then redis.call('LREM', KEYS[1], 0, old) end
+  end
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+"""
+
+# KEYS: a list. Returns its entries, oldest first, and removes it.
+_TAKE = """
+local all = redis.call('LRANGE', KEYS[1], 0, -1)
+redis.call('DEL', KEYS[1])
+return all
+"""
+
 SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
 PACK_FROM = 200  # bytes: a longer document is stored deflated (a session: 1.4 KB to about 0.7)
 _DEFLATED, _AS_IS = b"\x00z", b"\x00="  # NUL never starts a JSON document
@@ -347,6 +368,8 @@ class RedisStore(Store):
         self._claim = client.register_script(_CLAIM)
         self._commit = client.register_script(_COMMIT)
         self._set_field = client.register_script(_SET_FIELD)
+        self._append = client.register_script(_APPEND)
+        self._take = client.register_script(_TAKE)
 
     @classmethod
     def from_url(
@@ -619,6 +642,22 @@ class RedisStore(Store):
                 if ttl is not None:
                     pipe.expire(self.name(key), ttl)
                 await pipe.execute()
+
+    async def append(
+        self, key: str, entry: bytes, keep: int, ttl: int, tag: str = "", drop: str = ""
+    ) -> None:
+        """One EVALSHA: the entries tagged `drop` removed, RPUSH, LTRIM, EXPIRE."""
+        if keep < 1 or "\n" in tag:
+            raise ValueError(f"keep must be >= 1 and a tag one line: {keep}, {tag!r}")
+        async with self._reachable("append"):
+            stored = tag.encode() + b"\n" + entry
+            await self._append(keys=[self.name(key)], args=[stored, drop, keep, ttl])
+
+    async def take(self, key: str) -> list[bytes]:
+        """One EVALSHA: LRANGE and DEL."""
+        async with self._reachable("take"):
+            stored = cast(list[bytes], await self._take(keys=[self.name(key)]))
+        return [entry.partition(b"\n")[2] for entry in stored]
 
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries, newest first (LRANGE)."""

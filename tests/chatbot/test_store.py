@@ -770,3 +770,30 @@ async def test_redis_fields_share_the_documents_slot_and_time_to_live(
     assert await redis_client.ttl(fields) == -1
     await redis_store.delete("game:c", 3)
     assert await redis_client.exists(fields) == 0
+
+
+async def test_a_tagged_list_drops_by_tag_and_is_taken_whole(store: Store) -> None:
+    assert await store.take("parked:c") == []
+    await store.append("parked:c", b"table 1", 5, 60, tag="c/table")
+    await store.append("parked:c", b"Ann played\n7", 5, 60)
+    await store.append("parked:c", b"table 2", 5, 60, tag="c/table", drop="c/table")
+    await store.append("parked:c", b"news", 5, 60, drop="c/table")
+    assert await store.take("parked:c") == [b"Ann played\n7", b"news"], "oldest first"
+    assert await store.take("parked:c") == [], "taken once"
+    for i in range(7):
+        await store.append("parked:c", b"%d" % i, 3, 60)
+    assert await store.take("parked:c") == [b"4", b"5", b"6"], "the newest stay"
+    with pytest.raises(ValueError):
+        await store.append("parked:c", b"x", 3, 60, tag="two\nlines")
+
+
+async def test_redis_a_tagged_list_expires_and_shares_the_chats_slot(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, server: Server
+) -> None:
+    await redis_store.append("parked:c", b"x", 5, 100)
+    assert 98 < await redis_client.ttl(redis_store.name("parked:c")) <= 100
+    if server.cluster:
+        names = ("parked:c", "game:c")
+        assert len({key_slot(redis_store.name(k).encode()) for k in names}) == 1
+    got = await asyncio.gather(*(redis_store.take("parked:c") for _ in range(4)))
+    assert sorted(got) == [[], [], [], [b"x"]], "one taker gets it"

@@ -337,26 +337,50 @@ async def test_a_request_past_the_limit_is_refused_unread(table: Table) -> None:
     assert after.change == before.change and not table.line.pushes
 
 
-async def test_the_pages_message_shows_the_table_to_a_process_that_parked_nothing(
+async def test_the_pages_message_brings_what_was_parked_to_whichever_process_gets_it(
     table: Table, redis_url: str, redis_prefix: str
 ) -> None:
     """Behind a load balancer the page's message in the group may reach another process than
-    the one that saved the move (or this one after a restart): that process has nothing parked
-    and answers with the table as it is now, by the free reply."""
+    the one that saved the move (or this one after a restart). The group's updates were parked
+    in the store, so that process's reply carries them: a plain move's table, and the end of
+    a round with its results (the table as it is then shows the next round). With nothing
+    parked (the message came twice), it answers with the table as it is now."""
     line, bot = table.line, table.bot
-    mover = await table.turn()
-    in_group = len(line.to(table.group))
-    await _move_once(table, mover)
     other = line_bot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
     await other.start()
     try:
+        mover = await table.turn()
+        in_group = len(line.to(table.group))
+        await _move_once(table, mover)
         token = await deliver(other, line, line.text(table.group, mover, ECHO))
-        await other.runner.delivery.flush()
+        assert token and line.answered(token)
+        (shown,) = line.to(table.group)[in_group:]
+        session, state = await table.state()
+        expected = views.table(session, bot.sessions.bundle(session), bot.capabilities)
+        assert shown.via == "reply" and shown.text == plain(expected.text)
+
+        game = bot.sessions.bundle(session).game
+        for _ in range(200):  # until a move on the page ends the first round
+            mover = await table.turn()
+            in_group = len(line.to(table.group))
+            await _move_once(table, mover)
+            session, state = await table.state()
+            if game.view(state, None).round > 1:
+                break
+            await deliver(bot, line, line.text(table.group, mover, ECHO))  # as it parked it
+        else:
+            raise AssertionError("the first round did not end")
+        await deliver(other, line, line.text(table.group, mover, ECHO))
+        told = "\n".join(s.text for s in line.to(table.group)[in_group:])
+        assert "Round 1 of 3 is over." in told, told
+        assert all(s.via == "reply" for s in line.to(table.group)[in_group:])
+
+        in_group = len(line.to(table.group))
+        await deliver(other, line, line.text(table.group, mover, ECHO))  # the message again
+        (again,) = line.to(table.group)[in_group:]
+        expected = views.table(session, bot.sessions.bundle(session), bot.capabilities)
+        assert again.via == "reply"  # (a long table is cut short to LINE's limit)
+        assert plain(expected.text).startswith(again.text.removesuffix("…")), again.text
     finally:
         await other.stop()
-    assert token and line.answered(token)
-    (shown,) = line.to(table.group)[in_group:]
-    session, _ = await table.state()
-    expected = views.table(session, bot.sessions.bundle(session), bot.capabilities)
-    assert shown.via == "reply" and shown.text == plain(expected.text)
-    assert not line.pushes and not other.errors
+    assert not line.pushes and not other.errors and not bot.errors
