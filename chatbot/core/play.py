@@ -483,7 +483,10 @@ class GameDesk:
     async def hand_of(self, inc: Incoming, chat: str) -> tuple[Message, Message] | str:
         """The sender's hand message in the game of `chat` and the group's table as it is
         now, or why there is none (no game, not a player)."""
-        doc = await self.sessions.store.load(game_key(chat))
+        return await self.hand_in(inc, await self.sessions.store.load(game_key(chat)))
+
+    async def hand_in(self, inc: Incoming, doc: Doc | None) -> tuple[Message, Message] | str:
+        """`hand_of` the game stored in `doc` (just read by the caller)."""
         checked = await self._check(inc, doc, -1, True)
         if isinstance(checked, Reply):
             return checked.answer.text if checked.answer is not None else ""

@@ -39,9 +39,11 @@ from starlette.routing import Route
 from chatbot.bodies import TooLarge, bounded_body
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, Message, Press, User
-from chatbot.core.session import BadSession
+from chatbot.core.session import BadSession, Session
+from chatbot.core.sessions import game_key
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.line.convert import PREFIX, line_id, plain, qualify
+from chatbot.store.base import Doc
 
 if TYPE_CHECKING:
     from chatbot.core.runner import Runner
@@ -192,8 +194,10 @@ class HandPage:
     async def hand(self, request: Request) -> JSONResponse:
         try:
             user, chat = await self._player(request, request.query_params.get("game"))
-            tr = await self._translator(user, chat)
-            return JSONResponse({"words": _words(tr), **await self._shown(user, chat, tr)})
+            doc = await self.bot.sessions.store.load(game_key(chat))
+            tr = await self._translator(user, self._session(doc))
+            shown = self._shown_of(await self.bot.service.play.hand_in(_asking(user), doc))
+            return JSONResponse({"words": _words(tr), **shown})
         except Refusal as refusal:
             return await self._refused(request, refusal)
 
@@ -219,14 +223,16 @@ class HandPage:
                 raise Refusal(400, NOT_OURS)
             before = await self._moves(chat)
             answer = await self.bot.runner.handle(inc)
-            after = await self._moves(chat)
-            tr = await self._translator(user, chat)
+            doc = await self.bot.sessions.store.load(game_key(chat))  # the game after it
+            session = self._session(doc)
+            after = math.inf if session is None else session.moves
+            tr = await self._translator(user, session)
             told = [answer.text] if answer is not None and answer.text else []
             if after == math.inf:  # the game is over: what the chat would have said
                 told += [m.text for m in answer.shown] if answer is not None else []
                 shown: JSON = {"hand": None, "table": ""}
             else:
-                shown = await self._shown(user, chat, tr)
+                shown = self._shown_of(await self.bot.service.play.hand_in(_asking(user), doc))
             steps = [m for m in answer.shown if m.buttons] if answer else []
             if code.op == b.NAV and steps and after == before:  # a step of a choice
                 shown["hand"] = _message(steps[-1])
@@ -240,8 +246,9 @@ class HandPage:
         try:
             body = await _body(request)
             user, chat = await self._player(request, body.get("game"))
-            tr = await self._translator(user, chat)
-            if isinstance(await self.bot.service.play.hand_of(_asking(user), chat), str):
+            doc = await self.bot.sessions.store.load(game_key(chat))
+            tr = await self._translator(user, self._session(doc))
+            if isinstance(await self.bot.service.play.hand_in(_asking(user), doc), str):
                 raise Refusal(403, N_("You are not playing in this game."))
             await self.bot.runner.delivery.release(chat, None)
             return JSONResponse({"said": tr.gettext(WORDS["unheard"])})
@@ -258,9 +265,9 @@ class HandPage:
             raise Refusal(400, N_("No game is running here."))
         return await self.bot.profile(sub, game), qualify(game)
 
-    async def _shown(self, user: User, chat: str, tr: Translator) -> JSON:
+    @staticmethod
+    def _shown_of(got: tuple[Message, Message] | str) -> JSON:
         """The user's hand and the table (Refusal 403 when there is none for them)."""
-        got = await self.bot.service.play.hand_of(_asking(user), chat)
         if isinstance(got, str):
             raise Refusal(403, got, translated=True)
         hand, table = got
@@ -271,13 +278,16 @@ class HandPage:
         session, _ = await self.bot.sessions.load(chat)
         return math.inf if session is None else session.moves
 
-    async def _translator(self, user: User, chat: str) -> Translator:
-        """The words of the user's seat in the game of `chat` (its hand's language), else of
-        the user."""
+    def _session(self, doc: Doc | None) -> Session | None:
+        """The game in a stored document (None: gone, or unreadable)."""
         try:
-            session, _ = await self.bot.sessions.load(chat)
+            return self.bot.sessions.session(doc)[0]
         except BadSession:
-            session = None
+            return None
+
+    async def _translator(self, user: User, session: Session | None) -> Translator:
+        """The words of the user's seat in `session` (its hand's language), else of the
+        user."""
         seat = session.seat_of(user.id) if session is not None else None
         if session is not None and seat is not None:
             return translator(session.seats[seat].language)
