@@ -151,6 +151,10 @@ async def ours(
         assert lobby is not None
         for u in users[1:]:
             await h.press(u, lobby, next(d for d in lobby.callback_data if d.startswith("j")))
+        # The lobby's edits are coalesced (one each `table_interval`): start from the one that
+        # shows all four.
+        while not all(u["first_name"] in lobby.text for u in users):
+            await asyncio.sleep(0.05)
             lobby = tg.message(group, lobby.message_id)
         await h.press(users[0], lobby, next(d for d in lobby.callback_data if d.startswith("s")))
         return users
@@ -176,7 +180,8 @@ async def ours(
 
     # Enough games opened beforehand that no player runs out (a game takes 60+ presses).
     per_player = presses // (games * 30) + 2
-    opened = [[await new_game(p) for _ in range(per_player)] for p in range(games)]
+    opening = [[new_game(p) for _ in range(per_player)] for p in range(games)]
+    opened = [list(await asyncio.gather(*player_games)) for player_games in opening]
     first = len(tg.calls)
     with Packets() if count else contextlib.nullcontext() as trips:
         started, cpu = time.perf_counter(), time.process_time()
