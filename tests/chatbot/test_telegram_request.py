@@ -19,7 +19,8 @@ TOKEN = "123:abc"
 
 
 class Server:
-    """A Bot API stand-in: records each call's form, answers {"ok": true}, or as told."""
+    """A Bot API stand-in: records each call's parameters (a JSON body or a form), answers
+    {"ok": true}, or as told."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, Any], str]] = []  # method, form, User-Agent
@@ -31,6 +32,8 @@ class Server:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         method = request.match_info["method"]
         form: dict[str, Any] = {}
+        if request.content_type == "application/json":
+            form = await request.json()
         for name, value in (await request.post()).items():
             form[name] = value.file.read() if isinstance(value, web.FileField) else value
         self.calls.append((method, form, request.headers.get("User-Agent", "")))
@@ -70,14 +73,17 @@ async def server() -> AsyncIterator[tuple[Server, str]]:
     await runner.cleanup()
 
 
-async def test_a_call_sends_its_parameters_as_a_form(server: tuple[Server, str]) -> None:
+async def test_a_call_sends_its_parameters_as_json(server: tuple[Server, str]) -> None:
     fake, base = server
+    keyboard = {"inline_keyboard": [[{"text": "ก", "callback_data": "m1|x"}]]}
     async with Bot(TOKEN, base_url=base, request=AiohttpRequest(trust_env=False)) as bot:
-        result = await bot.do_api_request("echo", api_kwargs={"echo": "สวัสดี", "n": 5})
+        result = await bot.do_api_request(
+            "echo", api_kwargs={"echo": "สวัสดี", "n": 5, "reply_markup": keyboard}
+        )
     assert result == "สวัสดี"
-    method, form, agent = fake.calls[-1]
+    method, params, agent = fake.calls[-1]
     assert method == "echo"
-    assert form["n"] == "5"
+    assert params == {"echo": "สวัสดี", "n": 5, "reply_markup": keyboard}
     assert "python-telegram-bot" in agent
 
 
