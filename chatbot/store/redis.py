@@ -405,7 +405,11 @@ class RedisStore(Store):
         # At most `redis_pool_size` connections; under load a command waits for a free one
         # (redis-py's default pool would refuse it: "storage unavailable" while Redis is up).
         # The wait and the command share one deadline, `redis_timeout`: a frozen Redis is
-        # still reported within it, however many commands queue for a connection.
+        # still reported within it, however many commands queue for a connection. That
+        # deadline (`_reachable`) bounds every command, so the connections have no socket
+        # timeout of their own: redis-py would run each write in a task of its own under
+        # `asyncio.wait_for` (a quarter of a round trip's processor time).
+        options["socket_timeout"] = None
         pool = redis.BlockingConnectionPool.from_url(
             url, max_connections=s.redis_pool_size, timeout=s.redis_timeout, **options
         )

@@ -487,7 +487,9 @@ async def test_redis_client_settings_come_from_the_environment() -> None:
         assert isinstance(pool, aioredis.BlockingConnectionPool)
         assert (pool.max_connections, pool.timeout) == (5, 0.5)  # the wait within REDIS_TIMEOUT
         kwargs = pool.connection_kwargs
-        assert (kwargs["socket_timeout"], kwargs["socket_connect_timeout"]) == (0.5, 0.25)
+        # Every command is bounded by the store's deadline, REDIS_TIMEOUT, not by the socket.
+        assert (kwargs["socket_timeout"], kwargs["socket_connect_timeout"]) == (None, 0.25)
+        assert store._deadline == 0.5
         assert kwargs["retry"].get_retries() == 4
         assert kwargs["health_check_interval"] == 7
         with pytest.raises(StoreUnavailable):
