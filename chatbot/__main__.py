@@ -254,12 +254,14 @@ def run_telegram(settings: Settings, games: Registry) -> int:
         return 2
     from telegram.error import InvalidToken
 
-    from chatbot.bootstrap import open_store, telegram_bot, thinkers
+    from chatbot.bootstrap import open_store, settled, telegram_bot, thinkers
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     try:
-        telegram_bot(settings, open_store(settings), games).run_polling()
+        bot = telegram_bot(settings, open_store(settings), games)
+        settled()
+        bot.run_polling()
     except InvalidToken:
         print(_refused(settings), file=sys.stderr)
         return 2
@@ -382,7 +384,7 @@ async def serve(settings: Settings, games: Registry) -> int:
     import uvicorn
     from telegram.error import InvalidToken
 
-    from chatbot.bootstrap import web_app
+    from chatbot.bootstrap import settled, web_app
     from chatbot.telegram.bot import TelegramBot
     from chatbot.web import ops_app
 
@@ -426,6 +428,7 @@ async def serve(settings: Settings, games: Registry) -> int:
         timeout_graceful_shutdown=STOP_GRACE,
         access_log=settings.access_log,
     )
+    settled()
     await Server(config).serve(sockets=sockets)
     return 0
 

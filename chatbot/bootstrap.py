@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import gc
 import os
 import time
 from collections.abc import Callable
@@ -43,6 +44,16 @@ def thinkers(workers: int) -> Thinkers:
     made = Thinkers(workers)
     atexit.register(made.shutdown)
     return made
+
+
+def settled() -> None:
+    """Once a server is built, before it serves: what start-up made (modules, the bot, the
+    translations) lives as long as the process, so the garbage collector stops walking it
+    (`gc.freeze`). Each full collection walked them all (90,000 objects in the web server,
+    a pause of 20 ms or more): in bench/telegram_presses.py 0.1 ms of a press's processor
+    time, 0.02 ms frozen."""
+    gc.collect()
+    gc.freeze()
 
 
 def open_store(settings: Settings) -> Store:
