@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from gettext import NullTranslations
 from io import BytesIO
 from pathlib import Path
@@ -147,8 +147,9 @@ class Translator:
 
     def number(self, n: int | float | Decimal) -> str:
         """A number written the locale's way ("1,234" / "1 234"), negative with "−"."""
-        text = format_decimal(n, locale=_babel_locale(self.locale))
-        return MINUS + text[1:] if text.startswith("-") else text
+        if type(n) is int:  # a game's scores and counts: written once each (Babel is slow)
+            return _integer(self.locale, n)
+        return _number(self.locale, n)
 
     def list(self, items: Iterable[str]) -> str:
         """Items joined the locale's way ("A, B and C" / "A、B、C" / "A B และ C")."""
@@ -217,3 +218,13 @@ def _babel_locale(code: str) -> Locale:
         return Locale.parse(code)
     except (UnknownLocaleError, ValueError):
         return Locale.parse(SOURCE_LOCALE)
+
+
+def _number(locale: str, n: int | float | Decimal) -> str:
+    text = format_decimal(n, locale=_babel_locale(locale))
+    return MINUS + text[1:] if text.startswith("-") else text
+
+
+@lru_cache(maxsize=4096)
+def _integer(locale: str, n: int) -> str:
+    return _number(locale, n)

@@ -115,6 +115,15 @@ class AiohttpRequest(BaseRequest):
         if self._session is not None and not self._session.closed:
             await self._session.close()
 
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> Any:
+        """Telegram's answer as JSON: by orjson (a fifth of the standard library's time), or
+        where orjson refuses it (a lone surrogate, a number past 64 bits) as PTB reads it."""
+        try:
+            return orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            return BaseRequest.parse_json_payload(payload)
+
     async def do_request(
         self,
         url: str,
