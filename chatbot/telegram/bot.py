@@ -9,7 +9,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +44,7 @@ from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
 from chatbot.i18n import available_locales, translator
 from chatbot.settings import Settings, bot_api_root
-from chatbot.telegram.convert import incoming, markup, migration, qualify, telegram_id
+from chatbot.telegram.convert import Fields, incoming, markup, migration, qualify, telegram_id
 from chatbot.telegram.limits import FloodLimiter
 from chatbot.telegram.request import AiohttpRequest
 
@@ -208,13 +208,13 @@ class TelegramBot:
     # --- updates in, messages out ----------------------------------------------------------
 
     async def on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A polled update (PTB made it into objects): handled as its JSON."""
-        event, moved = self._read(update.to_dict())
+        """A polled update (PTB made it into objects): handled as its JSON reads."""
+        event, moved = self._read(Fields(update))
         await self._handle(
             event, moved, update.callback_query.id if update.callback_query else None
         )
 
-    def _read(self, update: JSON) -> tuple[Incoming | None, tuple[str, str] | None]:
+    def _read(self, update: Mapping[str, Any]) -> tuple[Incoming | None, tuple[str, str] | None]:
         """The update's event, or the chats of a group that became a supergroup."""
         moved = migration(update)
         return (None, moved) if moved else (incoming(update, self.app.bot.username), None)

@@ -4,9 +4,11 @@ not read, cost a twentieth of the bot's processor time (bench/capacity.py under 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import datetime as dtm
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+from telegram import TelegramObject
 from telegram.constants import ChatType
 
 from chatbot.core.model import Button, Command, Incoming, Keyboard, Press, User, looks
@@ -70,6 +72,44 @@ def incoming(update: Mapping[str, Any], bot_username: str) -> Incoming | None:
         update_id=update_id,
         chat_title=chat.get("title") or "",
     )
+
+
+class Fields(Mapping[str, Any]):
+    """A python-telegram-bot object (a polled update) read as its Bot API JSON, one field at
+    a time as `incoming` asks for it: making the whole update into a dict (`to_dict`) took
+    120 µs a press, as long as the rest of reading it ten times over."""
+
+    __slots__ = ("_of",)
+
+    def __init__(self, of: TelegramObject) -> None:
+        self._of = of
+
+    def __getitem__(self, key: str) -> Any:
+        value = getattr(self._of, "from_user" if key == "from" else key, None)  # (as to_dict)
+        if value is None:
+            raise KeyError(key)
+        return _json(value)
+
+    def __bool__(self) -> bool:  # (an object there is never empty: no `to_dict` to say so)
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._of.to_dict(recursive=False))
+
+    def __len__(self) -> int:
+        return len(self._of.to_dict(recursive=False))
+
+
+def _json(value: Any) -> Any:
+    """A field's value as the Bot API's JSON reads (objects and rows as views, times as
+    unix seconds)."""
+    if isinstance(value, TelegramObject):
+        return Fields(value)
+    if isinstance(value, tuple):
+        return tuple(_json(v) for v in value)
+    if isinstance(value, dtm.datetime):
+        return int(value.timestamp())
+    return value
 
 
 def migration(update: Mapping[str, Any]) -> tuple[str, str] | None:
