@@ -6,8 +6,7 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import combinations, product
+from itertools import combinations, permutations, product
 from typing import Any, NamedTuple
 
 from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
@@ -199,18 +198,15 @@ SEQUENCES: dict[tuple[int, ...], Run] = {
 }
 
 
-def by_number(cards: Iterable[int]) -> tuple[int, ...]:
-    return tuple(sorted(cards, key=NUMBER.__getitem__))
-
-
-# The same, by a pair's cards and NO_CARD or a triple's cards.
+# The same, by a pair's cards and NO_CARD or a triple's cards; and by their cards in any order.
 NO_CARD = -1
 _RUN_AT = {(*cards, NO_CARD)[:3]: run for cards, run in SEQUENCES.items()}
+_SEQUENCE_OF = {order: run for cards, run in SEQUENCES.items() for order in permutations(cards)}
 
 
 def is_sequence(cards: tuple[int, ...]) -> bool:
     """2 or 3 cards with consecutive numbers, in any order."""
-    return by_number(cards) in SEQUENCES
+    return tuple(cards) in _SEQUENCE_OF
 
 
 _FALLACY_RANK = _rank(len(FALLACY), FALLACY[-1])
@@ -244,9 +240,11 @@ def _let_go_choices(cards: tuple[int, ...]) -> tuple[Action, ...]:
 
 class NumberHeld(NamedTuple):
     """What a hand can do with the cards it holds of one number: those cards, a marked copy
-    left out when its unmarked card is held too (the two play alike), and its let-gos."""
+    left out when its unmarked card is held too (the two play alike), the same after NO_CARD
+    (the third numbers of a sequence: none, or one of these), and its let-gos."""
 
     distinct: tuple[int, ...]
+    third: tuple[int, ...]
     let_gos: tuple[Action, ...]
 
 
@@ -258,11 +256,13 @@ _HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c i
 def _number_held(number: int, bits: int) -> NumberHeld:
     cards = tuple(c for c in _CARD_IDS if NUMBER[c] == number and bits & _HELD_BIT[c])
     distinct = tuple(c for c in cards if FIRST_COPY[c] == c or FIRST_COPY[c] not in cards)
-    return NumberHeld(distinct, _let_go_choices(cards) if len(cards) > 1 else ())
+    let_gos = _let_go_choices(cards) if len(cards) > 1 else ()
+    return NumberHeld(distinct, (NO_CARD, *distinct), let_gos)
 
 
-# By number (0 to 11: a sequence from 9 looks two numbers on) and what a hand holds of it.
-_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(12))
+# By number (0 to 9) and what a hand holds of it; nothing held of a number.
+_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(10))
+_NOTHING_HELD = _number_held(0, 0)
 
 _TABLE_IDS = range(TABLES)
 
@@ -288,14 +288,15 @@ def hand_moves(hand: tuple[int, ...]) -> HandMoves:
     for c in hand:
         n = NUMBER[c]
         held[n] = held.get(n, 0) | _HELD_BIT[c]
+    numbers = {n: _NUMBER_HELD[n][bits] for n, bits in held.items()}
     sequences: list[Run] = []
-    for n, bits in held.items():
-        if n + 1 in held:  # each pair, followed by the triples that extend it (see `_RUN_AT`)
-            low = _NUMBER_HELD[n][bits].distinct
-            mid = _NUMBER_HELD[n + 1][held[n + 1]].distinct
-            high = (NO_CARD, *_NUMBER_HELD[n + 2][held.get(n + 2, 0)].distinct)
-            sequences += map(_RUN_AT.__getitem__, product(low, mid, high))
-    let_gos = [a for n, bits in held.items() for a in _NUMBER_HELD[n][bits].let_gos]
+    let_gos: list[Action] = []
+    for n, low in numbers.items():
+        mid = numbers.get(n + 1)
+        if mid is not None:  # each pair, followed by the triples that extend it (`_RUN_AT`)
+            high = numbers.get(n + 2, _NOTHING_HELD)
+            sequences += map(_RUN_AT.__getitem__, product(low.distinct, mid.distinct, high.third))
+        let_gos += low.let_gos
     return HandMoves(sequences, let_gos)
 
 
@@ -347,36 +348,40 @@ def _actions(state: State, player: int) -> list[Action]:
     listens and flip, then the argues on each table, then the let-gos."""
     hand = state.hands[player]
     sequences, let_gos = hand_moves(hand)
-    return [*_table_actions(state, hand), *_argues(state, sequences), *let_gos]
-
-
-def _table_actions(state: State, hand: tuple[int, ...]) -> list[Action]:
-    """Table by table, the babbles of the hand's cards on an empty table, the cut-off of a
-    single card, the listens (3-4 players) of a table with 2 or more and the flip of 3."""
-    out: list[Action] = []
     shown = topics(state)
+    out = _table_actions(state, hand, shown)
+    if sequences:
+        out += _argues(state, sequences, shown)
+    out += let_gos
+    return out
+
+
+def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) -> list[Action]:
+    """Table by table (showing the topics `shown`), the babbles of the hand's cards on an
+    empty table, the cut-off of a single card, the listens (3-4 players) of a table with 2 or
+    more and the flip of 3."""
+    out: list[Action] = []
     for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
-            out += [_BABBLE_ON[t][c] for c in babbles(hand, shown[t])]
+            out += map(_BABBLE_ON[t].__getitem__, babbles(hand, shown[t]))
         elif size == 1:
             out.append(_CUT_OFF_ON[t])
         elif state.players >= 3:
-            out += [_LISTEN_ON[t][c] for c in lying]
+            out += map(_LISTEN_ON[t].__getitem__, lying)
         if size == 3 and state.flip_mode:
             out.append(_FLIP_ON[t])
     return out
 
 
-def _argues(state: State, sequences: list[Run]) -> list[Action]:
-    """Table by table, the argues of these sequences that `fits` its topic and win on it."""
+def _argues(state: State, sequences: list[Run], shown: tuple[int, ...]) -> list[Action]:
+    """Table by table (showing the topics `shown`), the argues of these sequences that `fits`
+    its topic and win on it."""
     out: list[Action] = []
-    if not sequences:
-        return out
     strict = state.strict
     # each sequence once: the tables' topics it fits (as bits), its rank and its argues
     ranked = [(run.fits_on[strict], run.rank, run.argue) for run in sequences]
-    for t, (lying, topic) in enumerate(zip(state.tables, topics(state), strict=True)):
+    for t, (lying, topic) in enumerate(zip(state.tables, shown, strict=True)):
         bit, (beat, fallacy) = 1 << topic, _bar(lying)
         out += [
             argue[t]
@@ -389,17 +394,18 @@ def _argues(state: State, sequences: list[Run]) -> list[Action]:
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
     """Whether `player` would have any legal action with the turn: first what a table offers
     whatever the hand (a cut-off, a listen with 3-4 players, a flip: see `_table_actions`),
-    then the hand's actions."""
+    then the hand's: a babble on an empty table, a let-go, an argue."""
     listen, flip = state.players >= 3, state.flip_mode
     for lying in state.tables:
         size = len(lying)
         if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
     hand = state.hands[player]
-    if _table_actions(state, hand):
+    shown = topics(state)
+    if any(not lying and babbles(hand, shown[t]) for t, lying in enumerate(state.tables)):
         return True
     sequences, let_gos = hand_moves(hand)
-    return bool(let_gos) or bool(_argues(state, sequences))
+    return bool(let_gos) or bool(sequences and _argues(state, sequences, shown))
 
 
 # --- applying an action --------------------------------------------------------------------
@@ -481,7 +487,7 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
     hand = _take_from_hand(state.hands[player], cards)
-    run = SEQUENCES.get(by_number(cards))
+    run = _SEQUENCE_OF.get(cards)
     if run is None:
         raise IllegalAction("not_a_sequence")
     topic = table_topic(t, state.flipped[t])
