@@ -273,17 +273,10 @@ _CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
 
-class HandMoves(NamedTuple):
-    """What a hand could do whatever lies on the tables: its sequences (two copies of a card
-    counted once) and its let-go actions."""
-
-    sequences: list[Run]
-    let_gos: list[Action]
-
-
-def hand_moves(hand: tuple[int, ...]) -> HandMoves:
-    """The moves of a sorted hand, by number, the numbers in the order they first appear in
-    the hand."""
+def hand_moves(hand: tuple[int, ...]) -> tuple[list[Run], list[Action]]:
+    """What a sorted hand could do whatever lies on the tables: its sequences (two copies of a
+    card counted once) and its let-go actions, by number, the numbers in the order they first
+    appear in the hand."""
     held: dict[int, int] = {}  # by number, as `_HELD_BIT`s
     for c in hand:
         n = NUMBER[c]
@@ -297,7 +290,7 @@ def hand_moves(hand: tuple[int, ...]) -> HandMoves:
             high = numbers.get(n + 2, _NOTHING_HELD)
             sequences += map(_RUN_AT.__getitem__, product(low.distinct, mid.distinct, high.third))
         let_gos += low.let_gos
-    return HandMoves(sequences, let_gos)
+    return sequences, let_gos
 
 
 def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
@@ -377,18 +370,17 @@ def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) 
 def _argues(state: State, sequences: list[Run], shown: tuple[int, ...]) -> list[Action]:
     """Table by table (showing the topics `shown`), the argues of these sequences that `fits`
     its topic and win on it."""
-    out: list[Action] = []
     strict = state.strict
     # each sequence once: the tables' topics it fits (as bits), its rank and its argues
     ranked = [(run.fits_on[strict], run.rank, run.argue) for run in sequences]
-    for t, (lying, topic) in enumerate(zip(state.tables, shown, strict=True)):
-        bit, (beat, fallacy) = 1 << topic, _bar(lying)
-        out += [
-            argue[t]
-            for fits_on, rank, argue in ranked
-            if fits_on & bit and (rank > beat or rank == fallacy)
-        ]
-    return out
+    # each table once: its topic as a bit and what a sequence must beat there
+    bars = [(1 << topic, *_bar(lying)) for lying, topic in zip(state.tables, shown, strict=True)]
+    return [
+        argue[t]
+        for t, (bit, beat, fallacy) in enumerate(bars)
+        for fits_on, rank, argue in ranked
+        if fits_on & bit and (rank > beat or rank == fallacy)
+    ]
 
 
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
@@ -411,13 +403,9 @@ def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stu
 # --- applying an action --------------------------------------------------------------------
 
 
-class Move(NamedTuple):
-    """What an action did: the fields of the state it changes (by name), what happened, and
-    whether it gains momentum."""
-
-    changes: dict[str, Any]
-    event: Event
-    momentum: bool
+# What an action did: the fields of the state it changes (by name), what happened, and
+# whether it gains momentum.
+Move = tuple[dict[str, Any], Event, bool]
 
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
@@ -435,7 +423,8 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
             raise IllegalAction("bad_action")  # a let-go names no table
     elif table not in _TABLE_IDS:
         raise IllegalAction("no_such_table")
-    return _after(state, player, rule(state, player, table, cards))
+    changes, event, momentum = rule(state, player, table, cards)
+    return _after(state, player, changes, event, momentum)
 
 
 def _take_from_hand(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -466,7 +455,7 @@ def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if TOPIC[card] != table_topic(t, state.flipped[t]):
         raise IllegalAction("babble_topic")
     changes = dict(hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,)))
-    return Move(changes, Babbled(player, t, card), False)
+    return changes, Babbled(player, t, card), False
 
 
 def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -478,7 +467,7 @@ def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         tables=_set(state.tables, t, ()),
         egos=_set(state.egos, player, state.egos[player] + lying),
     )
-    return Move(changes, CutOff(player, t, lying[0]), False)
+    return changes, CutOff(player, t, lying[0]), False
 
 
 def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -503,7 +492,7 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         egos=_set(state.egos, player, state.egos[player] + lying),
     )
     event = Argued(player, t, run.cards, lying, run.rank == fallacy)
-    return Move(changes, event, run.topics == 1 << topic)
+    return changes, event, run.topics == 1 << topic
 
 
 def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -522,7 +511,7 @@ def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         tables=_set(state.tables, t, ()),
         discard=state.discard + rest,
     )
-    return Move(changes, Listened(player, t, card, rest), True)
+    return changes, Listened(player, t, card, rest), True
 
 
 def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -536,7 +525,7 @@ def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         raise IllegalAction("let_go_one_number")
     cards = tuple(cards)
     changes = dict(hands=_set(state.hands, player, hand), discard=state.discard + cards)
-    return Move(changes, LetGo(player, cards), False)
+    return changes, LetGo(player, cards), False
 
 
 def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -552,7 +541,7 @@ def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         flipped=_set(state.flipped, t, side),
         discard=state.discard + lying,
     )
-    return Move(changes, Flipped(player, t, lying, table_topic(t, side)), True)
+    return changes, Flipped(player, t, lying, table_topic(t, side)), True
 
 
 _RULES = {
@@ -565,10 +554,12 @@ _RULES = {
 }
 
 
-def _after(state: State, player: int, move: Move) -> tuple[State, list[Event]]:
-    """Momentum (at most once a turn: the player acts again), else the next player's turn;
-    the round ends when the player's hand is empty or the next player is stuck."""
-    changes, event, momentum = move
+def _after(
+    state: State, player: int, changes: dict[str, Any], event: Event, momentum: bool
+) -> tuple[State, list[Event]]:
+    """After a `Move`: momentum (at most once a turn: the player acts again), else the next
+    player's turn; the round ends when the player's hand is empty or the next player is
+    stuck."""
     if not changes.get("hands", state.hands)[player]:
         return _end_round(state._replace(**changes), [event], emptied_by=player)
     if momentum and not state.momentum:
