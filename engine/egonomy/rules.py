@@ -330,15 +330,11 @@ def timeout(state: State, player: int) -> None:
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
-    """Every action `player` may take now; only the player to move ever has any."""
+    """Every action `player` may take now; only the player to move ever has any: table by
+    table the babbles, cut-off, listens and flip, then the argues on each table, then the
+    let-gos."""
     if state.over or player != state.turn:
         return []
-    return _actions(state, player)
-
-
-def _actions(state: State, player: int) -> list[Action]:
-    """Every action `player` would have with the turn: table by table the babbles, cut-off,
-    listens and flip, then the argues on each table, then the let-gos."""
     hand = state.hands[player]
     sequences, let_gos = hand_moves(hand)
     shown = topics(state)
@@ -430,10 +426,11 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
 def _take_from_hand(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
     """The hand without these cards; refused unless it holds them all."""
     left = list(hand)
-    for c in cards:
-        if c not in left:
-            raise IllegalAction("card_not_in_hand")
-        left.remove(c)
+    try:
+        for c in cards:
+            left.remove(c)
+    except ValueError:
+        raise IllegalAction("card_not_in_hand") from None
     return tuple(left)
 
 
