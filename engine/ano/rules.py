@@ -427,7 +427,7 @@ class _Table:
         self.got: tuple[int, ...] = ()  # the cards of the last draw
 
     def set_ano(self, player: int, status: int) -> None:
-        self.ano = (*self.ano[:player], status, *self.ano[player + 1 :])
+        self.ano = _with(self.ano, player, status)
 
     def draw(self, player: int, n: int, reason: str) -> int:
         """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
@@ -539,7 +539,10 @@ def timeout(state: State, player: int) -> tuple[State, list[Event]] | None:
 
 
 def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*seq[:index], value, *seq[index + 1 :])
+    """`seq` with item `index` replaced by `value`."""
+    out = list(seq)
+    out[index] = value
+    return tuple(out)
 
 
 def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:

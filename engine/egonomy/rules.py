@@ -435,7 +435,10 @@ def _take_from_hand(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int,
 
 
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*seq[:index], value, *seq[index + 1 :])
+    """`seq` with item `index` replaced by `value`."""
+    out = list(seq)
+    out[index] = value
+    return tuple(out)
 
 
 def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
