@@ -523,7 +523,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == KEEP:
         if state.drawn < 0:
             raise IllegalAction("nothing_drawn")
-        turn = _next(state, player, state.direction, 1)
+        turn = _next_seat(state.players, state.finished, player, state.direction)
         return state._replace(turn=turn, drawn=-1), [Kept(player)]
     raise IllegalAction("bad_action")
 
@@ -695,7 +695,7 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
         return _end(*table.done(**changes))
-    changes["turn"] = _next(state, player, state.direction, 1)
+    changes["turn"] = _next_seat(state.players, state.finished, player, state.direction)
     return table.done(**changes)
 
 
@@ -724,12 +724,6 @@ def _next_seat(players: int, finished: tuple[int, ...], seat: int, direction: in
         seat = (seat + direction) % players
         if seat not in finished:
             return seat
-    return seat
-
-
-def _next(state: State, seat: int, direction: int, steps: int) -> int:
-    for _ in range(steps):
-        seat = _next_seat(state.players, state.finished, seat, direction)
     return seat
 
 
