@@ -1,7 +1,8 @@
 """Self-play benchmark of the game engines: actions/s, games/s and stored state size.
 
 An action = listing the legal actions of the player to move + applying one of them (picked
-uniformly at random), all through the public game API, which is what a searching computer
+uniformly at random as the anchors pick: `legal[int(random() * len(legal))]` with a seeded
+`random.Random`), all through the public game API, which is what a searching computer
 player's playout does. Setting up each game is timed too.
 
 When RLCard is installed (`pip install rlcard`; not a dependency of the project), the same
@@ -15,6 +16,7 @@ Usage: python bench/engine_selfplay.py [--games N] [--runs 5] [--game egonomy]
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -39,7 +41,7 @@ def ours(game_name: str, players: tuple[int, ...]) -> Run:
     options = option_sets(game.spec)
 
     def run(games: int, first: int) -> tuple[int, float]:
-        rng = Rng(12345 + first)
+        pick = random.Random(12345 + first).random
         actions = 0
         started = time.perf_counter()
         for i in range(first, first + games):
@@ -48,7 +50,7 @@ def ours(game_name: str, players: tuple[int, ...]) -> Run:
             while not game.is_over(state):
                 (player,) = game.to_move(state)[:1]
                 legal = game.legal_actions(state, player)
-                state, _ = game.apply(state, player, legal[rng.below(len(legal))])
+                state, _ = game.apply(state, player, legal[int(pick() * len(legal))])
                 actions += 1
         return actions, time.perf_counter() - started
 

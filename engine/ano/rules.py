@@ -231,11 +231,12 @@ def can_play(state: State, player: int) -> bool:
 
 def _group_plays(
     group: tuple[int, ...], fit: Mapping[int, bool] | tuple[bool, ...], whole: bool
-) -> tuple[tuple[tuple[int, ...], int], ...]:
-    """Every (cards, named suit) play from `group` (cards of one rank, sorted): any part of it
-    whose bottom card fits (`fit[card]`); the rest in a fixed order but the top, which the
-    player picks. `whole`: the group is the whole hand and special cards may not be last."""
-    out: list[tuple[tuple[int, ...], int]] = []
+) -> tuple[tuple[Action, Action], ...]:
+    """Every play from `group` (cards of one rank, sorted) and its twin calling "Ano!": any
+    part of it whose bottom card fits (`fit[card]`); the rest in a fixed order but the top,
+    which the player picks (a joker on top with each suit named). `whole`: the group is the
+    whole hand and special cards may not be last."""
+    out: list[tuple[Action, Action]] = []
     seen: set[tuple[int, ...]] = set()
     for k in range(1, len(group) + 1):
         if whole and k == len(group):
@@ -257,10 +258,8 @@ def _group_plays(
                     cards = (top,)
                 else:
                     continue
-                if top == JOKER:
-                    out.extend((cards, s) for s in range(SUITS))
-                else:
-                    out.append((cards, NO_SUIT))
+                for named in range(SUITS) if top == JOKER else (NO_SUIT,):
+                    out.append((Action(PLAY, cards, named), Action(PLAY, cards, named, True)))
     return tuple(out)
 
 
@@ -308,10 +307,10 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             plays = _PAIR_PLAYS[a, b, fit[a], fit[b], whole]
         else:
             plays = _group_plays(tuple(group), fit, whole)
-        for cards, named in plays:
-            out.append(Action(PLAY, cards, named))
-            if whole_ano if len(cards) == len(group) else part_ano:
-                out.append(Action(PLAY, cards, named, True))
+        for play, calling in plays:
+            out.append(play)
+            if whole_ano if len(play.cards) == len(group) else part_ano:
+                out.append(calling)
     return out
 
 
@@ -322,6 +321,11 @@ _SINGLES = tuple(
     for c in range(JOKER + 1)
 )
 _SINGLE_PAIRS = tuple((*plays, *(a._replace(call=True) for a in plays)) for plays in _SINGLES)
+
+
+# The actions that name no cards: draw, keep, call "Ano!", and catch each seat.
+_DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
+_CATCH = tuple(Action(CATCH, target=target) for target in range(SPEC.max_players))
 
 
 def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
@@ -342,26 +346,26 @@ def legal_actions(state: State, player: int) -> list[Action]:
     if state.over or player in state.finished:
         return []
     hand = state.hands[player]
-    fumble = state.has(FUMBLE_RULE)
-    special_last = state.has(SPECIAL_LAST)
+    flags = state.flags
+    fumble, special_last = bool(flags & FUMBLE_RULE), bool(flags & SPECIAL_LAST)
     if player == state.turn:
         if state.drawn >= 0:
             out = _single(state.drawn, hand, special_last)
-            out.append(Action(KEEP))
+            out.append(_KEEP)
         else:
             out = _turn_plays(hand, _fitting(state), special_last)
             unable = not out  # the same as `not can_play(state, player)`, already known
             if fumble:
                 out += _wrong_singles(hand, out)
             if unable:
-                out.append(Action(DRAW))
-    elif state.has(JUMP_IN):
+                out.append(_DRAW)
+    elif flags & JUMP_IN:
         out = _jumps(state, hand, fumble, special_last)
     else:
         out = []
     ano = state.ano
     if ano[player] == OWES:
-        out.append(Action(CALL))
+        out.append(_CALL)
     if fumble or FORGOT_CALL in ano:
         for target in range(state.players):
             if target == player or target in state.finished:
@@ -369,7 +373,7 @@ def legal_actions(state: State, player: int) -> list[Action]:
             if ano[target] == FORGOT_CALL or (
                 fumble and ano_hand(state.hands[target], special_last)
             ):
-                out.append(Action(CATCH, target=target))
+                out.append(_CATCH[target])
     return out
 
 
@@ -423,7 +427,7 @@ class _Table:
         self.got: tuple[int, ...] = ()  # the cards of the last draw
 
     def set_ano(self, player: int, status: int) -> None:
-        self.ano = (*self.ano[:player], status, *self.ano[player + 1 :])
+        self.ano = _with(self.ano, player, status)
 
     def draw(self, player: int, n: int, reason: str) -> int:
         """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
@@ -519,7 +523,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == KEEP:
         if state.drawn < 0:
             raise IllegalAction("nothing_drawn")
-        turn = _next(state, player, state.direction, 1)
+        turn = _next_seat(state.players, state.finished, player, state.direction)
         return state._replace(turn=turn, drawn=-1), [Kept(player)]
     raise IllegalAction("bad_action")
 
@@ -530,12 +534,15 @@ def timeout(state: State, player: int) -> tuple[State, list[Event]] | None:
     if state.over or player != state.turn:
         return None
     if state.drawn >= 0:
-        return apply(state, player, Action(KEEP))
+        return apply(state, player, _KEEP)
     return _draw_turn(state, player)
 
 
 def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*seq[:index], value, *seq[index + 1 :])
+    """`seq` with item `index` replaced by `value`."""
+    out = list(seq)
+    out[index] = value
+    return tuple(out)
 
 
 def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -547,11 +554,14 @@ def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(rest)
 
 
+_FACE_SET = frozenset(range(FACES))
+
+
 def _check_shape(action: Action) -> None:
     cards = action.cards
-    if not cards or min(cards) < 0 or max(cards) > JOKER:
+    if not cards or not _FACE_SET.issuperset(cards):
         raise IllegalAction("bad_action")
-    if len({RANK[c] for c in cards}) > 1:
+    if len(set(map(RANK.__getitem__, cards))) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
     if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
@@ -685,7 +695,7 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
         return _end(*table.done(**changes))
-    changes["turn"] = _next(state, player, state.direction, 1)
+    changes["turn"] = _next_seat(state.players, state.finished, player, state.direction)
     return table.done(**changes)
 
 
@@ -714,12 +724,6 @@ def _next_seat(players: int, finished: tuple[int, ...], seat: int, direction: in
         seat = (seat + direction) % players
         if seat not in finished:
             return seat
-    return seat
-
-
-def _next(state: State, seat: int, direction: int, steps: int) -> int:
-    for _ in range(steps):
-        seat = _next_seat(state.players, state.finished, seat, direction)
     return seat
 
 

@@ -6,8 +6,7 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import combinations, product
+from itertools import combinations, permutations, product
 from typing import Any, NamedTuple
 
 from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
@@ -199,18 +198,15 @@ SEQUENCES: dict[tuple[int, ...], Run] = {
 }
 
 
-def by_number(cards: Iterable[int]) -> tuple[int, ...]:
-    return tuple(sorted(cards, key=NUMBER.__getitem__))
-
-
-# The same, by a pair's cards and NO_CARD or a triple's cards.
+# The same, by a pair's cards and NO_CARD or a triple's cards; and by their cards in any order.
 NO_CARD = -1
 _RUN_AT = {(*cards, NO_CARD)[:3]: run for cards, run in SEQUENCES.items()}
+_SEQUENCE_OF = {order: run for cards, run in SEQUENCES.items() for order in permutations(cards)}
 
 
 def is_sequence(cards: tuple[int, ...]) -> bool:
     """2 or 3 cards with consecutive numbers, in any order."""
-    return by_number(cards) in SEQUENCES
+    return tuple(cards) in _SEQUENCE_OF
 
 
 _FALLACY_RANK = _rank(len(FALLACY), FALLACY[-1])
@@ -244,9 +240,11 @@ def _let_go_choices(cards: tuple[int, ...]) -> tuple[Action, ...]:
 
 class NumberHeld(NamedTuple):
     """What a hand can do with the cards it holds of one number: those cards, a marked copy
-    left out when its unmarked card is held too (the two play alike), and its let-gos."""
+    left out when its unmarked card is held too (the two play alike), the same after NO_CARD
+    (the third numbers of a sequence: none, or one of these), and its let-gos."""
 
     distinct: tuple[int, ...]
+    third: tuple[int, ...]
     let_gos: tuple[Action, ...]
 
 
@@ -258,11 +256,13 @@ _HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c i
 def _number_held(number: int, bits: int) -> NumberHeld:
     cards = tuple(c for c in _CARD_IDS if NUMBER[c] == number and bits & _HELD_BIT[c])
     distinct = tuple(c for c in cards if FIRST_COPY[c] == c or FIRST_COPY[c] not in cards)
-    return NumberHeld(distinct, _let_go_choices(cards) if len(cards) > 1 else ())
+    let_gos = _let_go_choices(cards) if len(cards) > 1 else ()
+    return NumberHeld(distinct, (NO_CARD, *distinct), let_gos)
 
 
-# By number (0 to 11: a sequence from 9 looks two numbers on) and what a hand holds of it.
-_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(12))
+# By number (0 to 9) and what a hand holds of it; nothing held of a number.
+_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(10))
+_NOTHING_HELD = _number_held(0, 0)
 
 _TABLE_IDS = range(TABLES)
 
@@ -273,30 +273,24 @@ _CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
 
-class HandMoves(NamedTuple):
-    """What a hand could do whatever lies on the tables: its sequences (two copies of a card
-    counted once) and its let-go actions."""
-
-    sequences: list[Run]
-    let_gos: list[Action]
-
-
-def hand_moves(hand: tuple[int, ...]) -> HandMoves:
-    """The moves of a sorted hand, by number, the numbers in the order they first appear in
-    the hand."""
+def hand_moves(hand: tuple[int, ...]) -> tuple[list[Run], list[Action]]:
+    """What a sorted hand could do whatever lies on the tables: its sequences (two copies of a
+    card counted once) and its let-go actions, by number, the numbers in the order they first
+    appear in the hand."""
     held: dict[int, int] = {}  # by number, as `_HELD_BIT`s
     for c in hand:
         n = NUMBER[c]
         held[n] = held.get(n, 0) | _HELD_BIT[c]
+    numbers = {n: _NUMBER_HELD[n][bits] for n, bits in held.items()}
     sequences: list[Run] = []
-    for n, bits in held.items():
-        if n + 1 in held:  # each pair, followed by the triples that extend it (see `_RUN_AT`)
-            low = _NUMBER_HELD[n][bits].distinct
-            mid = _NUMBER_HELD[n + 1][held[n + 1]].distinct
-            high = (NO_CARD, *_NUMBER_HELD[n + 2][held.get(n + 2, 0)].distinct)
-            sequences += map(_RUN_AT.__getitem__, product(low, mid, high))
-    let_gos = [a for n, bits in held.items() for a in _NUMBER_HELD[n][bits].let_gos]
-    return HandMoves(sequences, let_gos)
+    let_gos: list[Action] = []
+    for n, low in numbers.items():
+        mid = numbers.get(n + 1)
+        if mid is not None:  # each pair, followed by the triples that extend it (`_RUN_AT`)
+            high = numbers.get(n + 2, _NOTHING_HELD)
+            sequences += map(_RUN_AT.__getitem__, product(low.distinct, mid.distinct, high.third))
+        let_gos += low.let_gos
+    return sequences, let_gos
 
 
 def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
@@ -336,82 +330,78 @@ def timeout(state: State, player: int) -> None:
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
-    """Every action `player` may take now; only the player to move ever has any."""
+    """Every action `player` may take now; only the player to move ever has any: table by
+    table the babbles, cut-off, listens and flip, then the argues on each table, then the
+    let-gos."""
     if state.over or player != state.turn:
         return []
-    return _actions(state, player)
-
-
-def _actions(state: State, player: int) -> list[Action]:
-    """Every action `player` would have with the turn: table by table the babbles, cut-off,
-    listens and flip, then the argues on each table, then the let-gos."""
     hand = state.hands[player]
     sequences, let_gos = hand_moves(hand)
-    return [*_table_actions(state, hand), *_argues(state, sequences), *let_gos]
-
-
-def _table_actions(state: State, hand: tuple[int, ...]) -> list[Action]:
-    """Table by table, the babbles of the hand's cards on an empty table, the cut-off of a
-    single card, the listens (3-4 players) of a table with 2 or more and the flip of 3."""
-    out: list[Action] = []
     shown = topics(state)
+    out = _table_actions(state, hand, shown)
+    if sequences:
+        out += _argues(state, sequences, shown)
+    out += let_gos
+    return out
+
+
+def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) -> list[Action]:
+    """Table by table (showing the topics `shown`), the babbles of the hand's cards on an
+    empty table, the cut-off of a single card, the listens (3-4 players) of a table with 2 or
+    more and the flip of 3."""
+    out: list[Action] = []
     for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
-            out += [_BABBLE_ON[t][c] for c in babbles(hand, shown[t])]
+            out += map(_BABBLE_ON[t].__getitem__, babbles(hand, shown[t]))
         elif size == 1:
             out.append(_CUT_OFF_ON[t])
         elif state.players >= 3:
-            out += [_LISTEN_ON[t][c] for c in lying]
+            out += map(_LISTEN_ON[t].__getitem__, lying)
         if size == 3 and state.flip_mode:
             out.append(_FLIP_ON[t])
     return out
 
 
-def _argues(state: State, sequences: list[Run]) -> list[Action]:
-    """Table by table, the argues of these sequences that `fits` its topic and win on it."""
-    out: list[Action] = []
-    if not sequences:
-        return out
+def _argues(state: State, sequences: list[Run], shown: tuple[int, ...]) -> list[Action]:
+    """Table by table (showing the topics `shown`), the argues of these sequences that `fits`
+    its topic and win on it."""
     strict = state.strict
     # each sequence once: the tables' topics it fits (as bits), its rank and its argues
     ranked = [(run.fits_on[strict], run.rank, run.argue) for run in sequences]
-    for t, (lying, topic) in enumerate(zip(state.tables, topics(state), strict=True)):
-        bit, (beat, fallacy) = 1 << topic, _bar(lying)
-        out += [
-            argue[t]
-            for fits_on, rank, argue in ranked
-            if fits_on & bit and (rank > beat or rank == fallacy)
-        ]
-    return out
+    # each table once: its topic as a bit and what a sequence must beat there
+    bars = [(1 << topic, *_bar(lying)) for lying, topic in zip(state.tables, shown, strict=True)]
+    return [
+        argue[t]
+        for t, (bit, beat, fallacy) in enumerate(bars)
+        for fits_on, rank, argue in ranked
+        if fits_on & bit and (rank > beat or rank == fallacy)
+    ]
 
 
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
     """Whether `player` would have any legal action with the turn: first what a table offers
     whatever the hand (a cut-off, a listen with 3-4 players, a flip: see `_table_actions`),
-    then the hand's actions."""
+    then the hand's: a babble on an empty table, a let-go, an argue."""
     listen, flip = state.players >= 3, state.flip_mode
     for lying in state.tables:
         size = len(lying)
         if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
     hand = state.hands[player]
-    if _table_actions(state, hand):
+    shown = topics(state)
+    if any(not lying and babbles(hand, shown[t]) for t, lying in enumerate(state.tables)):
         return True
     sequences, let_gos = hand_moves(hand)
-    return bool(let_gos) or bool(_argues(state, sequences))
+    return bool(let_gos) or bool(sequences and _argues(state, sequences, shown))
 
 
 # --- applying an action --------------------------------------------------------------------
 
 
-class Move(NamedTuple):
-    """What an action did: the fields of the state it changes (by name), what happened, and
-    whether it gains momentum."""
-
-    changes: dict[str, Any]
-    event: Event
-    momentum: bool
+# What an action did: the fields of the state it changes (by name), what happened, and
+# whether it gains momentum.
+Move = tuple[dict[str, Any], Event, bool]
 
 
 def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
@@ -429,21 +419,26 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
             raise IllegalAction("bad_action")  # a let-go names no table
     elif table not in _TABLE_IDS:
         raise IllegalAction("no_such_table")
-    return _after(state, player, rule(state, player, table, cards))
+    changes, event, momentum = rule(state, player, table, cards)
+    return _after(state, player, changes, event, momentum)
 
 
 def _take_from_hand(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
     """The hand without these cards; refused unless it holds them all."""
     left = list(hand)
-    for c in cards:
-        if c not in left:
-            raise IllegalAction("card_not_in_hand")
-        left.remove(c)
+    try:
+        for c in cards:
+            left.remove(c)
+    except ValueError:
+        raise IllegalAction("card_not_in_hand") from None
     return tuple(left)
 
 
 def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return (*seq[:index], value, *seq[index + 1 :])
+    """`seq` with item `index` replaced by `value`."""
+    out = list(seq)
+    out[index] = value
+    return tuple(out)
 
 
 def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -460,7 +455,7 @@ def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if TOPIC[card] != table_topic(t, state.flipped[t]):
         raise IllegalAction("babble_topic")
     changes = dict(hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,)))
-    return Move(changes, Babbled(player, t, card), False)
+    return changes, Babbled(player, t, card), False
 
 
 def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -472,7 +467,7 @@ def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         tables=_set(state.tables, t, ()),
         egos=_set(state.egos, player, state.egos[player] + lying),
     )
-    return Move(changes, CutOff(player, t, lying[0]), False)
+    return changes, CutOff(player, t, lying[0]), False
 
 
 def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -481,7 +476,7 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
     hand = _take_from_hand(state.hands[player], cards)
-    run = SEQUENCES.get(by_number(cards))
+    run = _SEQUENCE_OF.get(cards)
     if run is None:
         raise IllegalAction("not_a_sequence")
     topic = table_topic(t, state.flipped[t])
@@ -497,7 +492,7 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         egos=_set(state.egos, player, state.egos[player] + lying),
     )
     event = Argued(player, t, run.cards, lying, run.rank == fallacy)
-    return Move(changes, event, run.topics == 1 << topic)
+    return changes, event, run.topics == 1 << topic
 
 
 def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -516,7 +511,7 @@ def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         tables=_set(state.tables, t, ()),
         discard=state.discard + rest,
     )
-    return Move(changes, Listened(player, t, card, rest), True)
+    return changes, Listened(player, t, card, rest), True
 
 
 def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -530,7 +525,7 @@ def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         raise IllegalAction("let_go_one_number")
     cards = tuple(cards)
     changes = dict(hands=_set(state.hands, player, hand), discard=state.discard + cards)
-    return Move(changes, LetGo(player, cards), False)
+    return changes, LetGo(player, cards), False
 
 
 def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
@@ -546,7 +541,7 @@ def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         flipped=_set(state.flipped, t, side),
         discard=state.discard + lying,
     )
-    return Move(changes, Flipped(player, t, lying, table_topic(t, side)), True)
+    return changes, Flipped(player, t, lying, table_topic(t, side)), True
 
 
 _RULES = {
@@ -559,10 +554,12 @@ _RULES = {
 }
 
 
-def _after(state: State, player: int, move: Move) -> tuple[State, list[Event]]:
-    """Momentum (at most once a turn: the player acts again), else the next player's turn;
-    the round ends when the player's hand is empty or the next player is stuck."""
-    changes, event, momentum = move
+def _after(
+    state: State, player: int, changes: dict[str, Any], event: Event, momentum: bool
+) -> tuple[State, list[Event]]:
+    """After a `Move`: momentum (at most once a turn: the player acts again), else the next
+    player's turn; the round ends when the player's hand is empty or the next player is
+    stuck."""
     if not changes.get("hands", state.hands)[player]:
         return _end_round(state._replace(**changes), [event], emptied_by=player)
     if momentum and not state.momentum:
