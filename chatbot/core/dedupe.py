@@ -33,6 +33,13 @@ def seen_key(chat: str) -> str:
     return f"seen:{chat}"
 
 
+def member(update: str) -> str:
+    """An update's id as a chat's sets keep it: without the platform's prefix (the chat names
+    the platform), so that Redis keeps a numeric id (Telegram's) as an integer, about 8 bytes
+    an id less than the string."""
+    return update.rpartition(":")[2]
+
+
 def claims_key(chat: str) -> str:
     """The chat's updates being handled now, and by which process."""
     return f"claims:{chat}"
@@ -75,14 +82,17 @@ class Dedupe:
     def mark(chat: str, update: str | None) -> Seen | None:
         """What marks `update` handled in `chat` and releases its claim (None: an event
         without an update id)."""
-        return Seen(seen_key(chat), update, DEDUPE_TTL, claims_key(chat)) if update else None
+        if not update:
+            return None
+        return Seen(seen_key(chat), member(update), DEDUPE_TTL, claims_key(chat))
 
     async def claim(self, chat: str, update: str, key: str | None = None) -> Claimed:
         """Claim `chat`'s `update` for this process, reading the document at `key` in the
         same round trip. While another process handles the same update (a copy delivered
         twice at once), wait until it has (the result says handled) or its claim lapses after
         `in_flight` seconds (it died or stalled: this process handles the update)."""
-        claim = Claim(seen_key(chat), claims_key(chat), update, self.process, self.in_flight)
+        kept = member(update)
+        claim = Claim(seen_key(chat), claims_key(chat), kept, self.process, self.in_flight)
         waited = 0.0
         while True:
             got = await self.store.claim(claim, key)

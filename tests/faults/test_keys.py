@@ -68,6 +68,7 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
         assert during[index] > INDEX_KEEP - 60
         await play_out(h, tg, users, seed=9)
         after = await _ttls(client, redis_prefix)
+        handled = await client.zrange(store.name(f"seen:{CHAT}"), 0, -1)
         crossslot = (await _errors(client)).get("errorstat_CROSSSLOT", 0)
         crossslot -= errors.get("errorstat_CROSSSLOT", 0)
     finally:
@@ -83,6 +84,7 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
     assert after[store.name(f"hist:{CHAT}")] > HISTORY_TTL - 60
     assert PREFS_TTL - 60 < after[store.name("user:tg:87")] <= PREFS_TTL
     assert store.name(f"seen:{CHAT}") in after, sorted(after)
+    assert handled and all(m.isdigit() for m in handled), "ids kept bare: Redis packs numbers"
     if cluster:  # every key the chat's game wrote together: one slot
         chat = [store.name(f"{kind}:{CHAT}") for kind in ("game", "seen", "sent")]
         chat += [store._counter(game_key(CHAT)), index]
