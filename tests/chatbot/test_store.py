@@ -566,19 +566,24 @@ async def test_a_claim_is_held_until_handled_or_lapsed(store: Store) -> None:
     assert await store.claim(claim("p3", "u2")) == Claimed(None, False, "p2")
 
 
+LAPSE = 2.0  # seconds a claim in the test below holds
+
+
 async def test_redis_a_claim_lapses_and_its_hash_expires(
     redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
 ) -> None:
-    claims = [Claim("seen:c", "claims:c", f"u{i}", "p1", 1.0) for i in range(3)]
+    """A claim held past its lapse is taken by another process; the hash of claims expires
+    with the last one. (LAPSE leaves a loaded machine time for the steps before the sleep.)"""
+    claims = [Claim("seen:c", "claims:c", f"u{i}", "p1", LAPSE) for i in range(3)]
     for claim in claims:
         assert (await redis_store.claim(claim)).busy is None
-    other = Claim("seen:c", "claims:c", "u0", "p2", 1.0)
+    other = Claim("seen:c", "claims:c", "u0", "p2", LAPSE)
     assert (await redis_store.claim(other)).busy == "p1"
-    assert 0 < await redis_client.pttl(redis_store.name("claims:c")) <= 1000
-    await asyncio.sleep(1.1)
+    assert 0 < await redis_client.pttl(redis_store.name("claims:c")) <= LAPSE * 1000
+    await asyncio.sleep(LAPSE + 0.1)
     assert (await redis_store.claim(other)).busy is None, "p1's claim lapsed"
     assert await redis_client.hkeys(redis_store.name("claims:c")) == [b"u0"], "lapsed: gone"
-    await asyncio.sleep(1.1)
+    await asyncio.sleep(LAPSE + 0.1)
     assert await redis_client.exists(redis_store.name("claims:c")) == 0
     assert not await redis_client.keys(redis_store.name("claims-at:*")), "expired with it"
 
