@@ -35,6 +35,15 @@ def request() -> AiohttpRequest:
     return AiohttpRequest(trust_env=False)
 
 
+def pointed_at(tg: FakeTelegram, settings: Settings = TEST_SETTINGS, **telegram: Any) -> Settings:
+    """`settings` with the Telegram adapter pointed at the fake Bot API server (its token and
+    root), and `telegram`'s other Telegram settings (a webhook's URL and secret)."""
+    root = tg.base_url.removesuffix("/bot")
+    return replace(
+        settings, telegram=replace(settings.telegram, token=tg.token, base_url=root, **telegram)
+    )
+
+
 class Harness:
     """One bot process: a TelegramBot on `store`, fed raw updates as Telegram sends them."""
 
@@ -47,12 +56,7 @@ class Harness:
         games: Registry | None = None,
     ):
         self.tg = tg
-        self.settings = replace(
-            settings,
-            telegram=replace(
-                settings.telegram, token=tg.token, base_url=tg.base_url.removesuffix("/bot")
-            ),
-        )
+        self.settings = pointed_at(tg, settings)
         self.bot = telegram_bot(
             self.settings,
             store,

@@ -4,8 +4,6 @@ in polling mode, and /metrics counts them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import httpx
 
 from chatbot.bootstrap import telegram_bot
@@ -14,7 +12,7 @@ from chatbot.store.memory import MemoryStore
 from chatbot.telegram.bot import SECRET_HEADER
 from chatbot.web import app
 from tests.e2e.fake_telegram import FakeTelegram
-from tests.e2e.harness import TEST_SETTINGS, request
+from tests.e2e.harness import pointed_at, request
 from tests.e2e.helpers import GROUP
 
 SECRET = "s3cret-token_1"
@@ -22,16 +20,7 @@ URL = "https://bot.example/telegram/webhook"
 
 
 async def test_the_webhook_checks_the_secret_and_handles_updates(tg: FakeTelegram) -> None:
-    settings = replace(
-        TEST_SETTINGS,
-        telegram=replace(
-            TEST_SETTINGS.telegram,
-            token=tg.token,
-            base_url=tg.base_url.removesuffix("/bot"),
-            webhook_url=URL,
-            webhook_secret=SECRET,
-        ),
-    )
+    settings = pointed_at(tg, webhook_url=URL, webhook_secret=SECRET)
     store = MemoryStore()
     bot = telegram_bot(settings, store, registry(), request=request())
     ann = tg.user(31, "Ann")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -20,7 +19,7 @@ from chatbot.store.memory import MemoryStore
 from chatbot.telegram.bot import SECRET_HEADER, TelegramBot
 from chatbot.web import app
 from tests.e2e.fake_telegram import Call, FakeTelegram, StoredMessage
-from tests.e2e.harness import TEST_SETTINGS, request
+from tests.e2e.harness import pointed_at, request
 from tests.e2e.helpers import GROUP, button
 
 SECRET = "s3cret-token_2"
@@ -54,16 +53,8 @@ class Webhook:
 
 @pytest.fixture
 async def hook(tg: FakeTelegram) -> AsyncIterator[Webhook]:
-    settings = replace(
-        TEST_SETTINGS,
-        telegram=replace(
-            TEST_SETTINGS.telegram,
-            token=tg.token,
-            base_url=tg.base_url.removesuffix("/bot"),
-            webhook_url="https://bot.example/telegram/webhook",
-            webhook_secret=SECRET,
-        ),
-    )
+    url = "https://bot.example/telegram/webhook"
+    settings = pointed_at(tg, webhook_url=url, webhook_secret=SECRET)
     bot = telegram_bot(settings, MemoryStore(), registry(), request=request())
     server = app(bot)
     async with server.router.lifespan_context(server):

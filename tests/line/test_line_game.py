@@ -49,12 +49,21 @@ def buttons(sent: Sent, op: str) -> list[str]:
 
 
 async def started(
-    bot: LineBot, line: FakeLine, group: str, *people: str, game: str, computers: int = 0
+    bot: LineBot,
+    line: FakeLine,
+    group: str,
+    *people: str,
+    game: str,
+    computers: int = 0,
+    friends: bool = True,
 ) -> None:
     """`game` started in `group` by its first person, the others joined and `computers`
-    computer players added; every person a friend of the bot."""
-    for user in people:
+    computer players added; every person a friend of the bot (else the bot was only added to
+    the group)."""
+    for user in people if friends else ():
         await deliver(bot, line, line.follow(user))
+    if not friends:
+        await deliver(bot, line, line.join(group))
     await deliver(bot, line, line.text(group, people[0], f"/newgame {game}"))
     for user in people[1:]:
         (join,) = buttons(line.to(group)[-1], b.JOIN)

@@ -17,7 +17,7 @@ from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
 from engine.core import restore
 from tests.line.fake_line import FakeLine
-from tests.line.test_line_game import buttons, deliver
+from tests.line.test_line_game import buttons, deliver, started
 
 
 async def ego_table(
@@ -25,16 +25,7 @@ async def ego_table(
 ) -> tuple[str, str]:
     """An EGO game of `people` and `computers` started in a new group; (group, its chat)."""
     group = line.group(*people)
-    await deliver(bot, line, line.join(group))
-    await deliver(bot, line, line.text(group, people[0], "/newgame ego"))
-    for user in people[1:]:
-        (join,) = buttons(line.to(group)[-1], b.JOIN)
-        await deliver(bot, line, line.postback(group, user, join))
-    for _ in range(computers):
-        (add,) = buttons(line.to(group)[-1], b.ADD_BOT)
-        await deliver(bot, line, line.postback(group, people[0], add))
-    (start,) = buttons(line.to(group)[-1], b.START)
-    await deliver(bot, line, line.postback(group, people[0], start))
+    await started(bot, line, group, *people, game="ego", computers=computers, friends=False)
     return group, qualify(group)
 
 

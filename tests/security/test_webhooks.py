@@ -24,7 +24,7 @@ from chatbot.store.redis import RedisStore
 from chatbot.telegram.bot import SECRET_HEADER, TelegramBot
 from chatbot.web import app
 from tests.e2e.fake_telegram import FakeTelegram
-from tests.e2e.harness import TEST_SETTINGS, request
+from tests.e2e.harness import TEST_SETTINGS, pointed_at, request
 from tests.e2e.helpers import GROUP
 from tests.line.fake_line import SECRET, FakeLine, bot_settings, signature
 
@@ -33,16 +33,8 @@ LIMIT = 64 * 1024  # MAX_BODY in these tests (the default is 1 MB)
 
 
 def telegram_bot(tg: FakeTelegram, secret: str | None) -> TelegramBot:
-    settings = replace(
-        TEST_SETTINGS,
-        telegram=replace(
-            TEST_SETTINGS.telegram,
-            token=tg.token,
-            base_url=tg.base_url.removesuffix("/bot"),
-            webhook_url=URL,
-            webhook_secret=secret,
-        ),
-        max_body=LIMIT,
+    settings = pointed_at(
+        tg, replace(TEST_SETTINGS, max_body=LIMIT), webhook_url=URL, webhook_secret=secret
     )
     return bootstrap.telegram_bot(settings, MemoryStore(), registry(), request=request())
 
