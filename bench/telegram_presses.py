@@ -22,7 +22,7 @@ presses, untimed, since counting them costs our side time). Rounds alternate our
 (the machine may be shared); the figures are medians over the rounds.
 
 Usage: python bench/telegram_presses.py [--presses N] [--games M] [--rounds R] [--bare-in-turn]
-[--bare-request ptb|ours] [--redis-url URL]
+[--bare-request ptb|ours] [--redis-url URL] [--profile FILE]
 (without --redis-url a throwaway redis-server is started on a free port).
 """
 
@@ -31,7 +31,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import os
+import pstats
 import random
 import shutil
 import socket
@@ -120,11 +122,16 @@ def _request_bytes(calls: Iterable[tuple[str, JSON]]) -> int:
 
 
 async def ours(
-    tg: FakeTelegram, url: str, presses: int, games: int, count: bool = False
+    tg: FakeTelegram,
+    url: str,
+    presses: int,
+    games: int,
+    count: bool = False,
+    profile: cProfile.Profile | None = None,
 ) -> tuple[Side, list[list[Calls]]]:
     """Our application: presses spread over `games` concurrent games. Also returns each
     presser's presses' Bot API calls, for the bare side to replay; with `count`, the Redis
-    round trips too."""
+    round trips too; with `profile`, the timed presses are profiled into it."""
     store = RedisStore.from_url(url, f"bench:{time.time_ns()}:")
     # Real table coalescing; Telegram's own flood limits lifted, as for the bare handler.
     h = await Harness(tg, store, replace(TEST_SETTINGS, table_interval=3.0)).start()
@@ -184,9 +191,10 @@ async def ours(
     opened = [list(await asyncio.gather(*player_games)) for player_games in opening]
     first = len(tg.calls)
     with Packets() if count else contextlib.nullcontext() as trips:
-        started, cpu = time.perf_counter(), time.process_time()
-        await asyncio.gather(*(player(p, sessions) for p, sessions in enumerate(opened)))
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        with profile if profile is not None else contextlib.nullcontext():
+            started, cpu = time.perf_counter(), time.process_time()
+            await asyncio.gather(*(player(p, sessions) for p, sessions in enumerate(opened)))
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     calls = tg.calls[first:]
     await h.stop()
     await store.close()
@@ -319,6 +327,7 @@ def _line(name: str, sides: list[Side], trips: float = 0.0) -> str:
 async def main(args: argparse.Namespace) -> None:
     proc = None
     url = args.redis_url
+    profile = cProfile.Profile() if args.profile else None
     if url is None:
         proc, url = start_redis()
     try:
@@ -331,7 +340,7 @@ async def main(args: argparse.Namespace) -> None:
             theirs: list[Side] = []
             for _ in range(args.rounds):
                 async with FakeTelegram.running() as tg:
-                    side, recorded = await ours(tg, url, args.presses, games)
+                    side, recorded = await ours(tg, url, args.presses, games, profile=profile)
                     mine.append(side)
                     theirs.append(await bare(tg, recorded, args.bare_at_once, args.bare_request))
             async with FakeTelegram.running() as tg:
@@ -349,6 +358,10 @@ async def main(args: argparse.Namespace) -> None:
                 f"  ours / bare: {ratio:.0%} of the presses/s, {cpu:.2f}x the processor time "
                 f"a press (load average {load})"
             )
+        if profile is not None:
+            profile.dump_stats(args.profile)
+            for key in ("tottime", "cumulative"):
+                pstats.Stats(profile).sort_stats(key).print_stats(25)
     finally:
         if proc is not None:
             proc.terminate()
@@ -375,6 +388,13 @@ def run(
         help="the bare handler's Bot API connection: PTB's HTTPXRequest or our bot's",
     )
     parser.add_argument("--redis-url", default=None)
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        default=None,
+        help="profile our side's timed presses (all rounds) with cProfile into FILE and print "
+        "the top functions by own and by cumulative time (the timings are then inflated)",
+    )
     asyncio.run(entry(parser.parse_args(argv)))
 
 
