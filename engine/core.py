@@ -354,29 +354,42 @@ def load_event(types: Mapping[str, type], data: list[Any]) -> Any:
     """The event dumped by `dump_event`, equal to the original: nested event dataclasses and
     tuples are rebuilt from the fields' type hints."""
     name, fields = data
-    return _rebuild(types[name], fields)
+    return _builder(types[name])(fields)
+
+
+def _identity(value: Any) -> Any:
+    return value
 
 
 @cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
-def _rebuild(hint: Any, value: Any) -> Any:
-    """`value` (JSON data) as the type `hint` names: dataclasses, tuples, unions of them."""
-    if value is None:
-        return None
+def _builder(hint: Any) -> Callable[[Any], Any]:
+    """What turns JSON data (or None) into the type `hint` names: dataclasses, tuples, unions
+    of them; worked out once a type."""
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        hints = _hints(hint)
-        return hint(**{k: _rebuild(hints[k], v) for k, v in value.items()})
+        cls = hint
+        fields: dict[str, Callable[[Any], Any]] | None = None  # on first use: a hint may recur
+
+        def build(value: Any) -> Any:
+            nonlocal fields
+            if value is None:
+                return None
+            if fields is None:
+                fields = {k: _builder(h) for k, h in typing.get_type_hints(cls).items()}
+            return cls(**{k: fields[k](v) for k, v in value.items()})
+
+        return build
     origin = typing.get_origin(hint)
     if origin is tuple:
         args = typing.get_args(hint)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_rebuild(args[0], v) for v in value)
-        return tuple(_rebuild(a, v) for a, v in zip(args, value, strict=True))
+            each = _builder(args[0])
+            return lambda value: None if value is None else tuple(each(v) for v in value)
+        parts = [_builder(a) for a in args]
+        return lambda value: (
+            None if value is None else tuple(f(v) for f, v in zip(parts, value, strict=True))
+        )
     if origin in (Union, types.UnionType):
         options = [a for a in typing.get_args(hint) if a is not type(None)]
         if len(options) == 1:
-            return _rebuild(options[0], value)
-    return value
+            return _builder(options[0])
+    return _identity

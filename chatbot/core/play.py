@@ -301,31 +301,39 @@ class GameDesk:
         if moved and not over:  # a fresh table below the results
             below = views.table(session, bundle, caps, state, False, link, legal)
             messages.append(fresh(self.timed(session, below)))
+
+        def hand(seat: int, edit: str | None = None) -> Message:
+            return views.hand(session, bundle, seat, caps, state, edit=edit, legal=legal[seat])
+
         if bundle.private_hands and not over:
             for seat, _ in session.humans():
                 if seat == change.actor and pressed:
-                    messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
+                    messages.append(hand(seat, pressed))
                 elif not caps.unasked_free:
                     if seat == change.actor and private:
-                        messages.append(views.hand(session, bundle, seat, caps, state))
+                        messages.append(hand(seat))
                 elif (
                     change.actor is None
                     or new_round
                     or seat == change.actor
                     or (seat in change.changed and change.legal[seat])
                 ):
-                    messages.append(views.hand(session, bundle, seat, caps, state))
+                    messages.append(hand(seat))
                 elif seat in change.lost and caps.edits:
                     # a chance out of turn has passed: its buttons go (an edit, no notification)
-                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
+                    messages.append(
+                        views.bare_hand(session, bundle, seat, caps, state, legal[seat])
+                    )
         if over and bundle.private_hands and caps.edits:
             # every hand loses its buttons (pressing them could only be refused): the one
             # pressed and each seat's latest hand message that had buttons
             for seat, _ in session.humans():
                 if seat == change.actor and pressed:
-                    messages.append(views.hand(session, bundle, seat, caps, state, edit=pressed))
+                    messages.append(hand(seat, pressed))
                 else:
-                    messages.append(views.bare_hand(session, bundle, seat, caps, state))
+                    messages.append(
+                        views.bare_hand(session, bundle, seat, caps, state, legal[seat])
+                    )
         if over and private and change.actor is not None and not caps.unasked_free:
             mover = session.seats[change.actor]  # the answer to the last move: where to look
             if mover.user is not None:

@@ -227,15 +227,18 @@ def hand(
     state: Any = None,
     path: str = "",
     edit: str | None = None,
+    legal: Sequence[Any] | None = None,
 ) -> Message:
     """A player's private hand message with their choices (when they may act); sent anew, or
-    edited in place when `edit` names the message (the one the player pressed)."""
+    edited in place when `edit` names the message (the one the player pressed). `legal`: the
+    seat's legal actions in `state`, when the caller has them."""
     player = session.seats[seat]
     assert player.user is not None
     tr = translator(player.language)
     game = bundle.game
     state = state_of(session, bundle) if state is None else state
-    legal = game.legal_actions(state, seat)
+    if legal is None:
+        legal = game.legal_actions(state, seat)
     path, _, page = path.partition(b.PAGE)
     text, options = bundle.presenter.hand(
         game.view(state, seat), legal, path, names(session, tr), tr, caps.label_chars
@@ -267,11 +270,16 @@ def waiting(bundle: Bundle, caps: Capabilities, tr: Translator) -> str:
 
 
 def bare_hand(
-    session: Session, bundle: Bundle, seat: int, caps: Capabilities, state: Any
+    session: Session,
+    bundle: Bundle,
+    seat: int,
+    caps: Capabilities,
+    state: Any,
+    legal: Sequence[Any] | None = None,
 ) -> Message:
     """The seat's latest hand message with buttons, edited to the hand as it is now without
     them (nothing is sent when no such message is known, or it was bared already)."""
-    message = hand(session, bundle, seat, caps, state)
+    message = hand(session, bundle, seat, caps, state, legal=legal)
     slot = hand_slot(session, seat)
     return replace(message, buttons=(), edit=None, slot=slot, host=session.chat, only_edit=True)
 

@@ -90,6 +90,10 @@ class Fields(Mapping[str, Any]):
             raise KeyError(key)
         return _json(value)
 
+    def get(self, key: str, default: Any = None) -> Any:
+        value = getattr(self._of, "from_user" if key == "from" else key, None)
+        return default if value is None else _json(value)
+
     def __bool__(self) -> bool:  # (an object there is never empty: no `to_dict` to say so)
         return True
 
