@@ -190,11 +190,11 @@ async def ours(
     opening = [[new_game(p) for _ in range(per_player)] for p in range(games)]
     opened = [list(await asyncio.gather(*player_games)) for player_games in opening]
     first = len(tg.calls)
-    with Packets() if count else contextlib.nullcontext() as trips:
-        with profile if profile is not None else contextlib.nullcontext():
-            started, cpu = time.perf_counter(), time.process_time()
-            await asyncio.gather(*(player(p, sessions) for p, sessions in enumerate(opened)))
-            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    profiling = profile if profile is not None else contextlib.nullcontext()
+    with Packets() if count else contextlib.nullcontext() as trips, profiling:
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(player(p, sessions) for p, sessions in enumerate(opened)))
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     calls = tg.calls[first:]
     await h.stop()
     await store.close()
