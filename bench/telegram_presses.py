@@ -111,6 +111,12 @@ class Side:
     redis_trips: int | None  # None: not counted in this round
     cpu: float  # processor seconds of this process (bot, fake Bot API server, HTTP client)
     not_modified: int = 0  # edits refused as changing nothing
+    driver: float = 0.0  # of `cpu`, the people's: finding a button and making its update
+
+    @property
+    def served(self) -> float:
+        """Processor seconds of serving the presses: `cpu` without the people's own."""
+        return self.cpu - self.driver
 
     @property
     def rate(self) -> float:
@@ -166,14 +172,18 @@ async def ours(
         await h.press(users[0], lobby, next(d for d in lobby.callback_data if d.startswith("s")))
         return users
 
+    driver = 0.0
+
     async def player(presser: int, sessions: list[list[JSON]]) -> None:
-        nonlocal done
+        nonlocal done, driver
         users = sessions.pop()
         while done < presses:
+            looking = time.process_time()
             for u in users:
                 message = hand_message(tg, u["id"])
                 if message is not None and playable(message):
                     update = tg.callback_update(u, message, pick(message, rng))
+                    driver += time.process_time() - looking
                     queries[update["callback_query"]["id"]] = presser
                     starts[presser].append(len(tg.calls))
                     began = time.perf_counter()
@@ -221,6 +231,7 @@ async def ours(
         len(trips.names) if trips is not None else None,
         cpu,
         refused,
+        driver,
     )
     return side, recorded
 
@@ -263,9 +274,14 @@ async def bare(
     message = await app.bot.send_message(group["id"], "start", reply_markup=button)
     stored = tg.message(group["id"], message.message_id)
 
+    driver = 0.0
+
     async def presser(p: int) -> None:
+        nonlocal driver
         for k in range(len(recorded[p])):
+            looking = time.process_time()
             update = tg.callback_update(user, stored, f"{p}:{k}", check=False)
+            driver += time.process_time() - looking
             began = time.perf_counter()
             await app.process_update(Update.de_json(update, app.bot))
             timings.append(time.perf_counter() - began)
@@ -276,7 +292,7 @@ async def bare(
     await asyncio.gather(*(presser(p) for p in range(len(recorded))))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     await app.shutdown()
-    return Side(count, elapsed, timings, len(flat), _request_bytes(flat), 0, cpu)
+    return Side(count, elapsed, timings, len(flat), _request_bytes(flat), 0, cpu, 0, driver)
 
 
 async def _replay(bot: Bot, query: str, method: str, params: JSON) -> None:
@@ -315,10 +331,11 @@ def _line(name: str, sides: list[Side], trips: float = 0.0) -> str:
     calls = sum(s.calls for s in sides) / presses
     sent = sum(s.request_bytes for s in sides) / presses
     refused = sum(s.not_modified for s in sides)
-    cpu = sum(s.cpu for s in sides) / presses * 1000
+    cpu = sum(s.served for s in sides) / presses * 1000
+    people = sum(s.driver for s in sides) / presses * 1000
     return (
         f"  {name:<30} {rate:7.0f} presses/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   "
-        f"{cpu:.2f} ms processor time, "
+        f"{cpu:.2f} ms processor time (+{people:.2f} the people's), "
         f"{calls:.2f} calls, {sent:,.0f} bytes, {trips:.2f} Redis round trips a press"
         + (f"; {refused} edits refused as not modified" if name.startswith("our") else "")
     )
@@ -352,7 +369,9 @@ async def main(args: argparse.Namespace) -> None:
             print(_line(f"bare PTB (same calls, {how})", theirs))
             pairs = list(zip(mine, theirs, strict=True))
             ratio = statistics.median(m.rate / t.rate for m, t in pairs)
-            cpu = statistics.median((m.cpu / m.presses) / (t.cpu / t.presses) for m, t in pairs)
+            cpu = statistics.median(
+                (m.served / m.presses) / (t.served / t.presses) for m, t in pairs
+            )
             load = "/".join(f"{x:.1f}" for x in os.getloadavg())
             print(
                 f"  ours / bare: {ratio:.0%} of the presses/s, {cpu:.2f}x the processor time "
