@@ -29,7 +29,8 @@ from chatbot.store.base import (
 
 log = logging.getLogger(__name__)
 GAMES_KEPT = 30  # the newest chats a user sat down in (a private /language and /stats)
-HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in a hash of their own)
+HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in the chat's ledger)
+DELIVERED = "change"  # the ledger's field of the last change recorded as delivered
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
 PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept after last use
@@ -55,6 +56,11 @@ class Platform:
 
 def game_key(chat: str) -> str:
     return f"game:{chat}"
+
+
+def ledger_key(chat: str) -> str:
+    """The chat's delivery ledger: its last change delivered and its hand messages' ids."""
+    return f"ledger:{chat}"
 
 
 def chat_of(key: str) -> str:
@@ -185,15 +191,15 @@ class Sessions:
         marks: `Dedupe.marks`)."""
         for chat, change in delivered.items():
             self.unsent.discard((chat, change))
-        marks = [(f"sent:{chat}", "change", str(change)) for chat, change in delivered.items()]
-        marks += [(f"{HAND_SLOT}{chat}", slot, message) for (chat, slot), message in hands.items()]
+        marks = [(ledger_key(chat), DELIVERED, str(change)) for chat, change in delivered.items()]
+        marks += [(ledger_key(chat), slot, message) for (chat, slot), message in hands.items()]
         await self.store.write_marks(marks, self.settings.idle_ttl, seen)  # as long as the sessions
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""
         if session.change == 0:
             return False
-        sent = await self.store.get_setting(f"sent:{session.chat}", "change")
+        sent = await self._ledger(session.chat, DELIVERED)
         if sent is not None and sent.isdigit() and int(sent) >= session.change:
             return False
         if (session.chat, session.change) in self.unsent:
@@ -273,11 +279,20 @@ class Sessions:
 
     async def last_message(self, chat: str, slot: str) -> str | None:
         """The id of a hand slot's last message not yet bared of its buttons."""
-        return await self.store.get_setting(f"{HAND_SLOT}{chat}", slot) or None
+        return await self._ledger(chat, slot) or None
 
     async def bared(self, chat: str, slot: str) -> None:
         """A hand slot's last message has lost its buttons: nothing more to edit."""
-        await self.store.set_setting(f"{HAND_SLOT}{chat}", slot, "", self.settings.idle_ttl)
+        await self.store.set_setting(ledger_key(chat), slot, "", self.settings.idle_ttl)
+
+    async def _ledger(self, chat: str, name: str) -> str | None:
+        """A field of `chat`'s ledger; one an older version wrote (its last change delivered in
+        `sent:<chat>`, its hand message ids in `hand:<chat>`) where the ledger has none."""
+        value = await self.store.get_setting(ledger_key(chat), name)
+        if value is None:
+            old = f"sent:{chat}" if name == DELIVERED else f"{HAND_SLOT}{chat}"
+            value = await self.store.get_setting(old, name)
+        return value
 
     async def delete(self, chat: str) -> None:
         """Remove `chat`'s session whatever its version (a finished or unreadable game)."""

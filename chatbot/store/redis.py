@@ -82,36 +82,63 @@ if redis.call('TTL', {k}) < tonumber({t}) then redis.call('EXPIRE', {k}, {t}) en
 """
 
 
-# KEYS: document, its deadline index (a sorted set), the document's version counter, the
-# fields beside it, and optionally a set of handled updates. ARGV: expected version, data, ttl
-# seconds or ""
-# (persist), deadline or "" (unschedule), member, seconds the counter outlives the document,
-# the index's time to live; with the set: the update id, the set's ttl and how many ids it
-# keeps; with the hash of claims too, the update's claim is released.
-# The new version comes from the counter, which survives the
-# document's deletion and expiry, so a version is never issued twice for a key. The fields
-# expire with the document; a document created anew (expected "0") starts without them.
-# Returns the new version, or 0 when the expected version is stale.
+# The version counter is a field of the hash beside the document (`VERSION_FIELD`), so a group's
+# game is two keys, not three; the hash outlives the document by the counter's time
+# (`VERSION_KEEP`), and its other fields, which live and die with the document, are dropped
+# when the document is deleted or created anew. A counter still in a key of its own (`ver:`,
+# written by an older version) is read once and folded in.
+VERSION_FIELD = "#version"
+_VERSION_KEY = VERSION_FIELD.encode()
+
+
+def _next_version(fields: str, legacy: str, current: str) -> str:
+    """Lua: `new`, one more than any version issued for the document: its counter (the
+    field `VERSION_FIELD` of the hash `fields`, folding in the old counter key `legacy`) and
+    its current version `current` (a number)."""
+    return f"""
+local new = redis.call('HINCRBY', {fields}, '{VERSION_FIELD}', 1)
+local legacy = tonumber(redis.call('GET', {legacy}) or '0')
+if legacy > 0 then redis.call('DEL', {legacy}) end
+local floor = math.max({current}, legacy)
+if new <= floor then
+  new = floor + 1
+  redis.call('HSET', {fields}, '{VERSION_FIELD}', new)
+end
+"""
+
+
+def _clear_fields(fields: str) -> str:
+    """Lua: every field of the hash `fields` but the version counter goes."""
+    return f"""
+local kept = redis.call('HGET', {fields}, '{VERSION_FIELD}')
+redis.call('DEL', {fields})
+if kept then redis.call('HSET', {fields}, '{VERSION_FIELD}', kept) end
+"""
+
+
+# KEYS: document, its deadline index (a sorted set), the old counter key, the fields beside
+# the document (and its counter), and optionally a set of handled updates. ARGV: expected
+# version, data, ttl seconds or "" (persist), deadline or "" (unschedule), member, seconds the
+# counter outlives the document, the index's time to live; with the set: the update id, the
+# set's ttl and how many ids it keeps; with the hash of claims too, the update's claim is
+# released. Returns the new version, or 0 when the expected version is stale.
 _SAVE = (
     _CURRENT
     + """
 if version ~= ARGV[1] then return 0 end
-local new = redis.call('INCR', KEYS[3])
-if new <= tonumber(version) then
-  new = tonumber(version) + 1
-  redis.call('SET', KEYS[3], new)
-end
+if version == '0' then"""
+    + _clear_fields("KEYS[4]")
+    + "end"
+    + _next_version("KEYS[4]", "KEYS[3]", "tonumber(version)")
+    + """
 local value = tostring(new) .. ':' .. ARGV[2]
 if ARGV[3] == '' then
   redis.call('SET', KEYS[1], value)
-  redis.call('PERSIST', KEYS[3])
   redis.call('PERSIST', KEYS[4])
 else
   redis.call('SET', KEYS[1], value, 'EX', ARGV[3])
-  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[3]) + tonumber(ARGV[6]))
-  redis.call('EXPIRE', KEYS[4], ARGV[3])
+  redis.call('EXPIRE', KEYS[4], tonumber(ARGV[3]) + tonumber(ARGV[6]))
 end
-if version == '0' then redis.call('DEL', KEYS[4]) end
 if ARGV[4] == '' then
   redis.call('ZREM', KEYS[2], ARGV[5])
 else
@@ -142,19 +169,23 @@ end
 """
 )
 
-# KEYS: document, its deadline index, version counter, the running games' hashes, the fields
-# beside the document. ARGV: expected version, member, seconds the counter outlives the document.
+# KEYS: document, its deadline index, the old counter key, the running games' hashes, the
+# fields beside the document (and its counter). ARGV: expected version, member, seconds the
+# counter outlives the document.
 _DELETE = (
     _CURRENT
     + """
 if ARGV[1] ~= '-1' and version ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[6])
+redis.call('DEL', KEYS[1])"""
+    + _clear_fields("KEYS[6]")
+    + """
 redis.call('ZREM', KEYS[2], ARGV[2])
 local game = redis.call('HGET', KEYS[4], ARGV[2])
 if game then
   redis.call('HDEL', KEYS[4], ARGV[2])
   if redis.call('HINCRBY', KEYS[5], game, -1) <= 0 then redis.call('HDEL', KEYS[5], game) end
 end
+if redis.call('EXISTS', KEYS[6]) == 1 then redis.call('EXPIRE', KEYS[6], ARGV[3]) end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
 return 1
 """
@@ -213,26 +244,31 @@ return {doc, 0, false, fields}
 """
 
 # KEYS: a document, the fields beside it. ARGV: the field, its value, "1" to replace a value
-# it has. Nothing is set while the document is absent; the fields expire with it. Returns the
-# value the field had.
+# it has, milliseconds the hash outlives the document (its version counter). Nothing is set
+# while the document is absent. Returns the value the field had.
 _SET_FIELD = """
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then return false end
 local before = redis.call('HGET', KEYS[2], ARGV[1])
 if before and ARGV[3] ~= '1' then return before end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+if ttl < 0 then
+  redis.call('PERSIST', KEYS[2])
+elseif redis.call('PTTL', KEYS[2]) < ttl + tonumber(ARGV[4]) then
+  redis.call('PEXPIRE', KEYS[2], ttl + tonumber(ARGV[4]))
+end
 return before
 """
 
-# KEYS: each document, its version counter and the fields beside it (3n keys), the deadline
-# index, the running games' hashes (document -> game, game -> count: a deleted document stops
-# counting), then the lists.
+# KEYS: each document, its old counter key and the fields beside it (and its counter; 3n keys),
+# the deadline index, the running games' hashes (document -> game, game -> count: a deleted
+# document stops counting), then the lists.
 # ARGV: n, the number of lists, seconds a counter outlives its document; per document its
 # expected version, "w" (write) or "d" (delete), data, ttl or "" (persist), member; per list
 # an entry, how many entries it keeps and its ttl or "" (keeps its expiry). Every version is
 # checked before anything is written. Returns {1, new versions...} or {0} when one is stale.
-_COMMIT = """
+_COMMIT = (
+    """
 local n, m, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local versions = {}
 for i = 1, n do
@@ -251,33 +287,31 @@ for i = 1, n do
   local a = 4 + 5 * (i - 1)
   local doc, counter, fields = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
   redis.call('ZREM', index, ARGV[a + 4])
+  if ARGV[a + 1] == 'd' or versions[i] == 0 then"""
+    + _clear_fields("fields")
+    + """  end
   if ARGV[a + 1] == 'd' then
-    redis.call('DEL', doc, fields)
+    redis.call('DEL', doc)
     local game = redis.call('HGET', KEYS[3 * n + 2], ARGV[a + 4])
     if game then
       redis.call('HDEL', KEYS[3 * n + 2], ARGV[a + 4])
       local left = redis.call('HINCRBY', KEYS[3 * n + 3], game, -1)
       if left <= 0 then redis.call('HDEL', KEYS[3 * n + 3], game) end
     end
+    if redis.call('EXISTS', fields) == 1 then redis.call('EXPIRE', fields, keep) end
     if redis.call('EXISTS', counter) == 1 then redis.call('EXPIRE', counter, keep) end
     out[i + 1] = 0
-  else
-    local new = redis.call('INCR', counter)
-    if new <= versions[i] then
-      new = versions[i] + 1
-      redis.call('SET', counter, new)
-    end
+  else"""
+    + _next_version("fields", "counter", "versions[i]")
+    + """
     local value = tostring(new) .. ':' .. ARGV[a + 2]
     if ARGV[a + 3] == '' then
       redis.call('SET', doc, value)
-      redis.call('PERSIST', counter)
       redis.call('PERSIST', fields)
     else
       redis.call('SET', doc, value, 'EX', ARGV[a + 3])
-      redis.call('EXPIRE', counter, tonumber(ARGV[a + 3]) + keep)
-      redis.call('EXPIRE', fields, ARGV[a + 3])
+      redis.call('EXPIRE', fields, tonumber(ARGV[a + 3]) + keep)
     end
-    if versions[i] == 0 then redis.call('DEL', fields) end
     out[i + 1] = new
   end
 end
@@ -291,6 +325,7 @@ for j = 1, m do
 end
 return out
 """
+)
 
 # KEYS: a list. ARGV: the entry as stored (its tag, a newline, the entry), the tag whose entries
 # go first ("": none), how many entries stay (the newest), its time to live.
@@ -451,8 +486,8 @@ class RedisStore(Store):
         """The Redis key that holds `key`."""
         return self._prefix + self._tag(owner_of(key)) + key
 
-    def _counter(self, key: str) -> str:
-        """Where the highest version issued for `key` is kept."""
+    def _legacy_counter(self, key: str) -> str:
+        """Where an older version kept the highest version issued for `key`."""
         return self._prefix + self._tag(owner_of(key)) + "ver:" + key
 
     def _fields(self, key: str) -> str:
@@ -481,7 +516,7 @@ class RedisStore(Store):
                 pipe.get(self.name(key))
             else:
                 pipe.getex(self.name(key), ex=refresh)
-                pipe.expire(self._fields(key), refresh)
+                pipe.expire(self._fields(key), refresh + VERSION_KEEP)
             pipe.hgetall(self._fields(key))
             got = await pipe.execute()
             return self._doc(cast(bytes | None, got[0]), cast(dict[bytes, bytes], got[-1]))
@@ -498,7 +533,7 @@ class RedisStore(Store):
         if isinstance(fields, list):
             fields = dict(zip(fields[::2], fields[1::2], strict=True))
         try:
-            named = {k.decode(): v.decode() for k, v in fields.items()}
+            named = {k.decode(): v.decode() for k, v in fields.items() if k != _VERSION_KEY}
             return Doc(int(version), unpack(data), named)
         except zlib.error as exc:
             raise Unreadable(f"a deflated document that does not inflate: {exc}") from exc
@@ -557,7 +592,7 @@ class RedisStore(Store):
                 VERSION_KEEP,
                 max(ttl or 0, INDEX_KEEP),
             ]
-            keys = [self.name(key), self.index(key), self._counter(key), self._fields(key)]
+            keys = [self.name(key), self.index(key), self._legacy_counter(key), self._fields(key)]
             if seen is not None:
                 keys.append(self.name(seen.key))
                 args += [seen.update, seen.ttl, SEEN_KEEP]
@@ -578,7 +613,7 @@ class RedisStore(Store):
         keys: list[str] = []
         args: list[bytes | str | int] = [len(writes), len(entries), VERSION_KEEP]
         for w in writes:
-            keys += [self.name(w.key), self._counter(w.key), self._fields(w.key)]
+            keys += [self.name(w.key), self._legacy_counter(w.key), self._fields(w.key)]
             op, data = ("d", b"") if w.data is None else ("w", w.data)
             args += [w.expected, op, data, b"" if w.ttl is None else w.ttl, w.key]
         keys += [self.index(writes[0].key), *self._running_keys(writes[0].key)]
@@ -595,7 +630,12 @@ class RedisStore(Store):
         """Remove `key` if its version is `expected` (0: absent, nothing to do); one EVALSHA.
         Its version counter stays for `VERSION_KEEP` seconds."""
         async with self._reachable("delete"):
-            keys = [self.name(key), self.index(key), self._counter(key), *self._running_keys(key)]
+            keys = [
+                self.name(key),
+                self.index(key),
+                self._legacy_counter(key),
+                *self._running_keys(key),
+            ]
             keys.append(self._fields(key))
             if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
                 raise Conflict(key)
@@ -604,7 +644,8 @@ class RedisStore(Store):
         """HGET and HSET beside the document, with its time to live: one EVALSHA."""
         async with self._reachable("set_field"):
             keys = [self.name(key), self._fields(key)]
-            before = await self._set_field(keys=keys, args=[name, value, "1" if replace else "0"])
+            args = [name, value, "1" if replace else "0", VERSION_KEEP * 1000]
+            before = await self._set_field(keys=keys, args=args)
             return None if before is None else cast(bytes, before).decode()
 
     def _running_keys(self, key: str) -> list[str]:

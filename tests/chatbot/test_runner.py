@@ -16,7 +16,7 @@ import pytest
 from chatbot.core import buttons as b
 from chatbot.core.model import Capabilities, Command, Message, Press, User
 from chatbot.core.runner import Runner
-from chatbot.core.sessions import Platform
+from chatbot.core.sessions import DELIVERED, Platform, ledger_key
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.core import restore
@@ -179,15 +179,36 @@ async def test_deliveries_are_recorded_together_in_one_write(
                 runner.delivery.post([Message(chat, f"change {change}")], confirm=(chat, change))
             await asyncio.sleep(0.05)  # every message is out, the record waits
         assert not writes.names
-        assert await store.get_setting(f"sent:{chats[0]}", "change") is None
+        assert await store.get_setting(ledger_key(chats[0]), DELIVERED) is None
         with Packets() as writes:
             await runner.delivery.flush()
         names = writes.names
         recorded = len(names)
         for i, chat in enumerate(chats):
-            assert await store.get_setting(f"sent:{chat}", "change") == str(len(chats) + i + 1)
+            assert await store.get_setting(ledger_key(chat), DELIVERED) == str(len(chats) + i + 1)
         # one pipeline: a single packet, or one per Cluster node holding some of the keys
         assert 1 <= recorded <= (3 if cluster else 1), names
+    finally:
+        await store.close()
+
+
+async def test_a_ledger_an_older_version_wrote_is_still_read(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Before the ledger was one hash a chat, the last change delivered was kept in
+    `sent:<chat>` and the hand message ids in `hand:<chat>`: both are still read where the
+    ledger has no such field, and the ledger's own fields come first."""
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    sessions = make_service(store, Settings()).sessions
+    try:
+        await store.set_setting("sent:ln:g", DELIVERED, "7")
+        await store.set_setting("hand:ln:g", "hand:s:0", "m1")
+        assert await sessions._ledger("ln:g", DELIVERED) == "7"
+        assert await sessions.last_message("ln:g", "hand:s:0") == "m1"
+        await sessions.bared("ln:g", "hand:s:0")
+        await sessions.write_ledger({"ln:g": 8}, {})
+        assert await sessions._ledger("ln:g", DELIVERED) == "8"
+        assert await sessions.last_message("ln:g", "hand:s:0") is None  # bared: "" now
     finally:
         await store.close()
 

@@ -86,7 +86,7 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
     assert store.name(f"seen:{CHAT}") in after, sorted(after)
     assert handled and all(m.isdigit() for m in handled), "ids kept bare: Redis packs numbers"
     if cluster:  # every key the chat's game wrote together: one slot
-        chat = [store.name(f"{kind}:{CHAT}") for kind in ("game", "seen", "sent")]
-        chat += [store._counter(game_key(CHAT)), index]
+        chat = [store.name(f"{kind}:{CHAT}") for kind in ("game", "seen", "ledger")]
+        chat += [store._fields(game_key(CHAT)), index]
         assert len({key_slot(k.encode()) for k in chat}) == 1
-        assert store.name(game_key(CHAT)) in during and store._counter(game_key(CHAT)) in during
+        assert store.name(game_key(CHAT)) in during and store._fields(game_key(CHAT)) in during
