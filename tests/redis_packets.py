@@ -1,9 +1,10 @@
 """What reaches Redis: the command of every packet a connection sends (one packet, one round
-trip), for tests and benchmarks that count round trips."""
+trip), for tests and benchmarks that count round trips; and hooks on the wire for tests that
+break a command's way there or back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from redis.asyncio.connection import Connection
@@ -36,3 +37,53 @@ class Packets:
 
     def __exit__(self, *exc: object) -> None:
         Connection.send_packed_command = self._original  # type: ignore[method-assign]
+
+
+class Wire:
+    """While entered, every packet a connection of this process sends that contains `match`
+    goes through `before(packet)` first, and each reply read for it through `after(packet,
+    reply)`, which returns the reply the caller gets (or raises: a lost reply). Hooks on
+    redis-py's connection, below any client or store: what Redis got is exactly what was
+    sent."""
+
+    def __init__(
+        self,
+        match: bytes,
+        before: Callable[[bytes], Awaitable[None]] | None = None,
+        after: Callable[[Connection, bytes, Any], Awaitable[Any]] | None = None,
+    ) -> None:
+        self._match, self._before, self._after = match, before, after
+        self._send, self._read = Connection.send_packed_command, Connection.read_response
+
+    def __enter__(self) -> Wire:
+        send, read, match = self._send, self._read, self._match
+        before, after = self._before, self._after
+        pending: dict[int, bytes] = {}  # connection -> its last matching packet
+
+        async def sending(
+            conn: Any, command: bytes | str | Iterable[bytes], check_health: bool = True
+        ) -> None:
+            packet = command if isinstance(command, (bytes, str)) else b"".join(command)
+            packet = packet.encode() if isinstance(packet, str) else packet
+            if match in packet:
+                if before is not None:
+                    await before(packet)
+                pending[id(conn)] = packet
+            else:
+                pending.pop(id(conn), None)
+            await send(conn, command, check_health)
+
+        async def reading(conn: Any, *args: Any, **kwargs: Any) -> Any:
+            reply = await read(conn, *args, **kwargs)
+            packet = pending.get(id(conn))
+            if packet is not None and after is not None:
+                return await after(conn, packet, reply)
+            return reply
+
+        Connection.send_packed_command = sending  # type: ignore[method-assign,assignment]
+        Connection.read_response = reading  # type: ignore[method-assign,assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Connection.send_packed_command = self._send  # type: ignore[method-assign]
+        Connection.read_response = self._read  # type: ignore[method-assign]

@@ -33,6 +33,7 @@ from chatbot.store.base import (
     owner_of,
     same_owner,
 )
+from chatbot.store.direct import Command, Direct
 
 # A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
 # scripts read only the version prefix (GETRANGE) and compare it, as a decimal string, with the
@@ -386,10 +387,14 @@ class RedisStore(Store):
         prefix: str = "egobot:",
         cluster: bool = False,
         deadline: float | None = None,
+        direct: Direct | None = None,
     ) -> None:
         """`deadline`: seconds a store call may take in all (a wait for a free connection
-        included) before it fails as unavailable; None: the client's own timeouts alone."""
+        included) before it fails as unavailable; None: the client's own timeouts alone.
+        `direct`: where the busiest calls (a press's claim, load and save, settings, the
+        ledger: `_script`, `_batch`) go on a single server; None: through `client`."""
         self._r = client
+        self._direct = direct
         self._deadline = deadline
         self._prefix = prefix
         self._shards = SHARDS if cluster else 1
@@ -448,7 +453,8 @@ class RedisStore(Store):
         pool = redis.BlockingConnectionPool.from_url(
             url, max_connections=s.redis_pool_size, timeout=s.redis_timeout, **options
         )
-        return cls(redis.Redis.from_pool(pool), prefix, deadline=s.redis_timeout)
+        direct = Direct(pool, s.redis_pool_size, s.redis_retries, s.redis_health_check)
+        return cls(redis.Redis.from_pool(pool), prefix, deadline=s.redis_timeout, direct=direct)
 
     @classmethod
     def from_settings(cls, settings: Settings, prefix: str = "egobot:") -> RedisStore:
@@ -475,6 +481,22 @@ class RedisStore(Store):
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"{what}: {exc!r}") from exc
         _raise_lost_cancel()
+
+    async def _script(self, script: Any, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        """A registered script's reply (EVALSHA)."""
+        if self._direct is not None:
+            return await self._direct.script(script.sha, script.script, keys, args)
+        return await script(keys=keys, args=args)
+
+    async def _batch(self, commands: Sequence[Command]) -> list[Any]:
+        """The replies to `commands`, pipelined: one round trip (one a Cluster node). A hash
+        comes as a flat list from `Direct` and as a dict through the client."""
+        if self._direct is not None:
+            return await self._direct.run(commands)
+        async with self._r.pipeline(transaction=False) as pipe:
+            for command in commands:
+                pipe.execute_command(*command)
+            return await pipe.execute()
 
     def _tag(self, owner: str) -> str:
         """The hash tag of `owner`'s shard ("" on a single server)."""
@@ -511,15 +533,13 @@ class RedisStore(Store):
     async def load(self, key: str, refresh: int | None = None) -> Doc | None:
         """The document at `key`, or None: GET (with `refresh`, GETEX and the fields' EXPIRE)
         and HGETALL of its fields, pipelined (one round trip: one slot)."""
-        async with self._reachable("load"), self._r.pipeline(transaction=False) as pipe:
-            if refresh is None:
-                pipe.get(self.name(key))
-            else:
-                pipe.getex(self.name(key), ex=refresh)
-                pipe.expire(self._fields(key), refresh + VERSION_KEEP)
-            pipe.hgetall(self._fields(key))
-            got = await pipe.execute()
-            return self._doc(cast(bytes | None, got[0]), cast(dict[bytes, bytes], got[-1]))
+        name, fields = self.name(key), self._fields(key)
+        commands: list[Command] = [("GET", name)]
+        if refresh is not None:
+            commands = [("GETEX", name, "EX", refresh), ("EXPIRE", fields, refresh + VERSION_KEEP)]
+        async with self._reachable("load"):
+            got = await self._batch([*commands, ("HGETALL", fields)])
+            return self._doc(got[0], got[-1])
 
     @staticmethod
     def _doc(raw: bytes | None, fields: dict[bytes, bytes] | list[bytes]) -> Doc | None:
@@ -546,7 +566,7 @@ class RedisStore(Store):
             keys = [self.name(claim.seen), self.name(claim.held), self._expiries(claim.held)]
             keys += [] if key is None else [self.name(key), self._fields(key)]
             args: list[str | int] = [claim.update, claim.process, max(1, round(claim.ttl * 1000))]
-            raw, handled, busy, fields = await self._claim(keys=keys, args=args)
+            raw, handled, busy, fields = await self._script(self._claim, keys, args)
             doc = self._doc(raw, fields)
             return Claimed(doc, bool(handled), None if busy is None else busy.decode())
 
@@ -557,17 +577,16 @@ class RedisStore(Store):
 
     async def mark_seen(self, seen: Seen) -> None:
         """Add, trim to the newest SEEN_KEEP, expire: one script, one round trip."""
-        async with self._reachable("mark_seen"), self._r.pipeline(transaction=False) as pipe:
-            self._mark(pipe, seen)
-            await pipe.execute()
+        async with self._reachable("mark_seen"):
+            await self._batch([self._mark(seen)])
 
-    def _mark(self, pipe: Any, seen: Seen) -> None:
+    def _mark(self, seen: Seen) -> Command:
         """The update marked handled and its claim released, as the save script does (EVAL:
         a Cluster's pipeline runs no registered script; Redis caches it by its digest)."""
         keys = [self.name(seen.key)]
         if seen.held is not None:
             keys += [self.name(seen.held), self._expiries(seen.held)]
-        pipe.eval(_SEEN, len(keys), *keys, seen.update, seen.ttl, SEEN_KEEP)
+        return ("EVAL", _SEEN, len(keys), *keys, seen.update, seen.ttl, SEEN_KEEP)
 
     async def save(
         self,
@@ -598,7 +617,7 @@ class RedisStore(Store):
                 args += [seen.update, seen.ttl, SEEN_KEEP]
                 if seen.held is not None:
                     keys += [self.name(seen.held), self._expiries(seen.held)]
-            new = int(await self._save(keys=keys, args=args))
+            new = int(await self._script(self._save, keys, args))
             if not new:
                 raise Conflict(key)
             return new
@@ -621,7 +640,7 @@ class RedisStore(Store):
             keys.append(self.name(e.key))
             args += [e.entry, e.keep, b"" if e.ttl is None else e.ttl]
         async with self._reachable("commit"):
-            raw = cast(list[int], await self._commit(keys=keys, args=args))
+            raw = cast(list[int], await self._script(self._commit, keys, args))
         if not raw[0]:
             raise Conflict(writes[0].key)
         return [int(v) for v in raw[1:]]
@@ -637,7 +656,7 @@ class RedisStore(Store):
                 *self._running_keys(key),
             ]
             keys.append(self._fields(key))
-            if not await self._delete(keys=keys, args=[expected, key, VERSION_KEEP]):
+            if not await self._script(self._delete, keys, [expected, key, VERSION_KEEP]):
                 raise Conflict(key)
 
     async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
@@ -645,7 +664,7 @@ class RedisStore(Store):
         async with self._reachable("set_field"):
             keys = [self.name(key), self._fields(key)]
             args = [name, value, "1" if replace else "0", VERSION_KEEP * 1000]
-            before = await self._set_field(keys=keys, args=args)
+            before = await self._script(self._set_field, keys, args)
             return None if before is None else cast(bytes, before).decode()
 
     def _running_keys(self, key: str) -> list[str]:
@@ -657,7 +676,7 @@ class RedisStore(Store):
         """One EVALSHA (the hashes kept at least INDEX_KEEP seconds)."""
         async with self._reachable("mark_running"):
             args: list[str | int] = [key, game, INDEX_KEEP]
-            await self._mark_running(keys=self._running_keys(key), args=args)
+            await self._script(self._mark_running, self._running_keys(key), args)
 
     async def running(self) -> dict[str, int]:
         """HGETALL of every shard's counts, pipelined: one round trip, whatever the games."""
@@ -696,12 +715,12 @@ class RedisStore(Store):
             raise ValueError(f"keep must be >= 1 and a tag one line: {keep}, {tag!r}")
         async with self._reachable("append"):
             stored = tag.encode() + b"\n" + entry
-            await self._append(keys=[self.name(key)], args=[stored, drop, keep, ttl])
+            await self._script(self._append, [self.name(key)], [stored, drop, keep, ttl])
 
     async def take(self, key: str) -> list[bytes]:
         """One EVALSHA: LRANGE and DEL."""
         async with self._reachable("take"):
-            stored = cast(list[bytes], await self._take(keys=[self.name(key)]))
+            stored = cast(list[bytes], await self._script(self._take, [self.name(key)], []))
         return [entry.partition(b"\n")[2] for entry in stored]
 
     async def history(self, key: str, limit: int) -> list[bytes]:
@@ -713,26 +732,22 @@ class RedisStore(Store):
 
     async def get_setting(self, key: str, field: str, refresh: int | None = None) -> str | None:
         """One field of the settings hash `key` (HGET; with `refresh`, EXPIRE pipelined)."""
+        name = self.name(key)
+        commands: list[Command] = [("HGET", name, field)]
+        if refresh is not None:
+            commands.append(("EXPIRE", name, refresh))
         async with self._reachable("get_setting"):
-            if refresh is None:
-                value = cast(bytes | None, await self._r.hget(self.name(key), field))
-            else:
-                async with self._r.pipeline(transaction=False) as pipe:
-                    pipe.hget(self.name(key), field)
-                    pipe.expire(self.name(key), refresh)
-                    value, _ = await pipe.execute()
-            return None if value is None else value.decode()
+            value = (await self._batch(commands))[0]
+            return None if value is None else cast(bytes, value).decode()
 
     async def set_setting(self, key: str, field: str, value: str, ttl: int | None = None) -> None:
         """Set one field of the settings hash `key` (HSET; with `ttl`, EXPIRE pipelined)."""
+        name = self.name(key)
+        commands: list[Command] = [("HSET", name, field, value)]
+        if ttl is not None:
+            commands.append(("EXPIRE", name, ttl))
         async with self._reachable("set_setting"):
-            if ttl is None:
-                await self._r.hset(self.name(key), field, value)
-                return
-            async with self._r.pipeline(transaction=False) as pipe:
-                pipe.hset(self.name(key), field, value)
-                pipe.expire(self.name(key), ttl)
-                await pipe.execute()
+            await self._batch(commands)
 
     async def write_marks(
         self, fields: list[tuple[str, str, str]], ttl: int | None = None, seen: Sequence[Seen] = ()
@@ -742,14 +757,14 @@ class RedisStore(Store):
         the keys, together)."""
         if not fields and not seen:
             return
-        async with self._reachable("record"), self._r.pipeline(transaction=False) as pipe:
-            for key, field, value in fields:
-                pipe.hset(self.name(key), field, value)
-                if ttl is not None:
-                    pipe.expire(self.name(key), ttl)
-            for mark in seen:
-                self._mark(pipe, mark)
-            await pipe.execute()
+        commands: list[Command] = []
+        for key, field, value in fields:
+            commands.append(("HSET", self.name(key), field, value))
+            if ttl is not None:
+                commands.append(("EXPIRE", self.name(key), ttl))
+        commands += [self._mark(m) for m in seen]
+        async with self._reachable("record"):
+            await self._batch(commands)
 
     async def first_time(self, key: str, ttl: int) -> bool:
         """SET NX EX: True only for the first caller within `ttl` seconds."""
@@ -761,12 +776,12 @@ class RedisStore(Store):
         which keeps the index for at least INDEX_KEEP seconds)."""
         async with self._reachable("set_deadline"):
             args: list[str | int] = [member, repr(at), INDEX_KEEP]
-            await self._schedule(keys=[self.index(member)], args=args)
+            await self._script(self._schedule, [self.index(member)], args)
 
     async def clear_deadline(self, member: str) -> None:
         """ZREM from the member's deadline index (one EVALSHA)."""
         async with self._reachable("clear_deadline"):
-            await self._schedule(keys=[self.index(member)], args=[member, b"", INDEX_KEEP])
+            await self._script(self._schedule, [self.index(member)], [member, b"", INDEX_KEEP])
 
     async def due(self, now: float, limit: int) -> list[str]:
         """Members due at or before `now`, earliest first (ties by name), at most `limit`.
@@ -798,4 +813,6 @@ class RedisStore(Store):
 
     async def close(self) -> None:
         """Close the client and its connections."""
+        if self._direct is not None:
+            await self._direct.close()
         await self._r.aclose()

@@ -461,6 +461,7 @@ async def test_redis_load_and_save_are_one_round_trip(
     redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await redis_store.delete("g", await redis_store.save("g", DATA, 0, 60))  # loads the scripts
+    await redis_store.push_history("warm", b"e", 3)  # (the connections are open)
     sent: list[bytes] = []
     original = Connection.send_packed_command
 
@@ -824,3 +825,19 @@ async def test_redis_a_tagged_list_expires_and_shares_the_chats_slot(
         assert len({key_slot(redis_store.name(k).encode()) for k in names}) == 1
     got = await asyncio.gather(*(redis_store.take("parked:c") for _ in range(4)))
     assert sorted(got) == [[], [], [], [b"x"]], "one taker gets it"
+
+
+async def test_redis_scripts_survive_a_flushed_cache_and_connections_closed_by_redis(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, server: Server
+) -> None:
+    """A Redis restarted or flushed has forgotten the scripts, and has closed the store's
+    connections: the next calls load the scripts again and open new connections."""
+    version = await redis_store.save("g", DATA, 0, 60)
+    await redis_client.script_flush()
+    version = await redis_store.save("g", DATA, version, 60)
+    assert (await redis_store.load("g")) == Doc(version, DATA)
+    if not server.cluster:
+        killed = await redis_client.execute_command("CLIENT", "KILL", "TYPE", "normal")
+        assert killed >= 2  # ours and the store's
+        assert await redis_store.save("g", DATA, version, 60) == version + 1
+        assert await redis_store.get_setting("nothing", "here") is None

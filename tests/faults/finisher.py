@@ -1,8 +1,8 @@
 """A bot process that plays one all-computer game on a real Redis and stops dead at its end:
 `python -m tests.faults.finisher URL PREFIX before|after` prints AT-END when the game's end is
 about to be committed (`before`: the commit is never sent) or has been (`after`), then waits
-to be killed. The client's EVALSHA is wrapped, not our code: what Redis got is exactly what
-a process killed there would have sent."""
+to be killed. The wire is hooked (`tests.redis_packets.Wire`), not our code: what Redis got is
+exactly what a process killed there would have sent."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from chatbot.core.sessions import Sessions
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from tests.conftest import make_service
+from tests.redis_packets import Wire
 
 HOST = User("tg:1", "Host", "en")
 CHAT = "tg:-100777"
@@ -23,19 +24,14 @@ CHAT = "tg:-100777"
 
 async def main(url: str, prefix: str, when: str) -> None:
     store = RedisStore.from_url(url, prefix)
-    client: Any = store._r
-    evalsha = client.evalsha
-    committing = store._commit.sha  # type: ignore[attr-defined]
+    committing = store._commit.sha.encode()
 
-    async def stops(*args: Any, **kwargs: Any) -> Any:
-        if args[0] != committing:
-            return await evalsha(*args, **kwargs)
-        if when == "after":
-            await evalsha(*args, **kwargs)
+    async def stop(*_: Any) -> Any:
         print("AT-END", flush=True)
         await asyncio.Event().wait()
 
-    client.evalsha = stops
+    wire = Wire(committing, before=stop) if when == "before" else Wire(committing, after=stop)
+    wire.__enter__()
     service = make_service(store, Settings(bot_delay=0))
     sessions: Sessions = service.sessions
     await service.handle(

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 from telegram import Update
@@ -29,6 +30,7 @@ from tests.e2e.helpers import (
     to_move,
     user_of,
 )
+from tests.redis_packets import Wire
 
 
 def hold_loads(client: aioredis.Redis, hold: Callable[[], Awaitable[None]]) -> None:
@@ -164,7 +166,6 @@ async def test_a_move_whose_reply_was_lost_and_retried_is_announced(
     announced at once, as if nothing had broken, and only once."""
     clock = Clock()
     store = RedisStore.from_url(redis_url, redis_prefix)
-    client = store._r
     h = await Harness(tg, store, clock=clock).start()
     try:
         users = [tg.user(99, "Oz"), tg.user(100, "Pia")]
@@ -173,19 +174,17 @@ async def test_a_move_whose_reply_was_lost_and_retried_is_announced(
         table = int(table_id(before))
         shown = tg.message(GROUP, table).text
         update = await move_update(h, tg, users)
-        send = client._send_command_parse_response
-        broken: list[str] = []
+        broken: list[Connection] = []
 
-        async def reset(conn: Any, command: str, *args: Any, **options: Any) -> Any:
-            result = await send(conn, command, *args, **options)
-            if command == "EVALSHA" and store._save.sha in args and not broken:
-                broken.append(command)
-                raise RedisConnectionError("Connection reset by peer")
-            return result
+        async def lost(conn: Connection, packet: bytes, reply: Any) -> Any:
+            if broken:
+                return reply
+            broken.append(conn)  # Redis applied the save; its reply is lost
+            await conn.disconnect(nowait=True)
+            raise RedisConnectionError("Connection reset by peer")
 
-        client._send_command_parse_response = reset  # type: ignore[method-assign]
-        await h.feed(update)
-        client._send_command_parse_response = send  # type: ignore[method-assign]
+        with Wire(store._save.sha.encode(), after=lost):
+            await h.feed(update)
         assert broken, "the reply of the save was lost once"
         moved = await load(h)
         assert moved.moves == before.moves + 1
