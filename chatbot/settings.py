@@ -106,7 +106,7 @@ class Settings:
     redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
     redis_retries: int = 2  # new connections tried after a refused or broken one
     redis_health_check: float = 30.0  # a connection idle this long is PINGed before use
-    redis_pool_size: int = 64  # connections to Redis at most; a command waits for a free one
+    redis_pool_size: int = 64  # connections a lane (busy calls, the rest); a command waits
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

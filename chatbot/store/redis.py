@@ -442,7 +442,8 @@ class RedisStore(Store):
         }
         if cluster:
             return cls(RedisCluster.from_url(url, **options), prefix, cluster=True)
-        # At most `redis_pool_size` connections; under load a command waits for a free one
+        # At most `redis_pool_size` connections for the client and as many for `Direct`;
+        # under load a command waits for a free one
         # (redis-py's default pool would refuse it: "storage unavailable" while Redis is up).
         # The wait and the command share one deadline, `redis_timeout`: a frozen Redis is
         # still reported within it, however many commands queue for a connection. That

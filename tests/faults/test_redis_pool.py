@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 
 import pytest
+import redis.asyncio as aioredis
 
 from chatbot.settings import Settings
 from chatbot.store.base import StoreUnavailable
@@ -16,7 +17,8 @@ from chatbot.store.redis import RedisStore
 from tests.faults.conftest import RedisProcess
 
 
-async def test_more_calls_than_connections_wait_their_turn(redis_url: str) -> None:
+async def test_more_calls_than_connections_wait_their_turn(own_redis: RedisProcess) -> None:
+    redis_url = own_redis.url
     settings = Settings(redis_url=redis_url, redis_pool_size=2)
     store = RedisStore.from_settings(settings, "pool-wait:")
     try:
@@ -25,8 +27,13 @@ async def test_more_calls_than_connections_wait_their_turn(redis_url: str) -> No
         loaded = await asyncio.gather(*(store.load(k) for k in keys))
         assert versions == [1] * 200
         assert [doc.data if doc else None for doc in loaded] == [b"x"] * 200
-        pool = store._r.connection_pool
-        assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
+        checker = aioredis.Redis.from_url(redis_url)
+        try:
+            mine = await checker.client_id()
+            clients = [c for c in await checker.client_list() if int(c["id"]) != mine]
+        finally:
+            await checker.aclose()
+        assert 1 <= len(clients) <= 2, clients
     finally:
         await store.close()
 
