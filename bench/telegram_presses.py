@@ -56,6 +56,7 @@ from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, ContextTypes
 from telegram.request import BaseRequest, HTTPXRequest
 
+from chatbot.bootstrap import settled
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import (
@@ -200,6 +201,7 @@ async def ours(
     opening = [[new_game(p) for _ in range(per_player)] for p in range(games)]
     opened = [list(await asyncio.gather(*player_games)) for player_games in opening]
     first = len(tg.calls)
+    settled()  # as a server does once it is up (both sides)
     profiling = profile if profile is not None else contextlib.nullcontext()
     with Packets() if count else contextlib.nullcontext() as trips, profiling:
         started, cpu = time.perf_counter(), time.process_time()
@@ -288,6 +290,7 @@ async def bare(
 
     count = sum(len(p) for p in recorded)
     flat = [c for p in recorded for press in p for c in press]
+    settled()
     started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(presser(p) for p in range(len(recorded))))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
