@@ -26,9 +26,9 @@ Command = Sequence[Any]  # a command's name and arguments
 class Direct:
     """At most `size` connections made by `pool`'s settings (the pool itself is not used
     for them). A command that finds none free waits; one whose connection breaks before its
-    reply is sent again on a new connection up to `retries` times (as redis-py's retry
-    does); a connection idle longer than `idle` seconds is replaced by a new one before use
-    (Redis may have closed it)."""
+    reply is sent again, connected anew, up to `retries` times (as redis-py's retry does), and
+    the idle connections are closed; a connection idle longer than `idle` seconds is replaced
+    by a new one before use (Redis may have closed it)."""
 
     def __init__(self, pool: ConnectionPool, size: int, retries: int, idle: float) -> None:
         self._pool = pool
@@ -41,13 +41,14 @@ class Direct:
         """The replies to `commands`, sent together: one round trip. A reply that is an error
         is raised (the connection is closed: the replies after it are not read)."""
         async with self._free:
+            conn = await self._take()
             for attempt in range(self._retries + 1):
-                conn = await self._take()
                 try:
                     packed = conn.pack_commands(commands)
                     await conn.send_packed_command(packed, check_health=False)
                     replies = [await conn.read_response() for _ in commands]
-                except RedisConnectionError:  # the connection closed itself
+                except RedisConnectionError:  # it closed itself; the next send reconnects
+                    await self.close()  # the idle ones are likely broken too (a restart)
                     if attempt == self._retries:
                         raise
                     await asyncio.sleep(random.uniform(0, 0.05 * 2**attempt))

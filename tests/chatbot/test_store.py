@@ -7,7 +7,7 @@ import asyncio
 import json
 import zlib
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 import redis.asyncio as aioredis
@@ -841,3 +841,25 @@ async def test_redis_scripts_survive_a_flushed_cache_and_connections_closed_by_r
         assert killed >= 2  # ours and the store's
         assert await redis_store.save("g", DATA, version, 60) == version + 1
         assert await redis_store.get_setting("nothing", "here") is None
+
+
+async def test_redis_after_a_restart_every_pooled_connection_is_opened_anew(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Redis closed every connection the store had (a restart): the first call that finds its
+    connection broken opens a new one and drops the other idle ones, so no later call fails
+    on one of them, even with a single retry."""
+    settings = replace(Settings(redis_url=redis_url), redis_retries=1)
+    store = RedisStore.from_settings(settings, redis_prefix)
+    killer = aioredis.Redis.from_url(redis_url)
+    try:
+        await asyncio.gather(*(store.save(f"g{n}", DATA, 0, 60) for n in range(5)))
+        assert store._direct is not None and len(store._direct._idle) == 5
+        for conn, _ in store._direct._idle:
+            host, port = conn._writer.get_extra_info("sockname")[:2]  # type: ignore[union-attr]
+            await killer.execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")
+        for n in range(5):
+            assert await store.load(f"g{n}") == Doc(1, DATA)
+    finally:
+        await store.close()
+        await killer.aclose()
