@@ -32,6 +32,12 @@ SEEN_KEEP = 100
 INDEX_KEEP = VERSION_KEEP  # seconds (at least) a deadline index outlives its last write
 
 
+def check_field(name: str) -> None:
+    """A field's name beside a document may not start with "#" (the store's own fields)."""
+    if name.startswith("#"):
+        raise ValueError(f"a field's name may not start with '#': {name!r}")
+
+
 def owner_of(key: str) -> str:
     """The owner of `key`: what follows its kind (`game:tg:1` -> `tg:1`), else the key."""
     kind, colon, owner = key.partition(":")

@@ -11,6 +11,7 @@ beyond the caller's deadline (the store's `REDIS_TIMEOUT` around every call).
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -34,8 +35,9 @@ class Direct:
         self._pool = pool
         self._free = asyncio.Semaphore(size)
         self._idle: list[tuple[AbstractConnection, float]] = []  # (connection, last used)
-        self._retries = retries
-        self._stale = idle
+        self._retries = max(0, retries)
+        self._stale = idle if idle > 0 else math.inf  # 0: never replaced for being idle
+        self._closed = False
 
     async def run(self, commands: Sequence[Command]) -> list[Any]:
         """The replies to `commands`, sent together: one round trip. A reply that is an error
@@ -48,7 +50,7 @@ class Direct:
                     await conn.send_packed_command(packed, check_health=False)
                     replies = [await conn.read_response() for _ in commands]
                 except RedisConnectionError:  # it closed itself; the next send reconnects
-                    await self.close()  # the idle ones are likely broken too (a restart)
+                    await self.close(ending=False)  # the idle ones are likely broken too
                     if attempt == self._retries:
                         raise
                     await asyncio.sleep(random.uniform(0, 0.05 * 2**attempt))
@@ -56,7 +58,10 @@ class Direct:
                 except BaseException:
                     await conn.disconnect(nowait=True)
                     raise
-                self._idle.append((conn, time.monotonic()))
+                if self._closed:
+                    await conn.disconnect(nowait=True)
+                else:
+                    self._idle.append((conn, time.monotonic()))
                 return replies
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -80,8 +85,9 @@ class Direct:
             await conn.disconnect(nowait=True)
         return cast(AbstractConnection, self._pool.make_connection())  # type: ignore[no-untyped-call]
 
-    async def close(self) -> None:
-        """Close every idle connection."""
+    async def close(self, ending: bool = True) -> None:
+        """Close every idle connection; `ending`: and each busy one as its call ends."""
+        self._closed = self._closed or ending
         idle, self._idle = self._idle, []
         for conn, _ in idle:
             await conn.disconnect(nowait=True)

@@ -17,6 +17,7 @@ from chatbot.store.base import (
     Seen,
     Store,
     Write,
+    check_field,
     owner_of,
     same_owner,
 )
@@ -176,6 +177,7 @@ class MemoryStore(Store):
 
     async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
         """Set a field beside the live document at `key`; the value it had."""
+        check_field(name)
         if self._live(key) is None:
             return None
         fields = self._fields.setdefault(key, {})

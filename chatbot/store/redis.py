@@ -30,6 +30,7 @@ from chatbot.store.base import (
     StoreUnavailable,
     Unreadable,
     Write,
+    check_field,
     owner_of,
     same_owner,
 )
@@ -108,12 +109,13 @@ end
 """
 
 
-def _clear_fields(fields: str) -> str:
-    """Lua: every field of the hash `fields` but the version counter goes."""
+def _clear_fields(fields: str, floor: str = "0") -> str:
+    """Lua: every field of the hash `fields` but the version counter goes; the counter is at
+    least `floor` (the version of a document being deleted: issued, so never again)."""
     return f"""
-local kept = redis.call('HGET', {fields}, '{VERSION_FIELD}')
+local kept = math.max(tonumber(redis.call('HGET', {fields}, '{VERSION_FIELD}') or '0'), {floor})
 redis.call('DEL', {fields})
-if kept then redis.call('HSET', {fields}, '{VERSION_FIELD}', kept) end
+if kept > 0 then redis.call('HSET', {fields}, '{VERSION_FIELD}', kept) end
 """
 
 
@@ -178,7 +180,7 @@ _DELETE = (
     + """
 if ARGV[1] ~= '-1' and version ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])"""
-    + _clear_fields("KEYS[6]")
+    + _clear_fields("KEYS[6]", "(tonumber(version) or 0)")
     + """
 redis.call('ZREM', KEYS[2], ARGV[2])
 local game = redis.call('HGET', KEYS[4], ARGV[2])
@@ -289,7 +291,7 @@ for i = 1, n do
   local doc, counter, fields = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
   redis.call('ZREM', index, ARGV[a + 4])
   if ARGV[a + 1] == 'd' or versions[i] == 0 then"""
-    + _clear_fields("fields")
+    + _clear_fields("fields", "versions[i]")
     + """  end
   if ARGV[a + 1] == 'd' then
     redis.call('DEL', doc)
@@ -662,6 +664,7 @@ class RedisStore(Store):
 
     async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
         """HGET and HSET beside the document, with its time to live: one EVALSHA."""
+        check_field(name)
         async with self._reachable("set_field"):
             keys = [self.name(key), self._fields(key)]
             args = [name, value, "1" if replace else "0", VERSION_KEEP * 1000]

@@ -863,3 +863,24 @@ async def test_redis_after_a_restart_every_pooled_connection_is_opened_anew(
     finally:
         await store.close()
         await killer.aclose()
+
+
+async def test_redis_a_deleted_documents_version_is_never_issued_again(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    """The delete keeps the deleted version in the counter, even where the counter had been
+    lost meanwhile (an evicted field, an older version's counter key expired)."""
+    for version in range(3):
+        await redis_store.save("g", DATA, version, 60)
+    await redis_client.hdel(redis_store._fields("g"), "#version")
+    await redis_store.delete("g", 3)
+    assert await redis_store.save("g", DATA, 0, 60) == 4
+    await redis_client.hdel(redis_store._fields("g"), "#version")
+    await redis_store.commit([Write("g", 4, None)])
+    assert await redis_store.save("g", DATA, 0, 60) == 5
+
+
+async def test_a_field_may_not_take_the_stores_own_names(store: Store) -> None:
+    await store.save("g", DATA, 0, 60)
+    with pytest.raises(ValueError, match="#"):
+        await store.set_field("g", "#version", "1")
