@@ -105,7 +105,7 @@ class Settings:
     redis_timeout: float = 2.0  # seconds a Redis command may take before the store is "down"
     redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
     redis_retries: int = 2  # new connections tried after a refused or broken one
-    redis_health_check: float = 30.0  # a connection idle this long is PINGed before use
+    redis_health_check: float = 30.0  # a connection idle this long is checked (0: never)
     redis_pool_size: int = 64  # connections a lane (busy calls, the rest); a command waits
 
     @classmethod
