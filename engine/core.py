@@ -265,6 +265,23 @@ class Rng:
         return out
 
 
+NT = TypeVar("NT", bound=tuple[Any, ...])
+
+
+def replaced(state: NT, changes: Mapping[str, Any]) -> NT:
+    """A named tuple's `_replace(**changes)`, done cheaper (a game's new state each action)."""
+    values = list(state)
+    index = _field_index(type(state))
+    for name, value in changes.items():
+        values[index[name]] = value
+    return tuple.__new__(type(state), values)
+
+
+@cache
+def _field_index(cls: type) -> dict[str, int]:
+    return {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+
+
 def seed_state(seed: int) -> int:
     """Spread any int seed over 64 bits."""
     return Rng(seed & 0xFFFFFFFFFFFFFFFF).next()

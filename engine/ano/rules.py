@@ -53,7 +53,16 @@ from engine.ano.events import (
     Skipped,
     Stalled,
 )
-from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
+from engine.core import (
+    GameSpec,
+    IllegalAction,
+    Options,
+    OptionSpec,
+    Placing,
+    Rng,
+    replaced,
+    seed_state,
+)
 
 HAND = 5  # "แจกผู้เล่นแต่ละคนทีละใบจนครบคนละห้าใบ"
 DRAW_AFTER = {QUEEN: 2, KING: 3, 0: 4}  # Q, K, joker: what the next player draws if unable
@@ -466,15 +475,14 @@ class _Table:
         self.ano = _acted(self.ano, player, self.events)
 
     def done(self, **changes: Any) -> tuple[State, list[Event]]:
-        state = self.state._replace(
+        changes.update(
             rng=self.rng,
             hands=tuple(self.hands),
             pile=self.pile,
             discard=self.discard,
             ano=self.ano,
-            **changes,
         )
-        return state, self.events
+        return replaced(self.state, changes), self.events
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -511,7 +519,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == CALL:
         if state.ano[player] != OWES:
             raise IllegalAction("nothing_to_call")
-        return state._replace(ano=_with(state.ano, player, CLEAR)), [AnoCalled(player)]
+        return replaced(state, {"ano": _with(state.ano, player, CLEAR)}), [AnoCalled(player)]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     if kind == DRAW:
@@ -524,7 +532,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         if state.drawn < 0:
             raise IllegalAction("nothing_drawn")
         turn = _next_seat(state.players, state.finished, player, state.direction)
-        return state._replace(turn=turn, drawn=-1), [Kept(player)]
+        return replaced(state, {"turn": turn, "drawn": -1}), [Kept(player)]
     raise IllegalAction("bad_action")
 
 
@@ -655,17 +663,20 @@ def _put_down(
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
-    after = state._replace(
-        hands=_with(state.hands, player, rest),
-        discard=state.discard + cards,
-        suit=action.suit,
-        turn=turn,
-        direction=direction,
-        pending=pending,
-        drawn=-1,
-        ano=ano,
-        finished=finished,
-        idle=0,
+    after = replaced(
+        state,
+        {
+            "hands": _with(state.hands, player, rest),
+            "discard": state.discard + cards,
+            "suit": action.suit,
+            "turn": turn,
+            "direction": direction,
+            "pending": pending,
+            "drawn": -1,
+            "ano": ano,
+            "finished": finished,
+            "idle": 0,
+        },
     )
     if not rest and (state.has(POINTS) or active <= 1):
         return _end(after, events)

@@ -6,10 +6,20 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations, permutations, product
 from typing import Any, NamedTuple
 
-from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
+from engine.core import (
+    GameSpec,
+    IllegalAction,
+    Options,
+    OptionSpec,
+    Placing,
+    Rng,
+    replaced,
+    seed_state,
+)
 from engine.egonomy.cards import (
     CARDS,
     FIRST_COPY,
@@ -165,25 +175,25 @@ def _rank(size: int, top: int) -> int:
 
 class Run(NamedTuple):
     """A sequence a hand may argue with: its cards ordered by number, its rank (`_rank`), its
-    topics as bits (`topic_mask`), the topics of the tables it `fits` as bits (without and
-    with "strict topics"), and its argue action on each table."""
+    topics as bits (`topic_mask`), and what `_argues` reads of it without and with "strict
+    topics": the topics of the tables it `fits` as bits, its rank, its argue on each table."""
 
     cards: tuple[int, ...]
     rank: int
     topics: int
-    fits_on: tuple[int, int]
-    argue: tuple[Action, ...]
+    listed: tuple[tuple[int, int, tuple[Action, ...]], tuple[int, int, tuple[Action, ...]]]
 
 
 def _run(cards: tuple[int, ...]) -> Run:
     mask = topic_mask(cards)
-
-    def fits_on(strict: bool) -> int:
-        return sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
-
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
     rank = _rank(len(cards), NUMBER[cards[-1]])
-    return Run(cards, rank, mask, (fits_on(False), fits_on(True)), argue)
+
+    def listed(strict: bool) -> tuple[int, int, tuple[Action, ...]]:
+        fits_on = sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
+        return fits_on, rank, argue
+
+    return Run(cards, rank, mask, (listed(False), listed(True)))
 
 
 # Every sequence of the deck, by its cards ordered by number: 2 or 3 cards with consecutive
@@ -223,6 +233,17 @@ def _bar(lying: tuple[int, ...]) -> tuple[int, int]:
     top = NUMBER[lying[-1]]
     victim = len(lying) == len(FALLACY_VICTIM) and top == FALLACY_VICTIM[-1]
     return _rank(len(lying), top), _FALLACY_RANK if victim else _NOT_A_RANK
+
+
+class _Bars(dict[tuple[int, ...], tuple[int, int]]):
+    """`_bar` of what may lie on a table (nothing, a card, a sequence), worked out at import;
+    anything else is worked out when asked."""
+
+    def __missing__(self, lying: tuple[int, ...]) -> tuple[int, int]:
+        return _bar(lying)
+
+
+_BARS = _Bars({lying: _bar(lying) for lying in ((), *((c,) for c in _CARD_IDS), *SEQUENCES)})
 
 
 # A let-go discards two or more cards of one number. The let-go actions of every group of
@@ -273,7 +294,8 @@ _CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
 
-def hand_moves(hand: tuple[int, ...]) -> tuple[list[Run], list[Action]]:
+@lru_cache(maxsize=1024)  # a hand often stays the same from one turn to its next
+def hand_moves(hand: tuple[int, ...]) -> tuple[tuple[Run, ...], tuple[Action, ...]]:
     """What a sorted hand could do whatever lies on the tables: its sequences (two copies of a
     card counted once) and its let-go actions, by number, the numbers in the order they first
     appear in the hand."""
@@ -290,7 +312,7 @@ def hand_moves(hand: tuple[int, ...]) -> tuple[list[Run], list[Action]]:
             high = numbers.get(n + 2, _NOTHING_HELD)
             sequences += map(_RUN_AT.__getitem__, product(low.distinct, mid.distinct, high.third))
         let_gos += low.let_gos
-    return sequences, let_gos
+    return tuple(sequences), tuple(let_gos)
 
 
 def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
@@ -350,27 +372,27 @@ def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) 
     empty table, the cut-off of a single card, the listens (3-4 players) of a table with 2 or
     more and the flip of 3."""
     out: list[Action] = []
+    listen, flip = state.players >= 3, state.flip_mode
     for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
             out += map(_BABBLE_ON[t].__getitem__, babbles(hand, shown[t]))
         elif size == 1:
             out.append(_CUT_OFF_ON[t])
-        elif state.players >= 3:
+        elif listen:
             out += map(_LISTEN_ON[t].__getitem__, lying)
-        if size == 3 and state.flip_mode:
+        if size == 3 and flip:
             out.append(_FLIP_ON[t])
     return out
 
 
-def _argues(state: State, sequences: list[Run], shown: tuple[int, ...]) -> list[Action]:
+def _argues(state: State, sequences: tuple[Run, ...], shown: tuple[int, ...]) -> list[Action]:
     """Table by table (showing the topics `shown`), the argues of these sequences that `fits`
     its topic and win on it."""
     strict = state.strict
-    # each sequence once: the tables' topics it fits (as bits), its rank and its argues
-    ranked = [(run.fits_on[strict], run.rank, run.argue) for run in sequences]
+    ranked = [run.listed[strict] for run in sequences]
     # each table once: its topic as a bit and what a sequence must beat there
-    bars = [(1 << topic, *_bar(lying)) for lying, topic in zip(state.tables, shown, strict=True)]
+    bars = [(1 << topic, *_BARS[lying]) for lying, topic in zip(state.tables, shown, strict=True)]
     return [
         argue[t]
         for t, (bit, beat, fallacy) in enumerate(bars)
@@ -483,7 +505,7 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if not fits(run.topics, topic, state.strict):
         raise IllegalAction("argue_topic_strict" if state.strict else "argue_topic")
     lying = state.tables[t]
-    beat, fallacy = _bar(lying)
+    beat, fallacy = _BARS[lying]
     if not (run.rank > beat or run.rank == fallacy):
         raise IllegalAction("argue_fewer_cards" if len(cards) < len(lying) else "argue_not_higher")
     changes = dict(
@@ -561,13 +583,14 @@ def _after(
     player's turn; the round ends when the player's hand is empty or the next player is
     stuck."""
     if not changes.get("hands", state.hands)[player]:
-        return _end_round(state._replace(**changes), [event], emptied_by=player)
+        return _end_round(replaced(state, changes), [event], emptied_by=player)
     if momentum and not state.momentum:
-        state = state._replace(**changes, momentum=True)
+        changes["momentum"] = True
         events: list[Event] = [event, MomentumGained(player)]
     else:
-        state = state._replace(**changes, turn=(player + 1) % state.players, momentum=False)
+        changes["turn"], changes["momentum"] = (player + 1) % state.players, False
         events = [event]
+    state = replaced(state, changes)
     if not can_act(state, state.turn):
         events.append(Stuck(state.turn))
         return _end_round(state, events, emptied_by=None)
