@@ -270,16 +270,18 @@ NT = TypeVar("NT", bound=tuple[Any, ...])
 
 def replaced(state: NT, changes: Mapping[str, Any]) -> NT:
     """A named tuple's `_replace(**changes)`, done cheaper (a game's new state each action)."""
-    values = list(state)
-    index = _field_index(type(state))
+    cls = type(state)
+    index = _FIELD_INDEX.get(cls)
+    if index is None:
+        names = cls._fields  # type: ignore[attr-defined]
+        index = _FIELD_INDEX[cls] = {name: i for i, name in enumerate(names)}
+    values = [*state]
     for name, value in changes.items():
         values[index[name]] = value
-    return tuple.__new__(type(state), values)
+    return tuple.__new__(cls, values)
 
 
-@cache
-def _field_index(cls: type) -> dict[str, int]:
-    return {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+_FIELD_INDEX: dict[type, dict[str, int]] = {}  # by named tuple class, its fields' places
 
 
 def seed_state(seed: int) -> int:

@@ -421,9 +421,14 @@ def _ok(plays: list[Action], card: int) -> bool:
 # --- applying an action --------------------------------------------------------------------
 
 
+_NO_CHANGES: Mapping[str, Any] = {}
+
+
 class _Table:
     """A state being changed by one action: the fields an action may change, and what
     happened. `done` makes the new state from them."""
+
+    __slots__ = ("ano", "discard", "events", "got", "hands", "pile", "rng", "state")
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -462,7 +467,7 @@ class _Table:
         hand = tuple(sorted(self.hands[player] + got))
         self.hands[player] = hand
         status = self.ano[player]
-        if ano_hand(hand, self.state.has(SPECIAL_LAST)):
+        if ano_hand(hand, bool(self.state.flags & SPECIAL_LAST)):
             if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
                 self.set_ano(player, OWES)
                 self.events.append(AnoOwed(player))
@@ -474,15 +479,11 @@ class _Table:
         """A play or draw by `player` (see `_acted`)."""
         self.ano = _acted(self.ano, player, self.events)
 
-    def done(self, **changes: Any) -> tuple[State, list[Event]]:
-        changes.update(
-            rng=self.rng,
-            hands=tuple(self.hands),
-            pile=self.pile,
-            discard=self.discard,
-            ano=self.ano,
-        )
-        return replaced(self.state, changes), self.events
+    def done(self, changes: Mapping[str, Any] = _NO_CHANGES) -> tuple[State, list[Event]]:
+        """The new state: the fields above, and `changes` to the others."""
+        hands, pile, discard, ano = tuple(self.hands), self.pile, self.discard, self.ano
+        mine = {"rng": self.rng, "hands": hands, "pile": pile, "discard": discard, "ano": ano}
+        return replaced(self.state, {**mine, **changes}), self.events
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -569,7 +570,7 @@ def _check_shape(action: Action) -> None:
     cards = action.cards
     if not cards or not _FACE_SET.issuperset(cards):
         raise IllegalAction("bad_action")
-    if len(set(map(RANK.__getitem__, cards))) > 1:
+    if len(cards) > 1 and len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
     if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
@@ -579,7 +580,7 @@ def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]
     _check_shape(action)
     cards = action.cards
     rest = _without(state.hands[player], cards)
-    special_last = state.has(SPECIAL_LAST)
+    special_last = bool(state.flags & SPECIAL_LAST)
     jump = player != state.turn
     wrong = ""
     if jump:
@@ -657,7 +658,7 @@ def _put_down(
     turn = _next_seat(state.players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-    elif ano_hand(rest, state.has(SPECIAL_LAST)):  # they owe "Ano" (or called it)
+    elif ano_hand(rest, bool(state.flags & SPECIAL_LAST)):  # they owe "Ano" (or called it)
         if action.call:
             events.append(AnoCalled(player))
         else:
@@ -693,8 +694,8 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     got = table.draw(player, owed, CHAIN if state.pending else TURN)
     # an idle player who could have played does not count towards the stall's round
     idle = 0 if got or can_play(state, player) else state.idle + 1
-    changes: dict[str, Any] = dict(pending=0, drawn=-1, idle=idle)
-    if state.has(PLAY_DRAWN) and not state.pending and got:
+    changes: dict[str, Any] = {"pending": 0, "drawn": -1, "idle": idle}
+    if state.flags & PLAY_DRAWN and not state.pending and got:
         (card,) = table.got
         suit, rank = follow(state)
         hand = table.hands[player]
@@ -702,12 +703,12 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
             state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
         ):
             table.events.append(MayPlayDrawn(player))
-            return table.done(drawn=card, pending=0, idle=0)
+            return table.done({"drawn": card, "pending": 0, "idle": 0})
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
-        return _end(*table.done(**changes))
+        return _end(*table.done(changes))
     changes["turn"] = _next_seat(state.players, state.finished, player, state.direction)
-    return table.done(**changes)
+    return table.done(changes)
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
