@@ -476,7 +476,7 @@ def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     (card,) = cards
     if TOPIC[card] != table_topic(t, state.flipped[t]):
         raise IllegalAction("babble_topic")
-    changes = dict(hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,)))
+    changes = {"hands": _set(state.hands, player, hand), "tables": _set(state.tables, t, (card,))}
     return changes, Babbled(player, t, card), False
 
 
@@ -485,10 +485,10 @@ def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     lying = state.tables[t]
     if len(lying) != 1:
         raise IllegalAction("cut_off_needs_single")
-    changes = dict(
-        tables=_set(state.tables, t, ()),
-        egos=_set(state.egos, player, state.egos[player] + lying),
-    )
+    changes = {
+        "tables": _set(state.tables, t, ()),
+        "egos": _set(state.egos, player, state.egos[player] + lying),
+    }
     return changes, CutOff(player, t, lying[0]), False
 
 
@@ -508,11 +508,11 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     beat, fallacy = _BARS[lying]
     if not (run.rank > beat or run.rank == fallacy):
         raise IllegalAction("argue_fewer_cards" if len(cards) < len(lying) else "argue_not_higher")
-    changes = dict(
-        hands=_set(state.hands, player, hand),
-        tables=_set(state.tables, t, run.cards),
-        egos=_set(state.egos, player, state.egos[player] + lying),
-    )
+    changes = {
+        "hands": _set(state.hands, player, hand),
+        "tables": _set(state.tables, t, run.cards),
+        "egos": _set(state.egos, player, state.egos[player] + lying),
+    }
     event = Argued(player, t, run.cards, lying, run.rank == fallacy)
     return changes, event, run.topics == 1 << topic
 
@@ -528,11 +528,11 @@ def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         raise IllegalAction("listen_card_not_on_table")
     (card,) = cards
     rest = tuple(c for c in lying if c != card)
-    changes = dict(
-        hands=_set(state.hands, player, tuple(sorted((*state.hands[player], card)))),
-        tables=_set(state.tables, t, ()),
-        discard=state.discard + rest,
-    )
+    changes = {
+        "hands": _set(state.hands, player, tuple(sorted((*state.hands[player], card)))),
+        "tables": _set(state.tables, t, ()),
+        "discard": state.discard + rest,
+    }
     return changes, Listened(player, t, card, rest), True
 
 
@@ -546,7 +546,7 @@ def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len({NUMBER[c] for c in cards}) != 1:
         raise IllegalAction("let_go_one_number")
     cards = tuple(cards)
-    changes = dict(hands=_set(state.hands, player, hand), discard=state.discard + cards)
+    changes = {"hands": _set(state.hands, player, hand), "discard": state.discard + cards}
     return changes, LetGo(player, cards), False
 
 
@@ -558,11 +558,11 @@ def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len(lying) != 3:
         raise IllegalAction("flip_needs_three")
     side = not state.flipped[t]
-    changes = dict(
-        tables=_set(state.tables, t, ()),
-        flipped=_set(state.flipped, t, side),
-        discard=state.discard + lying,
-    )
+    changes = {
+        "tables": _set(state.tables, t, ()),
+        "flipped": _set(state.flipped, t, side),
+        "discard": state.discard + lying,
+    }
     return changes, Flipped(player, t, lying, table_topic(t, side)), True
 
 
