@@ -298,6 +298,8 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
     out: list[Action] = []
     one_rank, two_ranks = len(groups) == 1, len(groups) == 2
     for rank, group in groups.items():
+        if len(group) == 1 and not fit[group[0]]:
+            continue  # a single card of its rank that does not fit: no play
         if one_rank:
             # a play leaves an Ano hand unless it is the whole hand (never special cards when
             # they may not be last)
@@ -307,9 +309,8 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             whole, part_ano = False, False
             whole_ano = two_ranks and _other_ano(groups, rank, special_last)
         if len(group) == 1:
-            c = group[0]
-            if fit[c] and not whole:
-                out += _SINGLE_PAIRS[c] if whole_ano else _SINGLES[c]
+            if not whole:
+                out += _SINGLE_PAIRS[group[0]] if whole_ano else _SINGLES[group[0]]
             continue
         if len(group) == 2:
             a, b = group
