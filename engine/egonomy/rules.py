@@ -281,9 +281,17 @@ def _number_held(number: int, bits: int) -> NumberHeld:
     return NumberHeld(distinct, (NO_CARD, *distinct), let_gos)
 
 
-# By number (0 to 9) and what a hand holds of it; nothing held of a number.
-_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(10))
-_NOTHING_HELD = _number_held(0, 0)
+# By number (0 to 10: above 9 nothing is held) and what a hand holds of it.
+_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(11))
+
+
+@lru_cache(maxsize=8192)  # the same holdings come again and again
+def _runs_from(n: int, low: int, mid: int, high: int) -> tuple[Run, ...]:
+    """The sequences whose lowest number is `n`, from what a hand holds of the numbers n, n+1
+    and n+2 (`_HELD_BIT`s): each pair, followed by the triples that extend it (`_RUN_AT`)."""
+    pairs = _NUMBER_HELD[n][low].distinct, _NUMBER_HELD[n + 1][mid].distinct
+    return tuple(map(_RUN_AT.__getitem__, product(*pairs, _NUMBER_HELD[n + 2][high].third)))
+
 
 _TABLE_IDS = range(TABLES)
 
@@ -303,15 +311,13 @@ def hand_moves(hand: tuple[int, ...]) -> tuple[tuple[Run, ...], tuple[Action, ..
     for c in hand:
         n = NUMBER[c]
         held[n] = held.get(n, 0) | _HELD_BIT[c]
-    numbers = {n: _NUMBER_HELD[n][bits] for n, bits in held.items()}
     sequences: list[Run] = []
     let_gos: list[Action] = []
-    for n, low in numbers.items():
-        mid = numbers.get(n + 1)
-        if mid is not None:  # each pair, followed by the triples that extend it (`_RUN_AT`)
-            high = numbers.get(n + 2, _NOTHING_HELD)
-            sequences += map(_RUN_AT.__getitem__, product(low.distinct, mid.distinct, high.third))
-        let_gos += low.let_gos
+    for n, low in held.items():
+        mid = held.get(n + 1)
+        if mid is not None:
+            sequences += _runs_from(n, low, mid, held.get(n + 2, 0))
+        let_gos += _NUMBER_HELD[n][low].let_gos
     return tuple(sequences), tuple(let_gos)
 
 
