@@ -5,10 +5,10 @@ No event names a face another player may not see: draws carry only how many card
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.core import Signal
+from engine.core import Signal, quick_init
 
 # Why cards were drawn (Drew.reason).
 TURN, CHAIN, CAUGHT, FUMBLE, FALSE_CATCH = "turn", "chain", "caught", "fumble", "false_catch"
@@ -217,21 +217,5 @@ EVENT_TYPES: dict[str, type] = {
 }
 
 
-def _quick_init(cls: type) -> None:
-    """Give the frozen dataclass `cls` an __init__ that fills the instance's __dict__ in one
-    step (the generated one sets each field through object.__setattr__: a few times slower,
-    and the engine makes an event or two per action). Same fields, same order, same names."""
-    names = [f.name for f in fields(cls)]
-    if not names:
-        return
-    body = ", ".join(f"{n!r}: {n}" for n in names)
-    source = f"def __init__(self, {', '.join(names)}):\n    _set(self, '__dict__', {{{body}}})\n"
-    scope: dict[str, object] = {"_set": object.__setattr__}
-    exec(source, scope)  # a fixed text built from the field names above
-    init = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
-    cls.__init__ = init  # type: ignore[misc]
-
-
 for _cls in EVENT_TYPES.values():
-    _quick_init(_cls)
+    quick_init(_cls)

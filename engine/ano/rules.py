@@ -53,7 +53,16 @@ from engine.ano.events import (
     Skipped,
     Stalled,
 )
-from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
+from engine.core import (
+    GameSpec,
+    IllegalAction,
+    Options,
+    OptionSpec,
+    Placing,
+    Rng,
+    replaced,
+    seed_state,
+)
 
 HAND = 5  # "แจกผู้เล่นแต่ละคนทีละใบจนครบคนละห้าใบ"
 DRAW_AFTER = {QUEEN: 2, KING: 3, 0: 4}  # Q, K, joker: what the next player draws if unable
@@ -289,6 +298,8 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
     out: list[Action] = []
     one_rank, two_ranks = len(groups) == 1, len(groups) == 2
     for rank, group in groups.items():
+        if len(group) == 1 and not fit[group[0]]:
+            continue  # a single card of its rank that does not fit: no play
         if one_rank:
             # a play leaves an Ano hand unless it is the whole hand (never special cards when
             # they may not be last)
@@ -298,9 +309,8 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             whole, part_ano = False, False
             whole_ano = two_ranks and _other_ano(groups, rank, special_last)
         if len(group) == 1:
-            c = group[0]
-            if fit[c] and not whole:
-                out += _SINGLE_PAIRS[c] if whole_ano else _SINGLES[c]
+            if not whole:
+                out += _SINGLE_PAIRS[group[0]] if whole_ano else _SINGLES[group[0]]
             continue
         if len(group) == 2:
             a, b = group
@@ -412,9 +422,14 @@ def _ok(plays: list[Action], card: int) -> bool:
 # --- applying an action --------------------------------------------------------------------
 
 
+_NO_CHANGES: Mapping[str, Any] = {}
+
+
 class _Table:
     """A state being changed by one action: the fields an action may change, and what
     happened. `done` makes the new state from them."""
+
+    __slots__ = ("ano", "discard", "events", "got", "hands", "pile", "rng", "state")
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -453,7 +468,7 @@ class _Table:
         hand = tuple(sorted(self.hands[player] + got))
         self.hands[player] = hand
         status = self.ano[player]
-        if ano_hand(hand, self.state.has(SPECIAL_LAST)):
+        if ano_hand(hand, bool(self.state.flags & SPECIAL_LAST)):
             if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
                 self.set_ano(player, OWES)
                 self.events.append(AnoOwed(player))
@@ -465,16 +480,11 @@ class _Table:
         """A play or draw by `player` (see `_acted`)."""
         self.ano = _acted(self.ano, player, self.events)
 
-    def done(self, **changes: Any) -> tuple[State, list[Event]]:
-        state = self.state._replace(
-            rng=self.rng,
-            hands=tuple(self.hands),
-            pile=self.pile,
-            discard=self.discard,
-            ano=self.ano,
-            **changes,
-        )
-        return state, self.events
+    def done(self, changes: Mapping[str, Any] = _NO_CHANGES) -> tuple[State, list[Event]]:
+        """The new state: the fields above, and `changes` to the others."""
+        hands, pile, discard, ano = tuple(self.hands), self.pile, self.discard, self.ano
+        mine = {"rng": self.rng, "hands": hands, "pile": pile, "discard": discard, "ano": ano}
+        return replaced(self.state, {**mine, **changes}), self.events
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -511,7 +521,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == CALL:
         if state.ano[player] != OWES:
             raise IllegalAction("nothing_to_call")
-        return state._replace(ano=_with(state.ano, player, CLEAR)), [AnoCalled(player)]
+        return replaced(state, {"ano": _with(state.ano, player, CLEAR)}), [AnoCalled(player)]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     if kind == DRAW:
@@ -524,7 +534,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         if state.drawn < 0:
             raise IllegalAction("nothing_drawn")
         turn = _next_seat(state.players, state.finished, player, state.direction)
-        return state._replace(turn=turn, drawn=-1), [Kept(player)]
+        return replaced(state, {"turn": turn, "drawn": -1}), [Kept(player)]
     raise IllegalAction("bad_action")
 
 
@@ -561,7 +571,7 @@ def _check_shape(action: Action) -> None:
     cards = action.cards
     if not cards or not _FACE_SET.issuperset(cards):
         raise IllegalAction("bad_action")
-    if len(set(map(RANK.__getitem__, cards))) > 1:
+    if len(cards) > 1 and len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
     if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
@@ -571,7 +581,7 @@ def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]
     _check_shape(action)
     cards = action.cards
     rest = _without(state.hands[player], cards)
-    special_last = state.has(SPECIAL_LAST)
+    special_last = bool(state.flags & SPECIAL_LAST)
     jump = player != state.turn
     wrong = ""
     if jump:
@@ -649,23 +659,26 @@ def _put_down(
     turn = _next_seat(state.players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-    elif ano_hand(rest, state.has(SPECIAL_LAST)):  # they owe "Ano" (or called it)
+    elif ano_hand(rest, bool(state.flags & SPECIAL_LAST)):  # they owe "Ano" (or called it)
         if action.call:
             events.append(AnoCalled(player))
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
-    after = state._replace(
-        hands=_with(state.hands, player, rest),
-        discard=state.discard + cards,
-        suit=action.suit,
-        turn=turn,
-        direction=direction,
-        pending=pending,
-        drawn=-1,
-        ano=ano,
-        finished=finished,
-        idle=0,
+    after = replaced(
+        state,
+        {
+            "hands": _with(state.hands, player, rest),
+            "discard": state.discard + cards,
+            "suit": action.suit,
+            "turn": turn,
+            "direction": direction,
+            "pending": pending,
+            "drawn": -1,
+            "ano": ano,
+            "finished": finished,
+            "idle": 0,
+        },
     )
     if not rest and (state.has(POINTS) or active <= 1):
         return _end(after, events)
@@ -682,8 +695,8 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     got = table.draw(player, owed, CHAIN if state.pending else TURN)
     # an idle player who could have played does not count towards the stall's round
     idle = 0 if got or can_play(state, player) else state.idle + 1
-    changes: dict[str, Any] = dict(pending=0, drawn=-1, idle=idle)
-    if state.has(PLAY_DRAWN) and not state.pending and got:
+    changes: dict[str, Any] = {"pending": 0, "drawn": -1, "idle": idle}
+    if state.flags & PLAY_DRAWN and not state.pending and got:
         (card,) = table.got
         suit, rank = follow(state)
         hand = table.hands[player]
@@ -691,12 +704,12 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
             state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
         ):
             table.events.append(MayPlayDrawn(player))
-            return table.done(drawn=card, pending=0, idle=0)
+            return table.done({"drawn": card, "pending": 0, "idle": 0})
     if idle >= state.players - len(state.finished):
         table.events.append(Stalled())
-        return _end(*table.done(**changes))
+        return _end(*table.done(changes))
     changes["turn"] = _next_seat(state.players, state.finished, player, state.direction)
-    return table.done(**changes)
+    return table.done(changes)
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.core import Signal
+from engine.core import Signal, quick_init
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RoundStarted:
     signal: ClassVar[str] = Signal.ROUND_BEGAN
     round: int
@@ -17,21 +17,21 @@ class RoundStarted:
     humblest: bool  # round 1: the bot "found the humblest player" (a random pick)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Babbled:
     player: int
     table: int
     card: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CutOff:
     player: int
     table: int
     card: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Argued:
     player: int
     table: int
@@ -40,7 +40,7 @@ class Argued:
     fallacy: bool  # 123 beat 789
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Listened:
     player: int
     table: int
@@ -48,13 +48,13 @@ class Listened:
     discarded: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class LetGo:
     player: int
     cards: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Flipped:
     player: int
     table: int
@@ -62,19 +62,19 @@ class Flipped:
     topic: int  # the topic the table shows now
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MomentumGained:
     player: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Stuck:
     """A player who must act has no legal action: the round ends (house ruling)."""
 
     player: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RoundScore:
     player: int
     place: int  # 1 = best
@@ -85,7 +85,7 @@ class RoundScore:
     trophies_won: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RoundEnded:
     round: int
     emptied_by: int | None  # the player whose hand became empty (None: a stuck player ended it)
@@ -93,7 +93,7 @@ class RoundEnded:
     trophies: tuple[int, ...]  # totals per player after this round
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GameEnded:
     signal: ClassVar[str] = Signal.GAME_ENDED
     ranking: tuple[int, ...]  # players, winner first
@@ -133,3 +133,6 @@ EVENT_TYPES: dict[str, type] = {
         GameEnded,
     )
 }
+
+for _cls in EVENT_TYPES.values():
+    quick_init(_cls)

@@ -6,10 +6,20 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations, permutations, product
 from typing import Any, NamedTuple
 
-from engine.core import GameSpec, IllegalAction, Options, OptionSpec, Placing, Rng, seed_state
+from engine.core import (
+    GameSpec,
+    IllegalAction,
+    Options,
+    OptionSpec,
+    Placing,
+    Rng,
+    replaced,
+    seed_state,
+)
 from engine.egonomy.cards import (
     CARDS,
     FIRST_COPY,
@@ -165,25 +175,25 @@ def _rank(size: int, top: int) -> int:
 
 class Run(NamedTuple):
     """A sequence a hand may argue with: its cards ordered by number, its rank (`_rank`), its
-    topics as bits (`topic_mask`), the topics of the tables it `fits` as bits (without and
-    with "strict topics"), and its argue action on each table."""
+    topics as bits (`topic_mask`), and what `_argues` reads of it without and with "strict
+    topics": the topics of the tables it `fits` as bits, its rank, its argue on each table."""
 
     cards: tuple[int, ...]
     rank: int
     topics: int
-    fits_on: tuple[int, int]
-    argue: tuple[Action, ...]
+    listed: tuple[tuple[int, int, tuple[Action, ...]], tuple[int, int, tuple[Action, ...]]]
 
 
 def _run(cards: tuple[int, ...]) -> Run:
     mask = topic_mask(cards)
-
-    def fits_on(strict: bool) -> int:
-        return sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
-
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
     rank = _rank(len(cards), NUMBER[cards[-1]])
-    return Run(cards, rank, mask, (fits_on(False), fits_on(True)), argue)
+
+    def listed(strict: bool) -> tuple[int, int, tuple[Action, ...]]:
+        fits_on = sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
+        return fits_on, rank, argue
+
+    return Run(cards, rank, mask, (listed(False), listed(True)))
 
 
 # Every sequence of the deck, by its cards ordered by number: 2 or 3 cards with consecutive
@@ -225,6 +235,17 @@ def _bar(lying: tuple[int, ...]) -> tuple[int, int]:
     return _rank(len(lying), top), _FALLACY_RANK if victim else _NOT_A_RANK
 
 
+class _Bars(dict[tuple[int, ...], tuple[int, int]]):
+    """`_bar` of what may lie on a table (nothing, a card, a sequence), worked out at import;
+    anything else is worked out when asked."""
+
+    def __missing__(self, lying: tuple[int, ...]) -> tuple[int, int]:
+        return _bar(lying)
+
+
+_BARS = _Bars({lying: _bar(lying) for lying in ((), *((c,) for c in _CARD_IDS), *SEQUENCES)})
+
+
 # A let-go discards two or more cards of one number. The let-go actions of every group of
 # cards of one number a hand may hold (in id order): every part of two or more of them; with
 # two copies of a card, parts that differ only in which copy count once.
@@ -260,9 +281,17 @@ def _number_held(number: int, bits: int) -> NumberHeld:
     return NumberHeld(distinct, (NO_CARD, *distinct), let_gos)
 
 
-# By number (0 to 9) and what a hand holds of it; nothing held of a number.
-_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(10))
-_NOTHING_HELD = _number_held(0, 0)
+# By number (0 to 10: above 9 nothing is held) and what a hand holds of it.
+_NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(11))
+
+
+@lru_cache(maxsize=8192)  # the same holdings come again and again
+def _runs_from(n: int, low: int, mid: int, high: int) -> tuple[Run, ...]:
+    """The sequences whose lowest number is `n`, from what a hand holds of the numbers n, n+1
+    and n+2 (`_HELD_BIT`s): each pair, followed by the triples that extend it (`_RUN_AT`)."""
+    pairs = _NUMBER_HELD[n][low].distinct, _NUMBER_HELD[n + 1][mid].distinct
+    return tuple(map(_RUN_AT.__getitem__, product(*pairs, _NUMBER_HELD[n + 2][high].third)))
+
 
 _TABLE_IDS = range(TABLES)
 
@@ -273,7 +302,8 @@ _CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
 
-def hand_moves(hand: tuple[int, ...]) -> tuple[list[Run], list[Action]]:
+@lru_cache(maxsize=1024)  # a hand often stays the same from one turn to its next
+def hand_moves(hand: tuple[int, ...]) -> tuple[tuple[Run, ...], tuple[Action, ...]]:
     """What a sorted hand could do whatever lies on the tables: its sequences (two copies of a
     card counted once) and its let-go actions, by number, the numbers in the order they first
     appear in the hand."""
@@ -281,16 +311,14 @@ def hand_moves(hand: tuple[int, ...]) -> tuple[list[Run], list[Action]]:
     for c in hand:
         n = NUMBER[c]
         held[n] = held.get(n, 0) | _HELD_BIT[c]
-    numbers = {n: _NUMBER_HELD[n][bits] for n, bits in held.items()}
     sequences: list[Run] = []
     let_gos: list[Action] = []
-    for n, low in numbers.items():
-        mid = numbers.get(n + 1)
-        if mid is not None:  # each pair, followed by the triples that extend it (`_RUN_AT`)
-            high = numbers.get(n + 2, _NOTHING_HELD)
-            sequences += map(_RUN_AT.__getitem__, product(low.distinct, mid.distinct, high.third))
-        let_gos += low.let_gos
-    return sequences, let_gos
+    for n, low in held.items():
+        mid = held.get(n + 1)
+        if mid is not None:
+            sequences += _runs_from(n, low, mid, held.get(n + 2, 0))
+        let_gos += _NUMBER_HELD[n][low].let_gos
+    return tuple(sequences), tuple(let_gos)
 
 
 def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
@@ -350,27 +378,27 @@ def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) 
     empty table, the cut-off of a single card, the listens (3-4 players) of a table with 2 or
     more and the flip of 3."""
     out: list[Action] = []
+    listen, flip = state.players >= 3, state.flip_mode
     for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
             out += map(_BABBLE_ON[t].__getitem__, babbles(hand, shown[t]))
         elif size == 1:
             out.append(_CUT_OFF_ON[t])
-        elif state.players >= 3:
+        elif listen:
             out += map(_LISTEN_ON[t].__getitem__, lying)
-        if size == 3 and state.flip_mode:
+        if size == 3 and flip:
             out.append(_FLIP_ON[t])
     return out
 
 
-def _argues(state: State, sequences: list[Run], shown: tuple[int, ...]) -> list[Action]:
+def _argues(state: State, sequences: tuple[Run, ...], shown: tuple[int, ...]) -> list[Action]:
     """Table by table (showing the topics `shown`), the argues of these sequences that `fits`
     its topic and win on it."""
     strict = state.strict
-    # each sequence once: the tables' topics it fits (as bits), its rank and its argues
-    ranked = [(run.fits_on[strict], run.rank, run.argue) for run in sequences]
+    ranked = [run.listed[strict] for run in sequences]
     # each table once: its topic as a bit and what a sequence must beat there
-    bars = [(1 << topic, *_bar(lying)) for lying, topic in zip(state.tables, shown, strict=True)]
+    bars = [(1 << topic, *_BARS[lying]) for lying, topic in zip(state.tables, shown, strict=True)]
     return [
         argue[t]
         for t, (bit, beat, fallacy) in enumerate(bars)
@@ -454,7 +482,7 @@ def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     (card,) = cards
     if TOPIC[card] != table_topic(t, state.flipped[t]):
         raise IllegalAction("babble_topic")
-    changes = dict(hands=_set(state.hands, player, hand), tables=_set(state.tables, t, (card,)))
+    changes = {"hands": _set(state.hands, player, hand), "tables": _set(state.tables, t, (card,))}
     return changes, Babbled(player, t, card), False
 
 
@@ -463,10 +491,10 @@ def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     lying = state.tables[t]
     if len(lying) != 1:
         raise IllegalAction("cut_off_needs_single")
-    changes = dict(
-        tables=_set(state.tables, t, ()),
-        egos=_set(state.egos, player, state.egos[player] + lying),
-    )
+    changes = {
+        "tables": _set(state.tables, t, ()),
+        "egos": _set(state.egos, player, state.egos[player] + lying),
+    }
     return changes, CutOff(player, t, lying[0]), False
 
 
@@ -483,14 +511,14 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if not fits(run.topics, topic, state.strict):
         raise IllegalAction("argue_topic_strict" if state.strict else "argue_topic")
     lying = state.tables[t]
-    beat, fallacy = _bar(lying)
+    beat, fallacy = _BARS[lying]
     if not (run.rank > beat or run.rank == fallacy):
         raise IllegalAction("argue_fewer_cards" if len(cards) < len(lying) else "argue_not_higher")
-    changes = dict(
-        hands=_set(state.hands, player, hand),
-        tables=_set(state.tables, t, run.cards),
-        egos=_set(state.egos, player, state.egos[player] + lying),
-    )
+    changes = {
+        "hands": _set(state.hands, player, hand),
+        "tables": _set(state.tables, t, run.cards),
+        "egos": _set(state.egos, player, state.egos[player] + lying),
+    }
     event = Argued(player, t, run.cards, lying, run.rank == fallacy)
     return changes, event, run.topics == 1 << topic
 
@@ -506,11 +534,11 @@ def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         raise IllegalAction("listen_card_not_on_table")
     (card,) = cards
     rest = tuple(c for c in lying if c != card)
-    changes = dict(
-        hands=_set(state.hands, player, tuple(sorted((*state.hands[player], card)))),
-        tables=_set(state.tables, t, ()),
-        discard=state.discard + rest,
-    )
+    changes = {
+        "hands": _set(state.hands, player, tuple(sorted((*state.hands[player], card)))),
+        "tables": _set(state.tables, t, ()),
+        "discard": state.discard + rest,
+    }
     return changes, Listened(player, t, card, rest), True
 
 
@@ -524,7 +552,7 @@ def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len({NUMBER[c] for c in cards}) != 1:
         raise IllegalAction("let_go_one_number")
     cards = tuple(cards)
-    changes = dict(hands=_set(state.hands, player, hand), discard=state.discard + cards)
+    changes = {"hands": _set(state.hands, player, hand), "discard": state.discard + cards}
     return changes, LetGo(player, cards), False
 
 
@@ -536,11 +564,11 @@ def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len(lying) != 3:
         raise IllegalAction("flip_needs_three")
     side = not state.flipped[t]
-    changes = dict(
-        tables=_set(state.tables, t, ()),
-        flipped=_set(state.flipped, t, side),
-        discard=state.discard + lying,
-    )
+    changes = {
+        "tables": _set(state.tables, t, ()),
+        "flipped": _set(state.flipped, t, side),
+        "discard": state.discard + lying,
+    }
     return changes, Flipped(player, t, lying, table_topic(t, side)), True
 
 
@@ -561,13 +589,14 @@ def _after(
     player's turn; the round ends when the player's hand is empty or the next player is
     stuck."""
     if not changes.get("hands", state.hands)[player]:
-        return _end_round(state._replace(**changes), [event], emptied_by=player)
+        return _end_round(replaced(state, changes), [event], emptied_by=player)
     if momentum and not state.momentum:
-        state = state._replace(**changes, momentum=True)
+        changes["momentum"] = True
         events: list[Event] = [event, MomentumGained(player)]
     else:
-        state = state._replace(**changes, turn=(player + 1) % state.players, momentum=False)
+        changes["turn"], changes["momentum"] = (player + 1) % state.players, False
         events = [event]
+    state = replaced(state, changes)
     if not can_act(state, state.turn):
         events.append(Stuck(state.turn))
         return _end_round(state, events, emptied_by=None)
