@@ -26,10 +26,9 @@ from dataclasses import dataclass
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
-# Update ids remembered per set (the newest): two minutes of the busiest chat's presses (one
-# every 2 s; a retried delivery comes within seconds to a minute), more in any other; a full
-# set is 690 bytes in Redis (under 128 members it stays compact: 16 KB above).
-SEEN_KEEP = 64
+# Update ids remembered per set (the newest): a few minutes of the busiest chat's presses, and
+# under the 128 members up to which Redis keeps a sorted set compact (1.3 KB; 16 KB above).
+SEEN_KEEP = 100
 INDEX_KEEP = VERSION_KEEP  # seconds (at least) a deadline index outlives its last write
 
 
