@@ -278,20 +278,21 @@ class Sessions:
         return await self.store.take(f"parked:{chat}")
 
     async def last_message(self, chat: str, slot: str) -> str | None:
-        """The id of a hand slot's last message not yet bared of its buttons."""
+        """The id of a hand slot's last message not yet bared of its buttons (the ids an older
+        version kept in `hand:<chat>` are not read: those messages keep their buttons, and a
+        press on them is refused as outdated)."""
         return await self._ledger(chat, slot) or None
 
     async def bared(self, chat: str, slot: str) -> None:
         """A hand slot's last message has lost its buttons: nothing more to edit."""
-        await self.store.set_setting(ledger_key(chat), slot, "", self.settings.idle_ttl)
+        await self.store.drop_setting(ledger_key(chat), slot)
 
     async def _ledger(self, chat: str, name: str) -> str | None:
-        """A field of `chat`'s ledger; one an older version wrote (its last change delivered in
-        `sent:<chat>`, its hand message ids in `hand:<chat>`) where the ledger has none."""
+        """A field of `chat`'s ledger; the last change delivered, where it has none, from
+        where an older version kept it (`sent:<chat>`)."""
         value = await self.store.get_setting(ledger_key(chat), name)
-        if value is None:
-            old = f"sent:{chat}" if name == DELIVERED else f"{HAND_SLOT}{chat}"
-            value = await self.store.get_setting(old, name)
+        if value is None and name == DELIVERED:
+            value = await self.store.get_setting(f"sent:{chat}", name)
         return value
 
     async def delete(self, chat: str) -> None:

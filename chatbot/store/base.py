@@ -220,6 +220,10 @@ class Store(ABC):
         """Set one field; with `ttl`, the hash expires `ttl` seconds from now (one round trip;
         None: keeps its expiry)."""
 
+    @abstractmethod
+    async def drop_setting(self, key: str, field: str) -> None:
+        """Remove one field (the hash goes with its last)."""
+
     async def write_marks(
         self, fields: list[tuple[str, str, str]], ttl: int | None = None, seen: Sequence[Seen] = ()
     ) -> None:

@@ -246,6 +246,15 @@ class MemoryStore(Store):
         self._settings.setdefault(key, {})[field] = value
         self._expire(key, ttl)
 
+    async def drop_setting(self, key: str, field: str) -> None:
+        """Remove one field of the settings hash `key`."""
+        self._expired(key)
+        fields = self._settings.get(key)
+        if fields is not None:
+            fields.pop(field, None)
+            if not fields:
+                del self._settings[key]
+
     async def first_time(self, key: str, ttl: int) -> bool:
         """True unless `key` was marked within the last `ttl` seconds; marks it if so."""
         now = self._clock()

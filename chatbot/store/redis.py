@@ -753,6 +753,11 @@ class RedisStore(Store):
         async with self._reachable("set_setting"):
             await self._batch(commands)
 
+    async def drop_setting(self, key: str, field: str) -> None:
+        """HDEL."""
+        async with self._reachable("drop_setting"):
+            await self._batch([("HDEL", self.name(key), field)])
+
     async def write_marks(
         self, fields: list[tuple[str, str, str]], ttl: int | None = None, seen: Sequence[Seen] = ()
     ) -> None:

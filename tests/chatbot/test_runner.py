@@ -192,23 +192,23 @@ async def test_deliveries_are_recorded_together_in_one_write(
         await store.close()
 
 
-async def test_a_ledger_an_older_version_wrote_is_still_read(
+async def test_the_ledger_reads_an_older_versions_record_and_forgets_bared_hands(
     redis_url: str, redis_prefix: str
 ) -> None:
     """Before the ledger was one hash a chat, the last change delivered was kept in
-    `sent:<chat>` and the hand message ids in `hand:<chat>`: both are still read where the
-    ledger has no such field, and the ledger's own fields come first."""
+    `sent:<chat>`: it is still read where the ledger has none. A hand message bared of its
+    buttons leaves the ledger (a chat's ledger does not grow with every game it plays)."""
     store = RedisStore.from_url(redis_url, redis_prefix)
     sessions = make_service(store, Settings()).sessions
     try:
         await store.set_setting("sent:ln:g", DELIVERED, "7")
-        await store.set_setting("hand:ln:g", "hand:s:0", "m1")
         assert await sessions._ledger("ln:g", DELIVERED) == "7"
+        await sessions.write_ledger({"ln:g": 8}, {("ln:g", "hand:s:0"): "m1"})
+        assert await sessions._ledger("ln:g", DELIVERED) == "8"
         assert await sessions.last_message("ln:g", "hand:s:0") == "m1"
         await sessions.bared("ln:g", "hand:s:0")
-        await sessions.write_ledger({"ln:g": 8}, {})
-        assert await sessions._ledger("ln:g", DELIVERED) == "8"
-        assert await sessions.last_message("ln:g", "hand:s:0") is None  # bared: "" now
+        assert await sessions.last_message("ln:g", "hand:s:0") is None
+        assert await store.get_setting(ledger_key("ln:g"), "hand:s:0") is None
     finally:
         await store.close()
 

@@ -884,3 +884,12 @@ async def test_a_field_may_not_take_the_stores_own_names(store: Store) -> None:
     await store.save("g", DATA, 0, 60)
     with pytest.raises(ValueError, match="#"):
         await store.set_field("g", "#version", "1")
+
+
+async def test_a_settings_field_can_be_dropped(store: Store) -> None:
+    await store.set_setting("user:1", "lang", "th", 60)
+    await store.set_setting("user:1", "games", "[]", 60)
+    await store.drop_setting("user:1", "lang")
+    await store.drop_setting("user:1", "nothing")
+    assert await store.get_setting("user:1", "lang") is None
+    assert await store.get_setting("user:1", "games") == "[]"
