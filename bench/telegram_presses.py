@@ -140,9 +140,8 @@ async def ours(
     """Our application: presses spread over `games` concurrent games. Also returns each
     presser's presses' Bot API calls, for the bare side to replay; with `count`, the Redis
     round trips too; with `profile`, the timed presses are profiled into it."""
-    store = RedisStore.from_url(url, f"bench:{time.time_ns()}:")
-    if client:  # every store call through redis-py's client (as on a Cluster)
-        store._direct = None
+    # with `client`, every store call through redis-py's client (as on a Cluster)
+    store = RedisStore.from_url(url, f"bench:{time.time_ns()}:", direct=not client)
     # Real table coalescing; Telegram's own flood limits lifted, as for the bare handler.
     h = await Harness(tg, store, replace(TEST_SETTINGS, table_interval=3.0)).start()
     timings: list[float] = []

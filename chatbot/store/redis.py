@@ -420,10 +420,12 @@ class RedisStore(Store):
         prefix: str = "egobot:",
         settings: Settings | None = None,
         cluster: bool | None = None,
+        direct: bool = True,
     ) -> RedisStore:
         """A store on a new client for `url` (e.g. "redis://localhost:6379/0", or any node
         of a Cluster), with the timeouts, retries, health checks and Cluster mode of
-        `settings` (default: `Settings()`; `cluster` overrides its `redis_cluster`)."""
+        `settings` (default: `Settings()`; `cluster` overrides its `redis_cluster`); `direct`:
+        a single server's busy calls straight over their own connections (`Direct`)."""
         s = settings or Settings()
         cluster = s.redis_cluster if cluster is None else cluster
         # A refused or broken connection (Redis restarting, a pooled connection it closed)
@@ -456,8 +458,9 @@ class RedisStore(Store):
         pool = redis.BlockingConnectionPool.from_url(
             url, max_connections=s.redis_pool_size, timeout=s.redis_timeout, **options
         )
-        direct = Direct(pool, s.redis_pool_size, s.redis_retries, s.redis_health_check)
-        return cls(redis.Redis.from_pool(pool), prefix, deadline=s.redis_timeout, direct=direct)
+        lane = Direct(pool, s.redis_pool_size, s.redis_retries, s.redis_health_check)
+        client = redis.Redis.from_pool(pool)
+        return cls(client, prefix, deadline=s.redis_timeout, direct=lane if direct else None)
 
     @classmethod
     def from_settings(cls, settings: Settings, prefix: str = "egobot:") -> RedisStore:
