@@ -28,6 +28,7 @@ import contextlib
 import os
 import random
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,9 +78,10 @@ class CountedStore(RedisStore):
         ttl: int | None,
         deadline: float | None = None,
         seen: Seen | None = None,
+        fields: Mapping[str, str] | None = None,
     ) -> int:
         self.saves += key.startswith("game:")
-        return await super().save(key, data, expected, ttl, deadline, seen)
+        return await super().save(key, data, expected, ttl, deadline, seen, fields)
 
 
 def data_of(sent: Sent | None, *ops: str) -> list[str]:

@@ -349,12 +349,13 @@ class GameDesk:
         update was handled before: the load and the dedupe check share one round trip. The
         update is marked handled only by the save of its change (`act`), so that one cut
         short (a crash, a storage fault) is handled again when it is delivered again."""
-        dedupe = self.sessions.dedupe
-        doc, duplicate = await dedupe.load(chat, inc.update_id, game_key(chat))
-        if doc is None and (moved := await self.sessions.moved_to(chat)):
+        sessions = self.sessions
+        doc, duplicate = await sessions.dedupe.load(chat, inc.update_id, game_key(chat))
+        if doc is None and (moved := await sessions.moved_to(chat)):
             chat = moved  # the group became a supergroup: its own set of handled updates
-            doc, again = await dedupe.load(moved, inc.update_id, game_key(moved))
+            doc, again = await sessions.dedupe.load(moved, inc.update_id, game_key(moved))
             duplicate = duplicate or again
+        sessions.keep(game_key(chat), doc)
         return doc, chat, duplicate
 
     async def act(self, inc: Press, code: b.Code) -> Reply:
@@ -363,8 +364,18 @@ class GameDesk:
         group = code.op == b.GROUP_MOVE
         named, wanted = (inc.chat, code.fields[0]) if group else code.fields
         tried: tuple[bytes, Session, Reply] | None = None  # a save refused: what it would store
-        for attempt in range(RETRIES):
-            doc, _, duplicate = await self.load_press(inc, named)
+        # First on the document as this process last loaded or saved it, unclaimed: its save
+        # checks in the same round trip that the game, the fields beside it and the update are
+        # as they were (docs/delivery.md, "Dedupe"). Anything else, a refusal included, is
+        # decided on the document loaded anew.
+        kept = self.sessions.kept(game_key(named)) if inc.update_id else None
+        for attempt in range(RETRIES + 1):
+            if attempt:
+                kept = None
+            if kept is not None:
+                doc, duplicate = kept, False
+            else:
+                doc, _, duplicate = await self.load_press(inc, named)
             if duplicate:
                 if tried is not None and doc is not None and doc.data == tried[0]:
                     # The refused save was ours, applied before its reply was lost (the
@@ -379,6 +390,8 @@ class GameDesk:
                 return Reply()  # delivered again: handled (and answered) before
             checked = await self._check(inc, doc, code.stamp, group)
             if isinstance(checked, Reply):
+                if kept is not None:
+                    continue
                 return checked
             session, version, seat, state = checked
             bundle = self.sessions.bundle(session)
@@ -387,6 +400,8 @@ class GameDesk:
                 action = bundle.game.decode_action(wanted)
                 state, events = bundle.game.apply(state, seat, action)
             except IllegalAction as refused:
+                if kept is not None:
+                    continue
                 return self._refused(inc, session, refused, tr)
             session.trail.append([seat, bundle.game.encode_action(action)])
             change = self.note_change(session, state, events, seat)
@@ -395,7 +410,8 @@ class GameDesk:
             view = bundle.game.view(state, seat)
             state = await self.hurry(session, state, messages)
             seen = self.sessions.dedupe.mark(session.chat, inc.update_id)  # (the chat it moved to)
-            saved = await self.sessions.try_save(session, version, owed=True, seen=seen)
+            fields = None if kept is None else kept.fields
+            saved = await self.sessions.try_save(session, version, True, seen, fields)
             if saved and session.phase == OVER:
                 await self.finish(session)
             answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)

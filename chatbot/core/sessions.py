@@ -8,7 +8,8 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chatbot.core.dedupe import Dedupe
@@ -38,6 +39,7 @@ HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its las
 ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 PARKED_KEPT = 20  # group updates parked for a chat's next reply (the oldest go)
+KEPT_DOCS = 4096  # the game documents this process last loaded or saved, newest kept
 
 
 class Busy(Exception):
@@ -96,6 +98,9 @@ class Sessions:
         # though Redis may have applied the save (chat, change). Kept for the process's life.
         self.unsent: set[tuple[str, int]] = set()
         self.dedupe = Dedupe(store, self.process)
+        # Game documents as this process last loaded or saved them (key -> document): a press
+        # may change one without loading it, its save checking that nothing changed since.
+        self._kept: OrderedDict[str, Doc] = OrderedDict()
 
     @property
     def caps(self) -> Capabilities:
@@ -118,6 +123,20 @@ class Sessions:
         """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
         return await self.store.get_setting(f"moved:{chat}", "to")
 
+    def keep(self, key: str, doc: Doc | None) -> None:
+        """Remember `doc` as the document at `key` now (None: forget it)."""
+        kept = self._kept
+        kept.pop(key, None)
+        if doc is not None:
+            kept[key] = doc
+            if len(kept) > KEPT_DOCS:
+                kept.popitem(last=False)
+
+    def kept(self, key: str) -> Doc | None:
+        """The document at `key` as this process last loaded or saved it (it may be stale:
+        only a save with its fields, `save(..., kept=...)`, may rely on it)."""
+        return self._kept.get(key)
+
     @staticmethod
     def session(doc: Doc | None) -> tuple[Session | None, int]:
         """The session of a stored document (BadSession when it cannot be read)."""
@@ -126,12 +145,19 @@ class Sessions:
         return Session.loads(doc.data, doc.fields), doc.version
 
     async def save(
-        self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
+        self,
+        session: Session,
+        version: int,
+        owed: bool = False,
+        seen: Seen | None = None,
+        kept: Mapping[str, str] | None = None,
     ) -> None:
         """Compare-and-set `session`. `owed`: the save makes messages that this process now
         owes the chats; until it records them delivered, the game is also due a little later,
         so that another process delivers them if this one dies. `seen`: the update that made
-        the change is marked handled in the same step (its redelivery is then ignored)."""
+        the change is marked handled in the same step (its redelivery is then ignored).
+        `kept`: the session was read from the kept document (`kept`), whose fields these are,
+        and `seen`'s update was not claimed: the save checks both (Store.save's `fields`)."""
         key = game_key(session.chat)
         if version:  # ids its document held itself go beside it, before the save drops them
             for slot, message in session.take_unmoved().items():
@@ -142,16 +168,17 @@ class Sessions:
             session.owner = self.process
             grace = self.clock() + OWED_GRACE
             deadline = grace if deadline is None else min(deadline, grace)
+        data = session.dumps()
         try:
-            await self.store.save(
-                key,
-                session.dumps(),
-                version,
-                self.settings.idle_ttl,
-                deadline,
-                seen,
+            new = await self.store.save(
+                key, data, version, self.settings.idle_ttl, deadline, seen, kept
             )
+            self.keep(key, Doc(new, data, dict(session.message_ids)))
+        except Conflict:
+            self.keep(key, None)
+            raise
         except StoreUnavailable:
+            self.keep(key, None)
             if owed:  # it may have been saved all the same (Redis stalled, then went on)
                 if len(self.unsent) >= UNSENT_KEPT:
                     self.unsent.pop()
@@ -159,10 +186,15 @@ class Sessions:
             raise
 
     async def try_save(
-        self, session: Session, version: int, owed: bool = False, seen: Seen | None = None
+        self,
+        session: Session,
+        version: int,
+        owed: bool = False,
+        seen: Seen | None = None,
+        kept: Mapping[str, str] | None = None,
     ) -> bool:
         try:
-            await self.save(session, version, owed, seen)
+            await self.save(session, version, owed, seen, kept)
             return True
         except Conflict:
             return False
@@ -263,7 +295,10 @@ class Sessions:
         if slot.startswith(HAND_SLOT):
             await self.write_ledger({}, {(chat, slot): message})
             return None
-        before = await self.store.set_field(game_key(chat), slot, message)
+        key = game_key(chat)
+        before = await self.store.set_field(key, slot, message)
+        if (kept := self._kept.get(key)) is not None:  # as Redis keeps a hash: new fields last
+            self._kept[key] = Doc(kept.version, kept.data, {**kept.fields, slot: message})
         return before if before != message else None
 
     async def park(self, chat: str, update: bytes, tag: str, drop: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -124,11 +124,27 @@ if kept > 0 then redis.call('HSET', {fields}, '{VERSION_FIELD}', kept) end
 # version, data, ttl seconds or "" (persist), deadline or "" (unschedule), member, seconds the
 # counter outlives the document, the index's time to live; with the set: the update id, the
 # set's ttl and how many ids it keeps; with the hash of claims too, the update's claim is
-# released. Returns the new version, or 0 when the expected version is stale.
+# released; then, for a save of a kept document (`fresh`), the fields it expects beside the
+# document (name, value, ... joined by newlines, the counter left out): the update must be
+# neither handled nor claimed. Returns the new version, or 0 when the expected version is stale.
 _SAVE = (
     _CURRENT
     + """
 if version ~= ARGV[1] then return 0 end
+if ARGV[11] then
+  if redis.call('ZSCORE', KEYS[5], ARGV[8]) then return 0 end
+  if redis.call('HEXISTS', KEYS[6], ARGV[8]) == 1 then return 0 end
+  local have, parts = redis.call('HGETALL', KEYS[4]), {}
+  for i = 1, #have, 2 do
+    if have[i] ~= '"""
+    + VERSION_FIELD
+    + """' then
+      parts[#parts + 1] = have[i]
+      parts[#parts + 1] = have[i + 1]
+    end
+  end
+  if table.concat(parts, '\\n') ~= ARGV[11] then return 0 end
+end
 if version == '0' then"""
     + _clear_fields("KEYS[4]")
     + "end"
@@ -602,11 +618,15 @@ class RedisStore(Store):
         ttl: int | None,
         deadline: float | None = None,
         seen: Seen | None = None,
+        fields: Mapping[str, str] | None = None,
     ) -> int:
         """Compare-and-set `key`, its deadline and `seen` in one EVALSHA; (re)sets its TTL
-        and keeps its deadline index at least as long."""
+        and keeps its deadline index at least as long. With `fields`, the same script checks
+        them and that `seen`'s update is new and unclaimed (Store.save)."""
         if seen is not None and owner_of(seen.key) != owner_of(key):
             raise ValueError(f"{seen.key!r} and {key!r} have different owners")
+        if fields is not None and (seen is None or seen.held is None):
+            raise ValueError("a save with fields needs the update it marks and its claims")
         async with self._reachable("save"):
             args: list[bytes | str | int | float] = [
                 expected,
@@ -623,6 +643,8 @@ class RedisStore(Store):
                 args += [seen.update, seen.ttl, SEEN_KEEP]
                 if seen.held is not None:
                     keys += [self.name(seen.held), self._expiries(seen.held)]
+            if fields is not None:
+                args.append("\n".join(f"{k}\n{v}" for k, v in fields.items()))
             new = int(await self._script(self._save, keys, args))
             if not new:
                 raise Conflict(key)

@@ -621,6 +621,39 @@ async def test_a_save_that_marks_an_update_handled_releases_its_claim(
     assert (await redis_store.claim(Claim("seen:c", "claims:c", "u8", "p2", 60))).busy == "p1"
 
 
+async def test_a_save_of_a_kept_document_checks_its_fields_and_the_update(store: Store) -> None:
+    """`save(..., fields=...)` (a press on the document this process kept, unclaimed): it goes
+    through only while the fields beside the document are the ones kept and the update is new
+    and unclaimed, in the same atomic step; otherwise Conflict, and nothing is written or
+    marked."""
+
+    def seen(update: str) -> Seen:
+        return Seen("seen:c", update, 60, "claims:c")
+
+    first = await store.save("game:c", DATA, 0, 60)
+    await store.set_field("game:c", "table", "11")
+    kept = {"table": "11"}
+    second = await store.save("game:c", b"two", first, 60, seen=seen("u1"), fields=kept)
+    assert await store.was_seen("seen:c", "u1"), "marked by the save"
+    for fields in ({}, {"table": "12"}, {"table": "11", "lobby": "3"}):
+        with pytest.raises(Conflict):
+            await store.save("game:c", b"x", second, 60, seen=seen("u2"), fields=fields)
+    with pytest.raises(Conflict):  # the update was handled (a copy of it, delivered again)
+        await store.save("game:c", b"x", second, 60, seen=seen("u1"), fields=kept)
+    assert (await store.claim(Claim("seen:c", "claims:c", "u3", "p2", 60))).busy is None
+    with pytest.raises(Conflict):  # another process handles a copy of it now
+        await store.save("game:c", b"x", second, 60, seen=seen("u3"), fields=kept)
+    with pytest.raises(Conflict):  # the game changed since it was kept
+        await store.save("game:c", b"x", first, 60, seen=seen("u4"), fields=kept)
+    doc = await store.load("game:c")
+    assert doc is not None and (doc.version, doc.data, dict(doc.fields)) == (second, b"two", kept)
+    for update in ("u2", "u4"):
+        assert not await store.was_seen("seen:c", update), "a refused save marks nothing"
+    await store.set_field("game:c", "lobby", "3")  # a new field comes last, as kept
+    third = await store.save("game:c", b"3", second, 60, seen=seen("u2"), fields=kept | {"lobby": "3"})
+    assert third > second
+
+
 async def test_an_update_recorded_handled_releases_its_claim(store: Store) -> None:
     """Marked handled with the deliveries (`record`), as by a save: its claim goes with it."""
     assert (await store.claim(Claim("seen:c", "claims:c", "u1", "p1", 60))).busy is None

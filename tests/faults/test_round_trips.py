@@ -7,20 +7,25 @@ from __future__ import annotations
 import pytest
 from telegram import Update
 
+from chatbot.core.sessions import game_key
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness, hand_message
-from tests.e2e.helpers import GROUP, JSON, load, open_table, to_move, user_of
+from tests.e2e.helpers import CHAT, GROUP, JSON, load, open_table, to_move, user_of
 from tests.faults.test_crash_dedupe import move_update
 from tests.redis_packets import Packets
 
-# A move press: one load (with the dedupe check and the claim) and one compare-and-set (which
-# marks the update handled). The record that its messages went out is a write shared by every
-# change delivered within LEDGER_EVERY (not counted here). /status checks dedupe (and claims
+# A move press on a game this process loaded or saved last: one compare-and-set (which checks
+# that the game, the fields beside it and the update are as the process kept them, and marks
+# the update handled). Where another process changed the game since: that save is refused, then
+# one load (with the dedupe check and the claim) and one compare-and-set. The record that its
+# messages went out is a write shared by every change delivered within LEDGER_EVERY (not
+# counted here). /status checks dedupe (and claims
 # the update), loads (the message ids beside the session come with it), and records the fresh
 # table's message id beside the session (one script: no load, no save); that it was handled
 # is recorded with the deliveries.
-PRESS_TRIPS = ["EVALSHA", "EVALSHA"]
+PRESS_TRIPS = ["EVALSHA"]
+STALE_PRESS_TRIPS = ["EVALSHA", "EVALSHA", "EVALSHA"]
 # A step of a choice: the load (with the dedupe check and the claim), nothing else; that it was
 # handled is recorded with the deliveries.
 STEP_TRIPS = ["EVALSHA"]
@@ -28,7 +33,7 @@ COMMAND_TRIPS = 3
 
 
 @pytest.mark.parametrize("cluster", [False, True], ids=["single", "cluster"])
-async def test_a_press_is_one_load_and_one_save(
+async def test_round_trips_of_a_move_a_step_and_a_command(
     tg: FakeTelegram,
     redis_prefix: str,
     request: pytest.FixtureRequest,
@@ -47,6 +52,13 @@ async def test_a_press_is_one_load_and_one_save(
         with Packets() as sent:
             await h.command(GROUP, users[0], "/status")
         command = sent.names
+        update = await move_update(h, tg, users)
+        doc = await store.load(game_key(CHAT))  # another process saves the game meanwhile
+        assert doc is not None
+        await store.save(game_key(CHAT), doc.data, doc.version, 3600)
+        with Packets() as sent:
+            await h.feed(update)
+        stale = sent.names
         step = await step_update(h, tg, users)
         with Packets() as sent:
             await h.bot.app.process_update(Update.de_json(step, h.bot.app.bot))
@@ -54,8 +66,10 @@ async def test_a_press_is_one_load_and_one_save(
     finally:
         await h.stop()
         await store.close()
-    print(f"round trips: a move press {press}, a step {nav}, /status {len(command)} {command}")
+    print(f"round trips: a move press {press} ({stale} after another process's save), a step")
+    print(f"{nav}, /status {len(command)} {command}")
     assert press == PRESS_TRIPS, press
+    assert stale == STALE_PRESS_TRIPS, stale
     assert nav == STEP_TRIPS, nav
     assert len(command) == COMMAND_TRIPS, command
 
