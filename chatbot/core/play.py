@@ -372,6 +372,7 @@ class GameDesk:
         for attempt in range(RETRIES + 1):
             if attempt:
                 kept = None
+            doc: Doc | None
             if kept is not None:
                 doc, duplicate = kept, False
             else:

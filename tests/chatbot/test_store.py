@@ -650,7 +650,8 @@ async def test_a_save_of_a_kept_document_checks_its_fields_and_the_update(store:
     for update in ("u2", "u4"):
         assert not await store.was_seen("seen:c", update), "a refused save marks nothing"
     await store.set_field("game:c", "lobby", "3")  # a new field comes last, as kept
-    third = await store.save("game:c", b"3", second, 60, seen=seen("u2"), fields=kept | {"lobby": "3"})
+    fields = kept | {"lobby": "3"}
+    third = await store.save("game:c", b"3", second, 60, seen=seen("u2"), fields=fields)
     assert third > second
 
 
