@@ -422,14 +422,14 @@ def _ok(plays: list[Action], card: int) -> bool:
 # --- applying an action --------------------------------------------------------------------
 
 
-_NO_CHANGES: Mapping[str, Any] = {}
-
-
 class _Table:
     """A state being changed by one action: the fields an action may change, and what
     happened. `done` makes the new state from them."""
 
-    __slots__ = ("ano", "discard", "events", "got", "hands", "pile", "rng", "state")
+    __slots__ = (
+        "ano", "discard", "drawn", "events", "got", "hands", "idle", "pending", "pile", "rng",
+        "state", "turn",
+    )  # fmt: skip
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -438,6 +438,10 @@ class _Table:
         self.pile = state.pile
         self.discard = state.discard
         self.ano = state.ano
+        self.turn = state.turn
+        self.pending = state.pending
+        self.drawn = state.drawn
+        self.idle = state.idle
         self.events: list[Event] = []
         self.got: tuple[int, ...] = ()  # the cards of the last draw
 
@@ -480,11 +484,20 @@ class _Table:
         """A play or draw by `player` (see `_acted`)."""
         self.ano = _acted(self.ano, player, self.events)
 
-    def done(self, changes: Mapping[str, Any] = _NO_CHANGES) -> tuple[State, list[Event]]:
-        """The new state: the fields above, and `changes` to the others."""
-        hands, pile, discard, ano = tuple(self.hands), self.pile, self.discard, self.ano
-        mine = {"rng": self.rng, "hands": hands, "pile": pile, "discard": discard, "ano": ano}
-        return replaced(self.state, {**mine, **changes}), self.events
+    def done(self) -> tuple[State, list[Event]]:
+        """The new state: the fields above, the others as they were."""
+        players, decks, flags, _, _, _, _, suit, _, direction, _, _, _, finished, _, over = (
+            self.state
+        )
+        hands = tuple(self.hands)
+        return (
+            State(
+                players, decks, flags, self.rng, hands, self.pile, self.discard, suit,
+                self.turn, direction, self.pending, self.drawn, self.ano, finished, self.idle,
+                over,
+            ),  # fmt: skip
+            self.events,
+        )
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -628,12 +641,15 @@ def _put_down(
 ) -> tuple[State, list[Event]]:
     """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
     draw (adding up), a number card ends that chain; an emptied hand finishes."""
-    cards = action.cards
+    players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
+        state[:14]
+    )
+    cards, suit, call = action.cards, action.suit, action.call
     events: list[Event] = []
-    ano = _acted(state.ano, player, events)
-    events.append(Played(player, cards, action.suit, jump, len(rest)))
+    ano = _acted(ano, player, events)
+    events.append(Played(player, cards, suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
-    direction, pending, skips = state.direction, state.pending, 0
+    skips = 0
     if rank == ACE:  # "จะเปลี่ยนลำดับการเล่น ... ผู้เล่นคนก่อนหน้าจะกลายเป็นคนถัดไปแทน"
         for _ in range(k):  # "ไพ่ A ใช้รีเวิร์สหรือย้อน": each A reverses once
             direction = -direction
@@ -641,46 +657,36 @@ def _put_down(
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
         skips = k  # docs/rulings.md#ano-several-cards-and-two-players
     elif rank in DRAW_AFTER:
-        each = UNO_KING if rank == KING and state.has(UNO) else DRAW_AFTER[rank]
+        each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
         events.append(DrawPending(pending))
     elif pending:  # docs/rulings.md#ano-chains
         events.append(ChainEnded(player, pending))
         pending = 0
-    finished = (*state.finished, player) if not rest else state.finished
+    if not rest:
+        finished = (*finished, player)
     seat = player
     if skips:
         skipped = []
         for _ in range(skips):
-            seat = _next_seat(state.players, finished, seat, direction)
+            seat = _next_seat(players, finished, seat, direction)
             skipped.append(seat)
         events.append(Skipped(tuple(skipped)))
-    active = state.players - len(finished)
-    turn = _next_seat(state.players, finished, seat, direction) if active else player
+    active = players - len(finished)
+    turn = _next_seat(players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-    elif ano_hand(rest, bool(state.flags & SPECIAL_LAST)):  # they owe "Ano" (or called it)
-        if action.call:
+    elif ano_hand(rest, bool(flags & SPECIAL_LAST)):  # they owe "Ano" (or called it)
+        if call:
             events.append(AnoCalled(player))
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
-    after = replaced(
-        state,
-        {
-            "hands": _with(state.hands, player, rest),
-            "discard": state.discard + cards,
-            "suit": action.suit,
-            "turn": turn,
-            "direction": direction,
-            "pending": pending,
-            "drawn": -1,
-            "ano": ano,
-            "finished": finished,
-            "idle": 0,
-        },
-    )
-    if not rest and (state.has(POINTS) or active <= 1):
+    after = State(
+        players, decks, flags, rng, _with(hands, player, rest), pile, discard + cards, suit,
+        turn, direction, pending, -1, ano, finished, 0, False,
+    )  # fmt: skip
+    if not rest and (flags & POINTS or active <= 1):
         return _end(after, events)
     return after, events
 
@@ -691,12 +697,12 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     (docs/rulings.md#ano-a-turn)."""
     table = _Table(state)
     table.act(player)
-    owed = state.pending or 1
-    got = table.draw(player, owed, CHAIN if state.pending else TURN)
+    pending = state.pending
+    got = table.draw(player, pending or 1, CHAIN if pending else TURN)
+    table.pending = 0
     # an idle player who could have played does not count towards the stall's round
-    idle = 0 if got or can_play(state, player) else state.idle + 1
-    changes: dict[str, Any] = {"pending": 0, "drawn": -1, "idle": idle}
-    if state.flags & PLAY_DRAWN and not state.pending and got:
+    table.idle = 0 if got or can_play(state, player) else state.idle + 1
+    if state.flags & PLAY_DRAWN and not pending and got:
         (card,) = table.got
         suit, rank = follow(state)
         hand = table.hands[player]
@@ -704,12 +710,13 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
             state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
         ):
             table.events.append(MayPlayDrawn(player))
-            return table.done({"drawn": card, "pending": 0, "idle": 0})
-    if idle >= state.players - len(state.finished):
+            table.drawn = card
+            return table.done()
+    if table.idle >= state.players - len(state.finished):
         table.events.append(Stalled())
-        return _end(*table.done(changes))
-    changes["turn"] = _next_seat(state.players, state.finished, player, state.direction)
-    return table.done(changes)
+        return _end(*table.done())
+    table.turn = _next_seat(state.players, state.finished, player, state.direction)
+    return table.done()
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
