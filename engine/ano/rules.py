@@ -422,26 +422,25 @@ def _ok(plays: list[Action], card: int) -> bool:
 # --- applying an action --------------------------------------------------------------------
 
 
-class _Table:
-    """A state being changed by one action: the fields an action may change, and what
-    happened. `done` makes the new state from them."""
+def _state(*fields: Any) -> State:
+    """`State(*fields)`, made without the call of its generated `__new__` (a new state each
+    action): every field in order."""
+    return tuple.__new__(State, fields)
 
-    __slots__ = (
-        "ano", "discard", "drawn", "events", "got", "hands", "idle", "pending", "pile", "rng",
-        "state", "turn",
-    )  # fmt: skip
+
+class _Table:
+    """A state being changed by one action: its fields, and what happened. `done` makes the
+    new state from them."""
+
+    __slots__ = (*State._fields, "events", "got")
 
     def __init__(self, state: State) -> None:
-        self.state = state
-        self.rng = state.rng
-        self.hands = list(state.hands)
-        self.pile = state.pile
-        self.discard = state.discard
-        self.ano = state.ano
-        self.turn = state.turn
-        self.pending = state.pending
-        self.drawn = state.drawn
-        self.idle = state.idle
+        (
+            self.players, self.decks, self.flags, self.rng, hands, self.pile, self.discard,
+            self.suit, self.turn, self.direction, self.pending, self.drawn, self.ano,
+            self.finished, self.idle, self.over,
+        ) = state  # fmt: skip
+        self.hands = list(hands)
         self.events: list[Event] = []
         self.got: tuple[int, ...] = ()  # the cards of the last draw
 
@@ -472,7 +471,7 @@ class _Table:
         hand = tuple(sorted(self.hands[player] + got))
         self.hands[player] = hand
         status = self.ano[player]
-        if ano_hand(hand, bool(self.state.flags & SPECIAL_LAST)):
+        if ano_hand(hand, bool(self.flags & SPECIAL_LAST)):
             if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
                 self.set_ano(player, OWES)
                 self.events.append(AnoOwed(player))
@@ -485,19 +484,13 @@ class _Table:
         self.ano = _acted(self.ano, player, self.events)
 
     def done(self) -> tuple[State, list[Event]]:
-        """The new state: the fields above, the others as they were."""
-        players, decks, flags, _, _, _, _, suit, _, direction, _, _, _, finished, _, over = (
-            self.state
-        )
-        hands = tuple(self.hands)
-        return (
-            State(
-                players, decks, flags, self.rng, hands, self.pile, self.discard, suit,
-                self.turn, direction, self.pending, self.drawn, self.ano, finished, self.idle,
-                over,
-            ),  # fmt: skip
-            self.events,
-        )
+        """The new state and the events."""
+        new = _state(
+            self.players, self.decks, self.flags, self.rng, tuple(self.hands), self.pile,
+            self.discard, self.suit, self.turn, self.direction, self.pending, self.drawn,
+            self.ano, self.finished, self.idle, self.over,
+        )  # fmt: skip
+        return new, self.events
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -682,7 +675,7 @@ def _put_down(
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
-    after = State(
+    after = _state(
         players, decks, flags, rng, _with(hands, player, rest), pile, discard + cards, suit,
         turn, direction, pending, -1, ano, finished, 0, False,
     )  # fmt: skip
@@ -697,25 +690,25 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     (docs/rulings.md#ano-a-turn)."""
     table = _Table(state)
     table.act(player)
-    pending = state.pending
+    pending = table.pending
     got = table.draw(player, pending or 1, CHAIN if pending else TURN)
     table.pending = 0
     # an idle player who could have played does not count towards the stall's round
-    table.idle = 0 if got or can_play(state, player) else state.idle + 1
-    if state.flags & PLAY_DRAWN and not pending and got:
+    table.idle = 0 if got or can_play(state, player) else table.idle + 1
+    if table.flags & PLAY_DRAWN and not pending and got:
         (card,) = table.got
         suit, rank = follow(state)
         hand = table.hands[player]
         if fits(card, suit, rank) and not (
-            state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
+            table.flags & SPECIAL_LAST and len(hand) == 1 and SPECIAL[card]
         ):
             table.events.append(MayPlayDrawn(player))
             table.drawn = card
             return table.done()
-    if table.idle >= state.players - len(state.finished):
+    if table.idle >= table.players - len(table.finished):
         table.events.append(Stalled())
         return _end(*table.done())
-    table.turn = _next_seat(state.players, state.finished, player, state.direction)
+    table.turn = _next_seat(table.players, table.finished, player, table.direction)
     return table.done()
 
 
