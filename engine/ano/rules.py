@@ -230,9 +230,13 @@ def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
 def can_play(state: State, player: int) -> bool:
     """Whether `player`'s hand holds a card that may go down now (then drawing is refused)."""
     hand = state.hands[player]
-    if len(hand) == 1 and state.has(SPECIAL_LAST) and SPECIAL[hand[0]]:
+    if len(hand) == 1 and state.flags & SPECIAL_LAST and SPECIAL[hand[0]]:
         return False
-    return any(map(_fitting(state).__getitem__, hand))
+    fit = _fitting(state)
+    for c in hand:
+        if fit[c]:
+            return True
+    return False
 
 
 # --- legal actions --------------------------------------------------------------------------
@@ -288,38 +292,44 @@ _PAIR_PLAYS = {
 def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool) -> list[Action]:
     """Every fitting play of the player to move, with a twin calling "Ano!" when it leaves an
     Ano hand. Plays come by rank, in the order the ranks first appear in the hand."""
+    out: list[Action] = []
+    for c in hand:
+        if fit[c]:
+            break
+    else:
+        return out  # no card fits: no play
     groups: dict[int, list[int]] = {}
     for c in hand:
-        group = groups.get(RANK[c])
-        if group is None:
-            groups[RANK[c]] = [c]
+        rank = RANK[c]
+        if rank in groups:
+            groups[rank].append(c)
         else:
-            group.append(c)
-    out: list[Action] = []
+            groups[rank] = [c]
     one_rank, two_ranks = len(groups) == 1, len(groups) == 2
-    for rank, group in groups.items():
-        if len(group) == 1 and not fit[group[0]]:
+    for group in groups.values():
+        first, count = group[0], len(group)
+        if count == 1 and not fit[first]:
             continue  # a single card of its rank that does not fit: no play
         if one_rank:
             # a play leaves an Ano hand unless it is the whole hand (never special cards when
             # they may not be last)
-            whole = special_last and SPECIAL[group[0]]
+            whole = special_last and SPECIAL[first]
             part_ano, whole_ano = not whole, False
         else:  # with two ranks, playing all of one leaves the other: an Ano hand
             whole, part_ano = False, False
-            whole_ano = two_ranks and _other_ano(groups, rank, special_last)
-        if len(group) == 1:
+            whole_ano = two_ranks and _other_ano(groups, RANK[first], special_last)
+        if count == 1:
             if not whole:
-                out += _SINGLE_PAIRS[group[0]] if whole_ano else _SINGLES[group[0]]
+                out += _SINGLE_PAIRS[first] if whole_ano else _SINGLES[first]
             continue
-        if len(group) == 2:
-            a, b = group
-            plays = _PAIR_PLAYS[a, b, fit[a], fit[b], whole]
+        if count == 2:
+            second = group[1]
+            plays = _PAIR_PLAYS[first, second, fit[first], fit[second], whole]
         else:
             plays = _group_plays(tuple(group), fit, whole)
         for play, calling in plays:
             out.append(play)
-            if whole_ano if len(play.cards) == len(group) else part_ano:
+            if whole_ano if len(play.cards) == count else part_ano:
                 out.append(calling)
     return out
 
