@@ -462,19 +462,20 @@ class _Table:
         discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand
         left able to win at once owes "Ano"."""
         got: tuple[int, ...] = ()
+        pile = self.pile
         while len(got) < n:
-            if not self.pile:
+            if not pile:
                 if len(self.discard) < 2:
                     break
                 rng = Rng(self.rng)
-                self.pile = tuple(rng.shuffled(self.discard[:-1]))
+                pile = tuple(rng.shuffled(self.discard[:-1]))
                 self.rng = rng.state
                 self.discard = self.discard[-1:]
-                self.events.append(Reshuffled(len(self.pile)))
-            take = min(n - len(got), len(self.pile))
-            got += self.pile[len(self.pile) - take :][::-1]
-            self.pile = self.pile[: len(self.pile) - take]
-        self.got = got
+                self.events.append(Reshuffled(len(pile)))
+            take = min(n - len(got), len(pile))
+            got += pile[: -take - 1 : -1]  # the last `take` cards, from the top down
+            pile = pile[:-take]
+        self.pile, self.got = pile, got
         self.events.append(Drew(player, len(got), reason))
         if not got:  # docs/rulings.md#ano-drawing-and-the-call: a call made still holds
             return 0
@@ -525,14 +526,14 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         raise IllegalAction("bad_player")
     if player in state.finished:
         raise IllegalAction("finished")
-    kind = action.kind
+    kind, cards, suit, call, target = action
     if kind == PLAY:
-        return _play(state, player, action)
-    if action.cards or action.suit != NO_SUIT or action.call:
+        return _play(state, player, cards, suit, call, target)
+    if cards or suit != NO_SUIT or call:
         raise IllegalAction("bad_action")
     if kind == CATCH:
-        return _catch(state, player, action.target)
-    if action.target != -1:
+        return _catch(state, player, target)
+    if target != -1:
         raise IllegalAction("bad_action")
     if kind == CALL:
         if state.ano[player] != OWES:
@@ -583,25 +584,22 @@ def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
 _FACE_SET = frozenset(range(FACES))
 
 
-def _check_shape(action: Action) -> None:
-    cards = action.cards
+def _play(
+    state: State, player: int, cards: tuple[int, ...], suit: int, call: bool, target: int
+) -> tuple[State, list[Event]]:
+    """A play is checked (its shape, then the hand, the turn and what fits) and carried out."""
     if not cards or not _FACE_SET.issuperset(cards):
         raise IllegalAction("bad_action")
     if len(cards) > 1 and len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
-    if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
+    if (cards[-1] == JOKER) != (0 <= suit < SUITS) or target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
-
-
-def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-    _check_shape(action)
-    cards = action.cards
     rest = _without(state.hands[player], cards)
-    special_last = bool(state.flags & SPECIAL_LAST)
+    flags = state.flags
     jump = player != state.turn
     wrong = ""
     if jump:
-        if not state.has(JUMP_IN):
+        if not flags & JUMP_IN:
             raise IllegalAction("not_your_turn", player=state.turn)
         if len(cards) != 1:
             raise IllegalAction("jump_one_card")
@@ -614,17 +612,17 @@ def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]
             raise IllegalAction("play_drawn_only")
         if not _fitting(state)[cards[0]]:
             wrong = "does_not_fit"
-    if not wrong and not rest and special_last and SPECIAL[cards[0]]:
+    if not wrong and not rest and flags & SPECIAL_LAST and SPECIAL[cards[0]]:
         wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
     if wrong:
-        if not state.has(FUMBLE_RULE):
+        if not flags & FUMBLE_RULE:
             raise IllegalAction(wrong)
-        if len(cards) != 1 or action.call:
+        if len(cards) != 1 or call:
             raise IllegalAction(wrong)
         return _fumble(state, player, cards, jump)
-    if action.call and not ano_hand(rest, special_last):
+    if call and not ano_hand(rest, bool(flags & SPECIAL_LAST)):
         raise IllegalAction("nothing_to_call")
-    return _put_down(state, player, action, rest, jump)
+    return _put_down(state, player, cards, suit, call, rest, jump)
 
 
 def _fumble(
@@ -640,14 +638,19 @@ def _fumble(
 
 
 def _put_down(
-    state: State, player: int, action: Action, rest: tuple[int, ...], jump: bool
+    state: State,
+    player: int,
+    cards: tuple[int, ...],
+    suit: int,
+    call: bool,
+    rest: tuple[int, ...],
+    jump: bool,
 ) -> tuple[State, list[Event]]:
     """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
     draw (adding up), a number card ends that chain; an emptied hand finishes."""
     players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
         state[:14]
     )
-    cards, suit, call = action.cards, action.suit, action.call
     events: list[Event] = []
     ano = _acted(ano, player, events)
     events.append(Played(player, cards, suit, jump, len(rest)))
