@@ -367,7 +367,7 @@ def legal_actions(state: State, player: int) -> list[Action]:
         return []
     hand = state.hands[player]
     flags = state.flags
-    fumble, special_last = bool(flags & FUMBLE_RULE), bool(flags & SPECIAL_LAST)
+    fumble, special_last = flags & FUMBLE_RULE != 0, flags & SPECIAL_LAST != 0
     if player == state.turn:
         if state.drawn >= 0:
             out = _single(state.drawn, hand, special_last)
@@ -432,12 +432,6 @@ def _ok(plays: list[Action], card: int) -> bool:
 # --- applying an action --------------------------------------------------------------------
 
 
-def _state(*fields: Any) -> State:
-    """`State(*fields)`, made without the call of its generated `__new__` (a new state each
-    action): every field in order."""
-    return tuple.__new__(State, fields)
-
-
 class _Table:
     """A state being changed by one action: its fields, and what happened. `done` makes the
     new state from them."""
@@ -482,7 +476,7 @@ class _Table:
         hand = tuple(sorted(self.hands[player] + got))
         self.hands[player] = hand
         status = self.ano[player]
-        if ano_hand(hand, bool(self.flags & SPECIAL_LAST)):
+        if ano_hand(hand, self.flags & SPECIAL_LAST != 0):
             if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
                 self.set_ano(player, OWES)
                 self.events.append(AnoOwed(player))
@@ -490,18 +484,14 @@ class _Table:
             self.set_ano(player, CLEAR)
         return len(got)
 
-    def act(self, player: int) -> None:
-        """A play or draw by `player` (see `_acted`)."""
-        self.ano = _acted(self.ano, player, self.events)
-
     def done(self) -> tuple[State, list[Event]]:
         """The new state and the events."""
-        new = _state(
+        fields = (
             self.players, self.decks, self.flags, self.rng, tuple(self.hands), self.pile,
             self.discard, self.suit, self.turn, self.direction, self.pending, self.drawn,
             self.ano, self.finished, self.idle, self.over,
         )  # fmt: skip
-        return new, self.events
+        return tuple.__new__(State, fields), self.events  # State(*fields), made more cheaply
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -573,11 +563,13 @@ def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 
 def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    """`hand` less `cards` (a copy each); refused if they are not all in it."""
     rest = list(hand)
-    for c in cards:
-        if c not in rest:
-            raise IllegalAction("card_not_in_hand")
-        rest.remove(c)
+    try:
+        for c in cards:
+            rest.remove(c)
+    except ValueError:
+        raise IllegalAction("card_not_in_hand") from None
     return tuple(rest)
 
 
@@ -620,7 +612,7 @@ def _play(
         if len(cards) != 1 or call:
             raise IllegalAction(wrong)
         return _fumble(state, player, cards, jump)
-    if call and not ano_hand(rest, bool(flags & SPECIAL_LAST)):
+    if call and not ano_hand(rest, flags & SPECIAL_LAST != 0):
         raise IllegalAction("nothing_to_call")
     return _put_down(state, player, cards, suit, call, rest, jump)
 
@@ -631,7 +623,7 @@ def _fumble(
     """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
     hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
     table = _Table(state)
-    table.act(player)
+    table.ano = _acted(table.ano, player, table.events)
     table.events.append(Fumbled(player, cards, jump))
     table.draw(player, FUMBLE_COST, FUMBLE)
     return table.done()
@@ -682,16 +674,17 @@ def _put_down(
     turn = _next_seat(players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-    elif ano_hand(rest, bool(flags & SPECIAL_LAST)):  # they owe "Ano" (or called it)
+    elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
         if call:
             events.append(AnoCalled(player))
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
-    after = _state(
+    fields = (
         players, decks, flags, rng, _with(hands, player, rest), pile, discard + cards, suit,
         turn, direction, pending, -1, ano, finished, 0, False,
     )  # fmt: skip
+    after = tuple.__new__(State, fields)  # State(*fields), made more cheaply
     if not rest and (flags & POINTS or active <= 1):
         return _end(after, events)
     return after, events
@@ -702,7 +695,7 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     play_drawn option a fitting drawn card may be played at once instead
     (docs/rulings.md#ano-a-turn)."""
     table = _Table(state)
-    table.act(player)
+    table.ano = _acted(table.ano, player, table.events)
     pending = table.pending
     got = table.draw(player, pending or 1, CHAIN if pending else TURN)
     table.pending = 0
