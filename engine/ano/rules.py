@@ -349,8 +349,11 @@ _CATCH = tuple(Action(CATCH, target=target) for target in range(SPEC.max_players
 
 
 def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
-    other = next(g for r, g in groups.items() if r != played)
-    return not (special_last and SPECIAL[other[0]])
+    """Of two ranks, whether the one not `played` makes an Ano hand left alone."""
+    for rank, other in groups.items():
+        if rank != played:
+            return not (special_last and SPECIAL[other[0]])
+    return False
 
 
 def to_move(state: State) -> tuple[int, ...]:
