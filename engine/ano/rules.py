@@ -566,7 +566,7 @@ def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 
 def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
-    """`hand` less `cards` (a copy each); refused if they are not all in it."""
+    """`hand` less `cards` (one copy of a face for each); refused unless all are in it."""
     rest = list(hand)
     try:
         for c in cards:
@@ -643,6 +643,7 @@ def _put_down(
 ) -> tuple[State, list[Event]]:
     """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
     draw (adding up), a number card ends that chain; an emptied hand finishes."""
+    # every field but idle and over (set anew below)
     players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
         state[:14]
     )
