@@ -230,9 +230,13 @@ def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
 def can_play(state: State, player: int) -> bool:
     """Whether `player`'s hand holds a card that may go down now (then drawing is refused)."""
     hand = state.hands[player]
-    if len(hand) == 1 and state.has(SPECIAL_LAST) and SPECIAL[hand[0]]:
+    if len(hand) == 1 and state.flags & SPECIAL_LAST and SPECIAL[hand[0]]:
         return False
-    return any(map(_fitting(state).__getitem__, hand))
+    fit = _fitting(state)
+    for c in hand:  # noqa: SIM110 (cheaper than any() over a generator)
+        if fit[c]:
+            return True
+    return False
 
 
 # --- legal actions --------------------------------------------------------------------------
@@ -288,38 +292,44 @@ _PAIR_PLAYS = {
 def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool) -> list[Action]:
     """Every fitting play of the player to move, with a twin calling "Ano!" when it leaves an
     Ano hand. Plays come by rank, in the order the ranks first appear in the hand."""
+    out: list[Action] = []
+    for c in hand:
+        if fit[c]:
+            break
+    else:
+        return out  # no card fits: no play
     groups: dict[int, list[int]] = {}
     for c in hand:
-        group = groups.get(RANK[c])
-        if group is None:
-            groups[RANK[c]] = [c]
+        rank = RANK[c]
+        if rank in groups:
+            groups[rank].append(c)
         else:
-            group.append(c)
-    out: list[Action] = []
+            groups[rank] = [c]
     one_rank, two_ranks = len(groups) == 1, len(groups) == 2
-    for rank, group in groups.items():
-        if len(group) == 1 and not fit[group[0]]:
+    for group in groups.values():
+        first, count = group[0], len(group)
+        if count == 1 and not fit[first]:
             continue  # a single card of its rank that does not fit: no play
         if one_rank:
             # a play leaves an Ano hand unless it is the whole hand (never special cards when
             # they may not be last)
-            whole = special_last and SPECIAL[group[0]]
+            whole = special_last and SPECIAL[first]
             part_ano, whole_ano = not whole, False
         else:  # with two ranks, playing all of one leaves the other: an Ano hand
             whole, part_ano = False, False
-            whole_ano = two_ranks and _other_ano(groups, rank, special_last)
-        if len(group) == 1:
+            whole_ano = two_ranks and _other_ano(groups, RANK[first], special_last)
+        if count == 1:
             if not whole:
-                out += _SINGLE_PAIRS[group[0]] if whole_ano else _SINGLES[group[0]]
+                out += _SINGLE_PAIRS[first] if whole_ano else _SINGLES[first]
             continue
-        if len(group) == 2:
-            a, b = group
-            plays = _PAIR_PLAYS[a, b, fit[a], fit[b], whole]
+        if count == 2:
+            second = group[1]
+            plays = _PAIR_PLAYS[first, second, fit[first], fit[second], whole]
         else:
             plays = _group_plays(tuple(group), fit, whole)
         for play, calling in plays:
             out.append(play)
-            if whole_ano if len(play.cards) == len(group) else part_ano:
+            if whole_ano if len(play.cards) == count else part_ano:
                 out.append(calling)
     return out
 
@@ -339,8 +349,11 @@ _CATCH = tuple(Action(CATCH, target=target) for target in range(SPEC.max_players
 
 
 def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
-    other = next(g for r, g in groups.items() if r != played)
-    return not (special_last and SPECIAL[other[0]])
+    """Of two ranks, whether the one not `played` makes an Ano hand left alone."""
+    for rank, other in groups.items():
+        if rank != played:
+            return not (special_last and SPECIAL[other[0]])
+    return False
 
 
 def to_move(state: State) -> tuple[int, ...]:
@@ -357,7 +370,7 @@ def legal_actions(state: State, player: int) -> list[Action]:
         return []
     hand = state.hands[player]
     flags = state.flags
-    fumble, special_last = bool(flags & FUMBLE_RULE), bool(flags & SPECIAL_LAST)
+    fumble, special_last = flags & FUMBLE_RULE != 0, flags & SPECIAL_LAST != 0
     if player == state.turn:
         if state.drawn >= 0:
             out = _single(state.drawn, hand, special_last)
@@ -422,22 +435,19 @@ def _ok(plays: list[Action], card: int) -> bool:
 # --- applying an action --------------------------------------------------------------------
 
 
-_NO_CHANGES: Mapping[str, Any] = {}
-
-
 class _Table:
-    """A state being changed by one action: the fields an action may change, and what
-    happened. `done` makes the new state from them."""
+    """A state being changed by one action: its fields, and what happened. `done` makes the
+    new state from them."""
 
-    __slots__ = ("ano", "discard", "events", "got", "hands", "pile", "rng", "state")
+    __slots__ = (*State._fields, "events", "got")
 
     def __init__(self, state: State) -> None:
-        self.state = state
-        self.rng = state.rng
-        self.hands = list(state.hands)
-        self.pile = state.pile
-        self.discard = state.discard
-        self.ano = state.ano
+        (
+            self.players, self.decks, self.flags, self.rng, hands, self.pile, self.discard,
+            self.suit, self.turn, self.direction, self.pending, self.drawn, self.ano,
+            self.finished, self.idle, self.over,
+        ) = state  # fmt: skip
+        self.hands = list(hands)
         self.events: list[Event] = []
         self.got: tuple[int, ...] = ()  # the cards of the last draw
 
@@ -449,26 +459,27 @@ class _Table:
         discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand
         left able to win at once owes "Ano"."""
         got: tuple[int, ...] = ()
+        pile = self.pile
         while len(got) < n:
-            if not self.pile:
+            if not pile:
                 if len(self.discard) < 2:
                     break
                 rng = Rng(self.rng)
-                self.pile = tuple(rng.shuffled(self.discard[:-1]))
+                pile = tuple(rng.shuffled(self.discard[:-1]))
                 self.rng = rng.state
                 self.discard = self.discard[-1:]
-                self.events.append(Reshuffled(len(self.pile)))
-            take = min(n - len(got), len(self.pile))
-            got += self.pile[len(self.pile) - take :][::-1]
-            self.pile = self.pile[: len(self.pile) - take]
-        self.got = got
+                self.events.append(Reshuffled(len(pile)))
+            take = min(n - len(got), len(pile))
+            got += pile[: -take - 1 : -1]  # the last `take` cards, from the top down
+            pile = pile[:-take]
+        self.pile, self.got = pile, got
         self.events.append(Drew(player, len(got), reason))
         if not got:  # docs/rulings.md#ano-drawing-and-the-call: a call made still holds
             return 0
         hand = tuple(sorted(self.hands[player] + got))
         self.hands[player] = hand
         status = self.ano[player]
-        if ano_hand(hand, bool(self.state.flags & SPECIAL_LAST)):
+        if ano_hand(hand, self.flags & SPECIAL_LAST != 0):
             if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
                 self.set_ano(player, OWES)
                 self.events.append(AnoOwed(player))
@@ -476,15 +487,14 @@ class _Table:
             self.set_ano(player, CLEAR)
         return len(got)
 
-    def act(self, player: int) -> None:
-        """A play or draw by `player` (see `_acted`)."""
-        self.ano = _acted(self.ano, player, self.events)
-
-    def done(self, changes: Mapping[str, Any] = _NO_CHANGES) -> tuple[State, list[Event]]:
-        """The new state: the fields above, and `changes` to the others."""
-        hands, pile, discard, ano = tuple(self.hands), self.pile, self.discard, self.ano
-        mine = {"rng": self.rng, "hands": hands, "pile": pile, "discard": discard, "ano": ano}
-        return replaced(self.state, {**mine, **changes}), self.events
+    def done(self) -> tuple[State, list[Event]]:
+        """The new state and the events."""
+        fields = (
+            self.players, self.decks, self.flags, self.rng, tuple(self.hands), self.pile,
+            self.discard, self.suit, self.turn, self.direction, self.pending, self.drawn,
+            self.ano, self.finished, self.idle, self.over,
+        )  # fmt: skip
+        return tuple.__new__(State, fields), self.events  # State(*fields), made more cheaply
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -509,14 +519,14 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
         raise IllegalAction("bad_player")
     if player in state.finished:
         raise IllegalAction("finished")
-    kind = action.kind
+    kind, cards, suit, call, target = action
     if kind == PLAY:
-        return _play(state, player, action)
-    if action.cards or action.suit != NO_SUIT or action.call:
+        return _play(state, player, cards, suit, call, target)
+    if cards or suit != NO_SUIT or call:
         raise IllegalAction("bad_action")
     if kind == CATCH:
-        return _catch(state, player, action.target)
-    if action.target != -1:
+        return _catch(state, player, target)
+    if target != -1:
         raise IllegalAction("bad_action")
     if kind == CALL:
         if state.ano[player] != OWES:
@@ -556,36 +566,35 @@ def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 
 def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    """`hand` less `cards` (one copy of a face for each); refused unless all are in it."""
     rest = list(hand)
-    for c in cards:
-        if c not in rest:
-            raise IllegalAction("card_not_in_hand")
-        rest.remove(c)
+    try:
+        for c in cards:
+            rest.remove(c)
+    except ValueError:
+        raise IllegalAction("card_not_in_hand") from None
     return tuple(rest)
 
 
 _FACE_SET = frozenset(range(FACES))
 
 
-def _check_shape(action: Action) -> None:
-    cards = action.cards
+def _play(
+    state: State, player: int, cards: tuple[int, ...], suit: int, call: bool, target: int
+) -> tuple[State, list[Event]]:
+    """A play is checked (its shape, then the hand, the turn and what fits) and carried out."""
     if not cards or not _FACE_SET.issuperset(cards):
         raise IllegalAction("bad_action")
     if len(cards) > 1 and len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
-    if (cards[-1] == JOKER) != (0 <= action.suit < SUITS) or action.target != -1:
+    if (cards[-1] == JOKER) != (0 <= suit < SUITS) or target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
-
-
-def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]]:
-    _check_shape(action)
-    cards = action.cards
     rest = _without(state.hands[player], cards)
-    special_last = bool(state.flags & SPECIAL_LAST)
+    flags = state.flags
     jump = player != state.turn
     wrong = ""
     if jump:
-        if not state.has(JUMP_IN):
+        if not flags & JUMP_IN:
             raise IllegalAction("not_your_turn", player=state.turn)
         if len(cards) != 1:
             raise IllegalAction("jump_one_card")
@@ -598,17 +607,17 @@ def _play(state: State, player: int, action: Action) -> tuple[State, list[Event]
             raise IllegalAction("play_drawn_only")
         if not _fitting(state)[cards[0]]:
             wrong = "does_not_fit"
-    if not wrong and not rest and special_last and SPECIAL[cards[0]]:
+    if not wrong and not rest and flags & SPECIAL_LAST and SPECIAL[cards[0]]:
         wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
     if wrong:
-        if not state.has(FUMBLE_RULE):
+        if not flags & FUMBLE_RULE:
             raise IllegalAction(wrong)
-        if len(cards) != 1 or action.call:
+        if len(cards) != 1 or call:
             raise IllegalAction(wrong)
         return _fumble(state, player, cards, jump)
-    if action.call and not ano_hand(rest, special_last):
+    if call and not ano_hand(rest, flags & SPECIAL_LAST != 0):
         raise IllegalAction("nothing_to_call")
-    return _put_down(state, player, action, rest, jump)
+    return _put_down(state, player, cards, suit, call, rest, jump)
 
 
 def _fumble(
@@ -617,23 +626,32 @@ def _fumble(
     """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
     hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
     table = _Table(state)
-    table.act(player)
+    table.ano = _acted(table.ano, player, table.events)
     table.events.append(Fumbled(player, cards, jump))
     table.draw(player, FUMBLE_COST, FUMBLE)
     return table.done()
 
 
 def _put_down(
-    state: State, player: int, action: Action, rest: tuple[int, ...], jump: bool
+    state: State,
+    player: int,
+    cards: tuple[int, ...],
+    suit: int,
+    call: bool,
+    rest: tuple[int, ...],
+    jump: bool,
 ) -> tuple[State, list[Event]]:
     """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
     draw (adding up), a number card ends that chain; an emptied hand finishes."""
-    cards = action.cards
+    # every field but idle and over (set anew below)
+    players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
+        state[:14]
+    )
     events: list[Event] = []
-    ano = _acted(state.ano, player, events)
-    events.append(Played(player, cards, action.suit, jump, len(rest)))
+    ano = _acted(ano, player, events)
+    events.append(Played(player, cards, suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
-    direction, pending, skips = state.direction, state.pending, 0
+    skips = 0
     if rank == ACE:  # "จะเปลี่ยนลำดับการเล่น ... ผู้เล่นคนก่อนหน้าจะกลายเป็นคนถัดไปแทน"
         for _ in range(k):  # "ไพ่ A ใช้รีเวิร์สหรือย้อน": each A reverses once
             direction = -direction
@@ -641,46 +659,37 @@ def _put_down(
     elif rank == JACK:  # "ถ้าลงพร้อมกันหลายใบก็จะข้ามผู้เล่นไปตามจำนวนนั้น"
         skips = k  # docs/rulings.md#ano-several-cards-and-two-players
     elif rank in DRAW_AFTER:
-        each = UNO_KING if rank == KING and state.has(UNO) else DRAW_AFTER[rank]
+        each = UNO_KING if rank == KING and flags & UNO else DRAW_AFTER[rank]
         pending += each * k  # "ผลจะนับรวมไปเรื่อยๆ"
         events.append(DrawPending(pending))
     elif pending:  # docs/rulings.md#ano-chains
         events.append(ChainEnded(player, pending))
         pending = 0
-    finished = (*state.finished, player) if not rest else state.finished
+    if not rest:
+        finished = (*finished, player)
     seat = player
     if skips:
         skipped = []
         for _ in range(skips):
-            seat = _next_seat(state.players, finished, seat, direction)
+            seat = _next_seat(players, finished, seat, direction)
             skipped.append(seat)
         events.append(Skipped(tuple(skipped)))
-    active = state.players - len(finished)
-    turn = _next_seat(state.players, finished, seat, direction) if active else player
+    active = players - len(finished)
+    turn = _next_seat(players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-    elif ano_hand(rest, bool(state.flags & SPECIAL_LAST)):  # they owe "Ano" (or called it)
-        if action.call:
+    elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
+        if call:
             events.append(AnoCalled(player))
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
-    after = replaced(
-        state,
-        {
-            "hands": _with(state.hands, player, rest),
-            "discard": state.discard + cards,
-            "suit": action.suit,
-            "turn": turn,
-            "direction": direction,
-            "pending": pending,
-            "drawn": -1,
-            "ano": ano,
-            "finished": finished,
-            "idle": 0,
-        },
-    )
-    if not rest and (state.has(POINTS) or active <= 1):
+    fields = (
+        players, decks, flags, rng, _with(hands, player, rest), pile, discard + cards, suit,
+        turn, direction, pending, -1, ano, finished, 0, False,
+    )  # fmt: skip
+    after = tuple.__new__(State, fields)  # State(*fields), made more cheaply
+    if not rest and (flags & POINTS or active <= 1):
         return _end(after, events)
     return after, events
 
@@ -690,26 +699,27 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     play_drawn option a fitting drawn card may be played at once instead
     (docs/rulings.md#ano-a-turn)."""
     table = _Table(state)
-    table.act(player)
-    owed = state.pending or 1
-    got = table.draw(player, owed, CHAIN if state.pending else TURN)
+    table.ano = _acted(table.ano, player, table.events)
+    pending = table.pending
+    got = table.draw(player, pending or 1, CHAIN if pending else TURN)
+    table.pending = 0
     # an idle player who could have played does not count towards the stall's round
-    idle = 0 if got or can_play(state, player) else state.idle + 1
-    changes: dict[str, Any] = {"pending": 0, "drawn": -1, "idle": idle}
-    if state.flags & PLAY_DRAWN and not state.pending and got:
+    table.idle = 0 if got or can_play(state, player) else table.idle + 1
+    if table.flags & PLAY_DRAWN and not pending and got:
         (card,) = table.got
         suit, rank = follow(state)
         hand = table.hands[player]
         if fits(card, suit, rank) and not (
-            state.has(SPECIAL_LAST) and len(hand) == 1 and SPECIAL[card]
+            table.flags & SPECIAL_LAST and len(hand) == 1 and SPECIAL[card]
         ):
             table.events.append(MayPlayDrawn(player))
-            return table.done({"drawn": card, "pending": 0, "idle": 0})
-    if idle >= state.players - len(state.finished):
+            table.drawn = card
+            return table.done()
+    if table.idle >= table.players - len(table.finished):
         table.events.append(Stalled())
-        return _end(*table.done(changes))
-    changes["turn"] = _next_seat(state.players, state.finished, player, state.direction)
-    return table.done(changes)
+        return _end(*table.done())
+    table.turn = _next_seat(table.players, table.finished, player, table.direction)
+    return table.done()
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
