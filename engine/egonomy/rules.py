@@ -270,13 +270,14 @@ class NumberHeld(NamedTuple):
 
 
 # What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
-# 2 << 2t.
+# 2 << 2t; and for a marked copy, the bit of its unmarked card (0 for an unmarked card).
 _HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _CARD_IDS)
+_COPY_OF_BIT = tuple(0 if FIRST_COPY[c] == c else _HELD_BIT[FIRST_COPY[c]] for c in _CARD_IDS)
 
 
 def _number_held(number: int, bits: int) -> NumberHeld:
     cards = tuple(c for c in _CARD_IDS if NUMBER[c] == number and bits & _HELD_BIT[c])
-    distinct = tuple(c for c in cards if FIRST_COPY[c] == c or FIRST_COPY[c] not in cards)
+    distinct = tuple(c for c in cards if not bits & _COPY_OF_BIT[c])
     let_gos = _let_go_choices(cards) if len(cards) > 1 else ()
     return NumberHeld(distinct, (NO_CARD, *distinct), let_gos)
 
@@ -284,13 +285,17 @@ def _number_held(number: int, bits: int) -> NumberHeld:
 # By number (0 to 10: above 9 nothing is held) and what a hand holds of it.
 _NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(11))
 
+Listed = tuple[tuple[int, int, tuple[Action, ...]], ...]  # what `_argues` reads of sequences
+
 
 @lru_cache(maxsize=8192)  # the same holdings come again and again
-def _runs_from(n: int, low: int, mid: int, high: int) -> tuple[Run, ...]:
+def _runs_from(n: int, low: int, mid: int, high: int) -> tuple[Listed, Listed]:
     """The sequences whose lowest number is `n`, from what a hand holds of the numbers n, n+1
-    and n+2 (`_HELD_BIT`s): each pair, followed by the triples that extend it (`_RUN_AT`)."""
+    and n+2 (`_HELD_BIT`s): each pair, followed by the triples that extend it (`_RUN_AT`); as
+    `_argues` reads them without and with "strict topics" (`Run.listed`)."""
     pairs = _NUMBER_HELD[n][low].distinct, _NUMBER_HELD[n + 1][mid].distinct
-    return tuple(map(_RUN_AT.__getitem__, product(*pairs, _NUMBER_HELD[n + 2][high].third)))
+    runs = [_RUN_AT[cards] for cards in product(*pairs, _NUMBER_HELD[n + 2][high].third)]
+    return tuple(run.listed[False] for run in runs), tuple(run.listed[True] for run in runs)
 
 
 _TABLE_IDS = range(TABLES)
@@ -301,32 +306,38 @@ _LISTEN_ON = tuple(tuple(Action(LISTEN, t, (c,)) for c in _CARD_IDS) for t in ra
 _CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
+HandMoves = tuple[tuple[tuple[int, ...], ...], tuple[Listed, Listed], tuple[Action, ...]]
+
 
 @lru_cache(maxsize=1024)  # a hand often stays the same from one turn to its next
-def hand_moves(hand: tuple[int, ...]) -> tuple[tuple[Run, ...], tuple[Action, ...]]:
-    """What a sorted hand could do whatever lies on the tables: its sequences (two copies of a
-    card counted once) and its let-go actions, by number, the numbers in the order they first
-    appear in the hand."""
-    held: dict[int, int] = {}  # by number, as `_HELD_BIT`s
+def hand_moves(hand: tuple[int, ...]) -> HandMoves:
+    """What a sorted hand could do whatever lies on the tables: by topic, the cards it could
+    babble (in hand order); its sequences as `_argues` reads them without and with "strict
+    topics"; its let-go actions. Two copies of a card count once (the marked one is left
+    out); sequences and let-gos go by number, the numbers in the order they first appear in
+    the hand."""
+    held = [0] * 11  # by number, as `_HELD_BIT`s (above 9 nothing is held)
+    numbers: list[int] = []
     for c in hand:
         n = NUMBER[c]
-        held[n] = held.get(n, 0) | _HELD_BIT[c]
-    sequences: list[Run] = []
+        if not held[n]:
+            numbers.append(n)
+        held[n] |= _HELD_BIT[c]
+    babbles: tuple[list[int], ...] = ([], [], [])
+    for c in hand:
+        if not held[NUMBER[c]] & _COPY_OF_BIT[c]:
+            babbles[TOPIC[c]].append(c)
+    loose: list[tuple[int, int, tuple[Action, ...]]] = []
+    strict: list[tuple[int, int, tuple[Action, ...]]] = []
     let_gos: list[Action] = []
-    for n, low in held.items():
-        mid = held.get(n + 1)
-        if mid is not None:
-            sequences += _runs_from(n, low, mid, held.get(n + 2, 0))
+    for n in numbers:
+        low, mid = held[n], held[n + 1]
+        if mid:
+            runs = _runs_from(n, low, mid, held[n + 2])
+            loose += runs[False]
+            strict += runs[True]
         let_gos += _NUMBER_HELD[n][low].let_gos
-    return tuple(sequences), tuple(let_gos)
-
-
-def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
-    """The cards of a hand that could be babbled on a table of `topic` (a marked copy left
-    out when its unmarked card is held too)."""
-    return [
-        c for c in hand if TOPIC[c] == topic and (FIRST_COPY[c] == c or FIRST_COPY[c] not in hand)
-    ]
+    return tuple(map(tuple, babbles)), (tuple(loose), tuple(strict)), tuple(let_gos)
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -363,26 +374,27 @@ def legal_actions(state: State, player: int) -> list[Action]:
     let-gos."""
     if state.over or player != state.turn:
         return []
-    hand = state.hands[player]
-    sequences, let_gos = hand_moves(hand)
-    shown = topics(state)
-    out = _table_actions(state, hand, shown)
-    if sequences:
-        out += _argues(state, sequences, shown)
+    babbles, listed, let_gos = hand_moves(state.hands[player])
+    shown = _SHOWN[state.flipped]
+    out = _table_actions(state, babbles, shown)
+    if listed[state.strict]:
+        out += _argues(state, listed[state.strict], shown)
     out += let_gos
     return out
 
 
-def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) -> list[Action]:
-    """Table by table (showing the topics `shown`), the babbles of the hand's cards on an
-    empty table, the cut-off of a single card, the listens (3-4 players) of a table with 2 or
-    more and the flip of 3."""
+def _table_actions(
+    state: State, babbles: tuple[tuple[int, ...], ...], shown: tuple[int, ...]
+) -> list[Action]:
+    """Table by table (showing the topics `shown`), the babbles on an empty table (of the
+    cards by topic `babbles`), the cut-off of a single card, the listens (3-4 players) of a
+    table with 2 or more and the flip of 3."""
     out: list[Action] = []
     listen, flip = state.players >= 3, state.flip_mode
     for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
-            out += map(_BABBLE_ON[t].__getitem__, babbles(hand, shown[t]))
+            out += map(_BABBLE_ON[t].__getitem__, babbles[shown[t]])
         elif size == 1:
             out.append(_CUT_OFF_ON[t])
         elif listen:
@@ -392,36 +404,36 @@ def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) 
     return out
 
 
-def _argues(state: State, sequences: tuple[Run, ...], shown: tuple[int, ...]) -> list[Action]:
-    """Table by table (showing the topics `shown`), the argues of these sequences that `fits`
-    its topic and win on it."""
-    strict = state.strict
-    ranked = [run.listed[strict] for run in sequences]
-    # each table once: its topic as a bit and what a sequence must beat there
-    bars = [(1 << topic, *_BARS[lying]) for lying, topic in zip(state.tables, shown, strict=True)]
-    return [
-        argue[t]
-        for t, (bit, beat, fallacy) in enumerate(bars)
-        for fits_on, rank, argue in ranked
-        if fits_on & bit and (rank > beat or rank == fallacy)
-    ]
+def _argues(state: State, listed: Listed, shown: tuple[int, ...]) -> list[Action]:
+    """Table by table (showing the topics `shown`), the argues of the sequences (`listed` as
+    `Run.listed` for the state's topic setting) that `fits` its topic and win on it."""
+    out: list[Action] = []
+    for t, lying in enumerate(state.tables):
+        bit = 1 << shown[t]
+        beat, fallacy = _BARS[lying]  # what a sequence must beat there
+        for fits_on, rank, argue in listed:
+            if fits_on & bit and (rank > beat or rank == fallacy):
+                out.append(argue[t])
+    return out
 
 
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
     """Whether `player` would have any legal action with the turn: first what a table offers
     whatever the hand (a cut-off, a listen with 3-4 players, a flip: see `_table_actions`),
-    then the hand's: a babble on an empty table, a let-go, an argue."""
+    then the hand's: a let-go, a babble on an empty table, an argue."""
     listen, flip = state.players >= 3, state.flip_mode
     for lying in state.tables:
         size = len(lying)
         if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
-    hand = state.hands[player]
-    shown = topics(state)
-    if any(not lying and babbles(hand, shown[t]) for t, lying in enumerate(state.tables)):
+    babbles, listed, let_gos = hand_moves(state.hands[player])
+    if let_gos:
         return True
-    sequences, let_gos = hand_moves(hand)
-    return bool(let_gos) or bool(sequences and _argues(state, sequences, shown))
+    shown = _SHOWN[state.flipped]
+    for t, lying in enumerate(state.tables):
+        if not lying and babbles[shown[t]]:
+            return True
+    return bool(listed[state.strict] and _argues(state, listed[state.strict], shown))
 
 
 # --- applying an action --------------------------------------------------------------------
