@@ -134,18 +134,21 @@ def _deal(state: State, round_no: int, first: int, humblest: bool) -> tuple[Stat
     deck = rng.shuffled(cards_in_play(state.players))
     facedown = deck.pop() if state.players == 2 else -1
     n = state.players
-    dealt = state._replace(
-        rng=rng.state,
-        round=round_no,
-        first=first,
-        turn=first,
-        momentum=False,
-        hands=tuple(tuple(sorted(deck[i::n])) for i in range(n)),
-        tables=((),) * TABLES,
-        flipped=(False,) * TABLES,
-        egos=((),) * n,
-        discard=(),
-        facedown=facedown,
+    dealt = replaced(
+        state,
+        {
+            "rng": rng.state,
+            "round": round_no,
+            "first": first,
+            "turn": first,
+            "momentum": False,
+            "hands": tuple(tuple(sorted(deck[i::n])) for i in range(n)),
+            "tables": ((),) * TABLES,
+            "flipped": (False,) * TABLES,
+            "egos": ((),) * n,
+            "discard": (),
+            "facedown": facedown,
+        },
     )
     return dealt, [RoundStarted(round_no, first, humblest)]
 
@@ -176,12 +179,16 @@ def _rank(size: int, top: int) -> int:
 class Run(NamedTuple):
     """A sequence a hand may argue with: its cards ordered by number, its rank (`_rank`), its
     topics as bits (`topic_mask`), and what `_argues` reads of it without and with "strict
-    topics": the topics of the tables it `fits` as bits, its rank, its argue on each table."""
+    topics": by topic whether it `fits` a table of that topic, its rank, its argue on each
+    table."""
 
     cards: tuple[int, ...]
     rank: int
     topics: int
-    listed: tuple[tuple[int, int, tuple[Action, ...]], tuple[int, int, tuple[Action, ...]]]
+    listed: tuple[
+        tuple[tuple[bool, ...], int, tuple[Action, ...]],
+        tuple[tuple[bool, ...], int, tuple[Action, ...]],
+    ]
 
 
 def _run(cards: tuple[int, ...]) -> Run:
@@ -189,9 +196,8 @@ def _run(cards: tuple[int, ...]) -> Run:
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
     rank = _rank(len(cards), NUMBER[cards[-1]])
 
-    def listed(strict: bool) -> tuple[int, int, tuple[Action, ...]]:
-        fits_on = sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
-        return fits_on, rank, argue
+    def listed(strict: bool) -> tuple[tuple[bool, ...], int, tuple[Action, ...]]:
+        return tuple(fits(mask, topic, strict) for topic in range(TOPICS)), rank, argue
 
     return Run(cards, rank, mask, (listed(False), listed(True)))
 
@@ -285,7 +291,7 @@ def _number_held(number: int, bits: int) -> NumberHeld:
 # By number (0 to 10: above 9 nothing is held) and what a hand holds of it.
 _NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(11))
 
-Listed = tuple[tuple[int, int, tuple[Action, ...]], ...]  # what `_argues` reads of sequences
+Listed = tuple[tuple[tuple[bool, ...], int, tuple[Action, ...]], ...]  # what `_argues` reads of sequences
 
 
 @lru_cache(maxsize=8192)  # the same holdings come again and again
@@ -318,17 +324,16 @@ def hand_moves(hand: tuple[int, ...]) -> HandMoves:
     the hand."""
     held = [0] * 11  # by number, as `_HELD_BIT`s (above 9 nothing is held)
     numbers: list[int] = []
+    babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
     for c in hand:
         n = NUMBER[c]
         if not held[n]:
             numbers.append(n)
-        held[n] |= _HELD_BIT[c]
-    babbles: tuple[list[int], ...] = ([], [], [])
-    for c in hand:
-        if not held[NUMBER[c]] & _COPY_OF_BIT[c]:
+        held[n] += _HELD_BIT[c]
+        if FIRST_COPY[c] == c or FIRST_COPY[c] not in hand:
             babbles[TOPIC[c]].append(c)
-    loose: list[tuple[int, int, tuple[Action, ...]]] = []
-    strict: list[tuple[int, int, tuple[Action, ...]]] = []
+    loose: list[tuple[tuple[bool, ...], int, tuple[Action, ...]]] = []
+    strict: list[tuple[tuple[bool, ...], int, tuple[Action, ...]]] = []
     let_gos: list[Action] = []
     for n in numbers:
         low, mid = held[n], held[n + 1]
@@ -337,7 +342,8 @@ def hand_moves(hand: tuple[int, ...]) -> HandMoves:
             loose += runs[False]
             strict += runs[True]
         let_gos += _NUMBER_HELD[n][low].let_gos
-    return tuple(map(tuple, babbles)), (tuple(loose), tuple(strict)), tuple(let_gos)
+    topics = tuple(babbles[0]), tuple(babbles[1]), tuple(babbles[2])
+    return topics, (tuple(loose), tuple(strict)), tuple(let_gos)
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -409,10 +415,10 @@ def _argues(state: State, listed: Listed, shown: tuple[int, ...]) -> list[Action
     `Run.listed` for the state's topic setting) that `fits` its topic and win on it."""
     out: list[Action] = []
     for t, lying in enumerate(state.tables):
-        bit = 1 << shown[t]
+        topic = shown[t]
         beat, fallacy = _BARS[lying]  # what a sequence must beat there
         for fits_on, rank, argue in listed:
-            if fits_on & bit and (rank > beat or rank == fallacy):
+            if fits_on[topic] and (rank > beat or rank == fallacy):
                 out.append(argue[t])
     return out
 
@@ -643,13 +649,13 @@ def _end_round(
             RoundScore(p, place, ego, len(state.egos[p]), len(state.hands[p]), hand_sum, won)
         )
     order = tuple([p for p, _, _ in ranking])
-    state = state._replace(trophies=tuple(trophies), last_ranking=order)
+    state = replaced(state, {"trophies": tuple(trophies), "last_ranking": order})
     events.append(RoundEnded(state.round, emptied_by, tuple(scores), tuple(trophies)))
     if state.round >= ROUNDS or max(trophies) >= TROPHIES_TO_END:
         final = final_ranking(state)
         early = state.round < ROUNDS
         events.append(GameEnded(final, tuple(trophies), state.round, early))
-        return state._replace(momentum=False, over=True), events
+        return replaced(state, {"momentum": False, "over": True}), events
     # the first-player card goes to the last placed player
     state, started = _deal(state, state.round + 1, order[-1], humblest=False)
     return state, events + started
