@@ -178,28 +178,22 @@ def _rank(size: int, top: int) -> int:
 
 class Run(NamedTuple):
     """A sequence a hand may argue with: its cards ordered by number, its rank (`_rank`), its
-    topics as bits (`topic_mask`), and what `_argues` reads of it without and with "strict
-    topics": by topic whether it `fits` a table of that topic, its rank, its argue on each
-    table."""
+    topics as bits (`topic_mask`), the topics of the tables it `fits` without and with
+    "strict topics", and (its rank, its argue on each table) as `_argues` reads them."""
 
     cards: tuple[int, ...]
     rank: int
     topics: int
-    listed: tuple[
-        tuple[tuple[bool, ...], int, tuple[Action, ...]],
-        tuple[tuple[bool, ...], int, tuple[Action, ...]],
-    ]
+    fits_on: tuple[tuple[int, ...], tuple[int, ...]]
+    listed: tuple[int, tuple[Action, ...]]
 
 
 def _run(cards: tuple[int, ...]) -> Run:
     mask = topic_mask(cards)
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
     rank = _rank(len(cards), NUMBER[cards[-1]])
-
-    def listed(strict: bool) -> tuple[tuple[bool, ...], int, tuple[Action, ...]]:
-        return tuple(fits(mask, topic, strict) for topic in range(TOPICS)), rank, argue
-
-    return Run(cards, rank, mask, (listed(False), listed(True)))
+    fits_on = tuple(tuple(t for t in range(TOPICS) if fits(mask, t, s)) for s in (False, True))
+    return Run(cards, rank, mask, fits_on, (rank, argue))
 
 
 # Every sequence of the deck, by its cards ordered by number: 2 or 3 cards with consecutive
@@ -288,20 +282,31 @@ def _number_held(number: int, bits: int) -> NumberHeld:
     return NumberHeld(distinct, (NO_CARD, *distinct), let_gos)
 
 
-# By number (0 to 10: above 9 nothing is held) and what a hand holds of it.
+# By number (0 to 10: above 9 nothing is held) and what a hand holds of it; its let-gos alone.
 _NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(11))
+_LET_GOS = tuple(tuple(held.let_gos for held in by_bits) for by_bits in _NUMBER_HELD)
 
-Listed = tuple[tuple[tuple[bool, ...], int, tuple[Action, ...]], ...]  # what `_argues` reads of sequences
+# A hand's sequences as `_argues` reads them: by topic, the rank and the argue on each table of
+# each sequence that `fits` a table of that topic.
+Listed = tuple[tuple[tuple[int, tuple[Action, ...]], ...], ...]
+
+
+def _listed(runs: list[Run], strict: bool) -> Listed:
+    by_topic: tuple[list[tuple[int, tuple[Action, ...]]], ...] = ([], [], [])
+    for run in runs:
+        for topic in run.fits_on[strict]:
+            by_topic[topic].append(run.listed)
+    return tuple(by_topic[0]), tuple(by_topic[1]), tuple(by_topic[2])
 
 
 @lru_cache(maxsize=8192)  # the same holdings come again and again
 def _runs_from(n: int, low: int, mid: int, high: int) -> tuple[Listed, Listed]:
     """The sequences whose lowest number is `n`, from what a hand holds of the numbers n, n+1
     and n+2 (`_HELD_BIT`s): each pair, followed by the triples that extend it (`_RUN_AT`); as
-    `_argues` reads them without and with "strict topics" (`Run.listed`)."""
+    `_argues` reads them without and with "strict topics"."""
     pairs = _NUMBER_HELD[n][low].distinct, _NUMBER_HELD[n + 1][mid].distinct
     runs = [_RUN_AT[cards] for cards in product(*pairs, _NUMBER_HELD[n + 2][high].third)]
-    return tuple(run.listed[False] for run in runs), tuple(run.listed[True] for run in runs)
+    return _listed(runs, False), _listed(runs, True)
 
 
 _TABLE_IDS = range(TABLES)
@@ -312,14 +317,14 @@ _LISTEN_ON = tuple(tuple(Action(LISTEN, t, (c,)) for c in _CARD_IDS) for t in ra
 _CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
-HandMoves = tuple[tuple[tuple[int, ...], ...], tuple[Listed, Listed], tuple[Action, ...]]
+HandMoves = tuple[tuple[tuple[int, ...], ...], Listed, tuple[Action, ...]]
 
 
 @lru_cache(maxsize=1024)  # a hand often stays the same from one turn to its next
-def hand_moves(hand: tuple[int, ...]) -> HandMoves:
-    """What a sorted hand could do whatever lies on the tables: by topic, the cards it could
-    babble (in hand order); its sequences as `_argues` reads them without and with "strict
-    topics"; its let-go actions. Two copies of a card count once (the marked one is left
+def hand_moves(hand: tuple[int, ...], strict: bool) -> HandMoves:
+    """What a sorted hand could do whatever lies on the tables, with "strict topics" or not: by
+    topic, the cards it could babble (in hand order); its sequences as `_argues` reads them
+    (`Listed`); its let-go actions. Two copies of a card count once (the marked one is left
     out); sequences and let-gos go by number, the numbers in the order they first appear in
     the hand."""
     held = [0] * 11  # by number, as `_HELD_BIT`s (above 9 nothing is held)
@@ -332,18 +337,21 @@ def hand_moves(hand: tuple[int, ...]) -> HandMoves:
         held[n] += _HELD_BIT[c]
         if FIRST_COPY[c] == c or FIRST_COPY[c] not in hand:
             babbles[TOPIC[c]].append(c)
-    loose: list[tuple[tuple[bool, ...], int, tuple[Action, ...]]] = []
-    strict: list[tuple[tuple[bool, ...], int, tuple[Action, ...]]] = []
+    listed: tuple[list[tuple[int, tuple[Action, ...]]], ...] = ([], [], [])
     let_gos: list[Action] = []
     for n in numbers:
         low, mid = held[n], held[n + 1]
         if mid:
-            runs = _runs_from(n, low, mid, held[n + 2])
-            loose += runs[False]
-            strict += runs[True]
-        let_gos += _NUMBER_HELD[n][low].let_gos
-    topics = tuple(babbles[0]), tuple(babbles[1]), tuple(babbles[2])
-    return topics, (tuple(loose), tuple(strict)), tuple(let_gos)
+            by_topic = _runs_from(n, low, mid, held[n + 2])[strict]
+            listed[0].extend(by_topic[0])
+            listed[1].extend(by_topic[1])
+            listed[2].extend(by_topic[2])
+        let_gos += _LET_GOS[n][low]
+    return (
+        (tuple(babbles[0]), tuple(babbles[1]), tuple(babbles[2])),
+        (tuple(listed[0]), tuple(listed[1]), tuple(listed[2])),
+        tuple(let_gos),
+    )
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -380,11 +388,11 @@ def legal_actions(state: State, player: int) -> list[Action]:
     let-gos."""
     if state.over or player != state.turn:
         return []
-    babbles, listed, let_gos = hand_moves(state.hands[player])
+    babbles, listed, let_gos = hand_moves(state.hands[player], state.strict)
     shown = _SHOWN[state.flipped]
     out = _table_actions(state, babbles, shown)
-    if listed[state.strict]:
-        out += _argues(state, listed[state.strict], shown)
+    if listed != _NOTHING_LISTED:
+        out += _argues(state, listed, shown)
     out += let_gos
     return out
 
@@ -410,15 +418,17 @@ def _table_actions(
     return out
 
 
+_NOTHING_LISTED: Listed = ((), (), ())
+
+
 def _argues(state: State, listed: Listed, shown: tuple[int, ...]) -> list[Action]:
-    """Table by table (showing the topics `shown`), the argues of the sequences (`listed` as
-    `Run.listed` for the state's topic setting) that `fits` its topic and win on it."""
+    """Table by table (showing the topics `shown`), the argues of a hand's sequences that
+    `fits` its topic (`listed`) and win on it."""
     out: list[Action] = []
     for t, lying in enumerate(state.tables):
-        topic = shown[t]
         beat, fallacy = _BARS[lying]  # what a sequence must beat there
-        for fits_on, rank, argue in listed:
-            if fits_on[topic] and (rank > beat or rank == fallacy):
+        for rank, argue in listed[shown[t]]:
+            if rank > beat or rank == fallacy:
                 out.append(argue[t])
     return out
 
@@ -432,14 +442,14 @@ def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stu
         size = len(lying)
         if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
-    babbles, listed, let_gos = hand_moves(state.hands[player])
+    babbles, listed, let_gos = hand_moves(state.hands[player], state.strict)
     if let_gos:
         return True
     shown = _SHOWN[state.flipped]
     for t, lying in enumerate(state.tables):
         if not lying and babbles[shown[t]]:
             return True
-    return bool(listed[state.strict] and _argues(state, listed[state.strict], shown))
+    return bool(_argues(state, listed, shown))
 
 
 # --- applying an action --------------------------------------------------------------------
