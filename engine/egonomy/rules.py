@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations, permutations, product
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from engine.core import (
@@ -285,13 +286,16 @@ def _number_held(number: int, bits: int) -> NumberHeld:
 # By number (0 to 10: above 9 nothing is held) and what a hand holds of it; its let-gos alone.
 _NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(11))
 _LET_GOS = tuple(tuple(held.let_gos for held in by_bits) for by_bits in _NUMBER_HELD)
+# What a hand holds of one number with a marked copy left out when its unmarked card is held
+# (topic t's bit 2 << 2t cleared when 1 << 2t is set).
+_ALIKE = tuple(bits & ~((bits & 0b010101) << 1) for bits in range(64))
 
 # A hand's sequences as `_argues` reads them: by topic, the rank and the argue on each table of
 # each sequence that `fits` a table of that topic.
 Listed = tuple[tuple[tuple[int, tuple[Action, ...]], ...], ...]
 
 
-def _listed(runs: list[Run], strict: bool) -> Listed:
+def _listed(runs: Iterable[Run], strict: bool) -> Listed:
     by_topic: tuple[list[tuple[int, tuple[Action, ...]]], ...] = ([], [], [])
     for run in runs:
         for topic in run.fits_on[strict]:
@@ -300,13 +304,14 @@ def _listed(runs: list[Run], strict: bool) -> Listed:
 
 
 @lru_cache(maxsize=8192)  # the same holdings come again and again
-def _runs_from(n: int, low: int, mid: int, high: int) -> tuple[Listed, Listed]:
+def _runs_from(n: int, low: int, mid: int, high: int, strict: bool) -> Listed:
     """The sequences whose lowest number is `n`, from what a hand holds of the numbers n, n+1
-    and n+2 (`_HELD_BIT`s): each pair, followed by the triples that extend it (`_RUN_AT`); as
-    `_argues` reads them without and with "strict topics"."""
+    and n+2 (`_HELD_BIT`s, a marked copy left out when its unmarked card is held: `_ALIKE`):
+    each pair, followed by the triples that extend it (`_RUN_AT`); as `_argues` reads them
+    with "strict topics" or not."""
     pairs = _NUMBER_HELD[n][low].distinct, _NUMBER_HELD[n + 1][mid].distinct
-    runs = [_RUN_AT[cards] for cards in product(*pairs, _NUMBER_HELD[n + 2][high].third)]
-    return _listed(runs, False), _listed(runs, True)
+    cards = product(*pairs, _NUMBER_HELD[n + 2][high].third)
+    return _listed(map(_RUN_AT.__getitem__, cards), strict)
 
 
 _TABLE_IDS = range(TABLES)
@@ -342,7 +347,7 @@ def hand_moves(hand: tuple[int, ...], strict: bool) -> HandMoves:
     for n in numbers:
         low, mid = held[n], held[n + 1]
         if mid:
-            by_topic = _runs_from(n, low, mid, held[n + 2])[strict]
+            by_topic = _runs_from(n, _ALIKE[low], _ALIKE[mid], _ALIKE[held[n + 2]], strict)
             listed[0].extend(by_topic[0])
             listed[1].extend(by_topic[1])
             listed[2].extend(by_topic[2])
