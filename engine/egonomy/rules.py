@@ -325,7 +325,8 @@ _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 HandMoves = tuple[tuple[tuple[int, ...], ...], Listed, tuple[Action, ...]]
 
 
-@lru_cache(maxsize=1024)  # a hand often stays the same from one turn to its next
+@lru_cache(maxsize=4096)  # a hand often stays the same from one turn to its next; small
+# hands come again in other games
 def hand_moves(hand: tuple[int, ...], strict: bool) -> HandMoves:
     """What a sorted hand could do whatever lies on the tables, with "strict topics" or not: by
     topic, the cards it could babble (in hand order); its sequences as `_argues` reads them
