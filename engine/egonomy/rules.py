@@ -273,6 +273,11 @@ class NumberHeld(NamedTuple):
 # What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
 # 2 << 2t; and for a marked copy, the bit of its unmarked card (0 for an unmarked card).
 _HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _CARD_IDS)
+# Each card's number, `_HELD_BIT`, topic and, for a marked copy, its unmarked card (else NO_CARD).
+_HOLDING = tuple(
+    (NUMBER[c], _HELD_BIT[c], TOPIC[c], NO_CARD if FIRST_COPY[c] == c else FIRST_COPY[c])
+    for c in _CARD_IDS
+)
 _COPY_OF_BIT = tuple(0 if FIRST_COPY[c] == c else _HELD_BIT[FIRST_COPY[c]] for c in _CARD_IDS)
 
 
@@ -337,12 +342,12 @@ def hand_moves(hand: tuple[int, ...], strict: bool) -> HandMoves:
     numbers: list[int] = []
     babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
     for c in hand:
-        n = NUMBER[c]
+        n, bit, topic, copy_of = _HOLDING[c]
         if not held[n]:
             numbers.append(n)
-        held[n] += _HELD_BIT[c]
-        if FIRST_COPY[c] == c or FIRST_COPY[c] not in hand:
-            babbles[TOPIC[c]].append(c)
+        held[n] += bit
+        if copy_of == NO_CARD or copy_of not in hand:
+            babbles[topic].append(c)
     listed: tuple[list[tuple[int, tuple[Action, ...]]], ...] = ([], [], [])
     let_gos: list[Action] = []
     for n in numbers:
