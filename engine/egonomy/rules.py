@@ -6,9 +6,9 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import combinations, permutations, product
-from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from engine.core import (
@@ -193,8 +193,8 @@ def _run(cards: tuple[int, ...]) -> Run:
     mask = topic_mask(cards)
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
     rank = _rank(len(cards), NUMBER[cards[-1]])
-    fits_on = tuple(tuple(t for t in range(TOPICS) if fits(mask, t, s)) for s in (False, True))
-    return Run(cards, rank, mask, fits_on, (rank, argue))
+    loose, strict = (tuple(t for t in range(TOPICS) if fits(mask, t, s)) for s in (False, True))
+    return Run(cards, rank, mask, (loose, strict), (rank, argue))
 
 
 # Every sequence of the deck, by its cards ordered by number: 2 or 3 cards with consecutive
@@ -273,12 +273,12 @@ class NumberHeld(NamedTuple):
 # What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
 # 2 << 2t; and for a marked copy, the bit of its unmarked card (0 for an unmarked card).
 _HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _CARD_IDS)
+_COPY_OF_BIT = tuple(0 if FIRST_COPY[c] == c else _HELD_BIT[FIRST_COPY[c]] for c in _CARD_IDS)
 # Each card's number, `_HELD_BIT`, topic and, for a marked copy, its unmarked card (else NO_CARD).
 _HOLDING = tuple(
     (NUMBER[c], _HELD_BIT[c], TOPIC[c], NO_CARD if FIRST_COPY[c] == c else FIRST_COPY[c])
     for c in _CARD_IDS
 )
-_COPY_OF_BIT = tuple(0 if FIRST_COPY[c] == c else _HELD_BIT[FIRST_COPY[c]] for c in _CARD_IDS)
 
 
 def _number_held(number: int, bits: int) -> NumberHeld:
@@ -330,8 +330,8 @@ _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 HandMoves = tuple[tuple[tuple[int, ...], ...], Listed, tuple[Action, ...]]
 
 
-@lru_cache(maxsize=4096)  # a hand often stays the same from one turn to its next; small
-# hands come again in other games
+# A hand often stays the same from one turn to its next; small hands come again in other games.
+@lru_cache(maxsize=4096)
 def hand_moves(hand: tuple[int, ...], strict: bool) -> HandMoves:
     """What a sorted hand could do whatever lies on the tables, with "strict topics" or not: by
     topic, the cards it could babble (in hand order); its sequences as `_argues` reads them
