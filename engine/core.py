@@ -260,7 +260,7 @@ class Rng:
         """A Fisher-Yates shuffle: for i from the top down, item i swaps with `below(i + 1)`."""
         out = list(items)
         for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
+            j = self.next() % (i + 1)  # below(i + 1), one call fewer (a deal shuffles 40 cards)
             out[i], out[j] = out[j], out[i]
         return out
 

@@ -6,6 +6,7 @@ in the tests; this module keeps each rule in one function.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import combinations, permutations, product
 from typing import Any, NamedTuple
@@ -134,18 +135,21 @@ def _deal(state: State, round_no: int, first: int, humblest: bool) -> tuple[Stat
     deck = rng.shuffled(cards_in_play(state.players))
     facedown = deck.pop() if state.players == 2 else -1
     n = state.players
-    dealt = state._replace(
-        rng=rng.state,
-        round=round_no,
-        first=first,
-        turn=first,
-        momentum=False,
-        hands=tuple(tuple(sorted(deck[i::n])) for i in range(n)),
-        tables=((),) * TABLES,
-        flipped=(False,) * TABLES,
-        egos=((),) * n,
-        discard=(),
-        facedown=facedown,
+    dealt = replaced(
+        state,
+        {
+            "rng": rng.state,
+            "round": round_no,
+            "first": first,
+            "turn": first,
+            "momentum": False,
+            "hands": tuple(tuple(sorted(deck[i::n])) for i in range(n)),
+            "tables": ((),) * TABLES,
+            "flipped": (False,) * TABLES,
+            "egos": ((),) * n,
+            "discard": (),
+            "facedown": facedown,
+        },
     )
     return dealt, [RoundStarted(round_no, first, humblest)]
 
@@ -175,25 +179,22 @@ def _rank(size: int, top: int) -> int:
 
 class Run(NamedTuple):
     """A sequence a hand may argue with: its cards ordered by number, its rank (`_rank`), its
-    topics as bits (`topic_mask`), and what `_argues` reads of it without and with "strict
-    topics": the topics of the tables it `fits` as bits, its rank, its argue on each table."""
+    topics as bits (`topic_mask`), the topics of the tables it `fits` without and with
+    "strict topics", and (its rank, its argue on each table) as `_argues` reads them."""
 
     cards: tuple[int, ...]
     rank: int
     topics: int
-    listed: tuple[tuple[int, int, tuple[Action, ...]], tuple[int, int, tuple[Action, ...]]]
+    fits_on: tuple[tuple[int, ...], tuple[int, ...]]
+    listed: tuple[int, tuple[Action, ...]]
 
 
 def _run(cards: tuple[int, ...]) -> Run:
     mask = topic_mask(cards)
     argue = tuple(Action(ARGUE, t, cards) for t in range(TABLES))
     rank = _rank(len(cards), NUMBER[cards[-1]])
-
-    def listed(strict: bool) -> tuple[int, int, tuple[Action, ...]]:
-        fits_on = sum(1 << topic for topic in range(TOPICS) if fits(mask, topic, strict))
-        return fits_on, rank, argue
-
-    return Run(cards, rank, mask, (listed(False), listed(True)))
+    loose, strict = (tuple(t for t in range(TOPICS) if fits(mask, t, s)) for s in (False, True))
+    return Run(cards, rank, mask, (loose, strict), (rank, argue))
 
 
 # Every sequence of the deck, by its cards ordered by number: 2 or 3 cards with consecutive
@@ -270,27 +271,52 @@ class NumberHeld(NamedTuple):
 
 
 # What a hand holds of one number, as bits: topic t's unmarked card 1 << 2t, its marked copy
-# 2 << 2t.
+# 2 << 2t; and for a marked copy, the bit of its unmarked card (0 for an unmarked card).
 _HELD_BIT = tuple((1 if CARDS[c].mark == NO_MARK else 2) << 2 * TOPIC[c] for c in _CARD_IDS)
+_COPY_OF_BIT = tuple(0 if FIRST_COPY[c] == c else _HELD_BIT[FIRST_COPY[c]] for c in _CARD_IDS)
+# Each card's number, `_HELD_BIT`, topic and, for a marked copy, its unmarked card (else NO_CARD).
+_HOLDING = tuple(
+    (NUMBER[c], _HELD_BIT[c], TOPIC[c], NO_CARD if FIRST_COPY[c] == c else FIRST_COPY[c])
+    for c in _CARD_IDS
+)
 
 
 def _number_held(number: int, bits: int) -> NumberHeld:
     cards = tuple(c for c in _CARD_IDS if NUMBER[c] == number and bits & _HELD_BIT[c])
-    distinct = tuple(c for c in cards if FIRST_COPY[c] == c or FIRST_COPY[c] not in cards)
+    distinct = tuple(c for c in cards if not bits & _COPY_OF_BIT[c])
     let_gos = _let_go_choices(cards) if len(cards) > 1 else ()
     return NumberHeld(distinct, (NO_CARD, *distinct), let_gos)
 
 
-# By number (0 to 10: above 9 nothing is held) and what a hand holds of it.
+# By number (0 to 10: above 9 nothing is held) and what a hand holds of it; its let-gos alone.
 _NUMBER_HELD = tuple(tuple(_number_held(n, bits) for bits in range(64)) for n in range(11))
+_LET_GOS = tuple(tuple(held.let_gos for held in by_bits) for by_bits in _NUMBER_HELD)
+# What a hand holds of one number with a marked copy left out when its unmarked card is held
+# (topic t's bit 2 << 2t cleared when 1 << 2t is set).
+_ALIKE = tuple(bits & ~((bits & 0b010101) << 1) for bits in range(64))
+
+# A hand's sequences as `_argues` reads them: by topic, the rank and the argue on each table of
+# each sequence that `fits` a table of that topic.
+Listed = tuple[tuple[tuple[int, tuple[Action, ...]], ...], ...]
+
+
+def _listed(runs: Iterable[Run], strict: bool) -> Listed:
+    by_topic: tuple[list[tuple[int, tuple[Action, ...]]], ...] = ([], [], [])
+    for run in runs:
+        for topic in run.fits_on[strict]:
+            by_topic[topic].append(run.listed)
+    return tuple(by_topic[0]), tuple(by_topic[1]), tuple(by_topic[2])
 
 
 @lru_cache(maxsize=8192)  # the same holdings come again and again
-def _runs_from(n: int, low: int, mid: int, high: int) -> tuple[Run, ...]:
+def _runs_from(n: int, low: int, mid: int, high: int, strict: bool) -> Listed:
     """The sequences whose lowest number is `n`, from what a hand holds of the numbers n, n+1
-    and n+2 (`_HELD_BIT`s): each pair, followed by the triples that extend it (`_RUN_AT`)."""
+    and n+2 (`_HELD_BIT`s, a marked copy left out when its unmarked card is held: `_ALIKE`):
+    each pair, followed by the triples that extend it (`_RUN_AT`); as `_argues` reads them
+    with "strict topics" or not."""
     pairs = _NUMBER_HELD[n][low].distinct, _NUMBER_HELD[n + 1][mid].distinct
-    return tuple(map(_RUN_AT.__getitem__, product(*pairs, _NUMBER_HELD[n + 2][high].third)))
+    cards = product(*pairs, _NUMBER_HELD[n + 2][high].third)
+    return _listed(map(_RUN_AT.__getitem__, cards), strict)
 
 
 _TABLE_IDS = range(TABLES)
@@ -301,32 +327,42 @@ _LISTEN_ON = tuple(tuple(Action(LISTEN, t, (c,)) for c in _CARD_IDS) for t in ra
 _CUT_OFF_ON = tuple(Action(CUT_OFF, t) for t in range(TABLES))
 _FLIP_ON = tuple(Action(FLIP, t) for t in range(TABLES))
 
+HandMoves = tuple[tuple[tuple[int, ...], ...], Listed, tuple[Action, ...]]
 
-@lru_cache(maxsize=1024)  # a hand often stays the same from one turn to its next
-def hand_moves(hand: tuple[int, ...]) -> tuple[tuple[Run, ...], tuple[Action, ...]]:
-    """What a sorted hand could do whatever lies on the tables: its sequences (two copies of a
-    card counted once) and its let-go actions, by number, the numbers in the order they first
-    appear in the hand."""
-    held: dict[int, int] = {}  # by number, as `_HELD_BIT`s
+
+# A hand often stays the same from one turn to its next; small hands come again in other games.
+@lru_cache(maxsize=4096)
+def hand_moves(hand: tuple[int, ...], strict: bool) -> HandMoves:
+    """What a sorted hand could do whatever lies on the tables, with "strict topics" or not: by
+    topic, the cards it could babble (in hand order); its sequences as `_argues` reads them
+    (`Listed`); its let-go actions. Two copies of a card count once (the marked one is left
+    out); sequences and let-gos go by number, the numbers in the order they first appear in
+    the hand."""
+    held = [0] * 11  # by number, as `_HELD_BIT`s (above 9 nothing is held)
+    numbers: list[int] = []
+    babbles: tuple[list[int], list[int], list[int]] = ([], [], [])
     for c in hand:
-        n = NUMBER[c]
-        held[n] = held.get(n, 0) | _HELD_BIT[c]
-    sequences: list[Run] = []
+        n, bit, topic, copy_of = _HOLDING[c]
+        if not held[n]:
+            numbers.append(n)
+        held[n] += bit
+        if copy_of == NO_CARD or copy_of not in hand:
+            babbles[topic].append(c)
+    listed: tuple[list[tuple[int, tuple[Action, ...]]], ...] = ([], [], [])
     let_gos: list[Action] = []
-    for n, low in held.items():
-        mid = held.get(n + 1)
-        if mid is not None:
-            sequences += _runs_from(n, low, mid, held.get(n + 2, 0))
-        let_gos += _NUMBER_HELD[n][low].let_gos
-    return tuple(sequences), tuple(let_gos)
-
-
-def babbles(hand: tuple[int, ...], topic: int) -> list[int]:
-    """The cards of a hand that could be babbled on a table of `topic` (a marked copy left
-    out when its unmarked card is held too)."""
-    return [
-        c for c in hand if TOPIC[c] == topic and (FIRST_COPY[c] == c or FIRST_COPY[c] not in hand)
-    ]
+    for n in numbers:
+        low, mid = held[n], held[n + 1]
+        if mid:
+            by_topic = _runs_from(n, _ALIKE[low], _ALIKE[mid], _ALIKE[held[n + 2]], strict)
+            listed[0].extend(by_topic[0])
+            listed[1].extend(by_topic[1])
+            listed[2].extend(by_topic[2])
+        let_gos += _LET_GOS[n][low]
+    return (
+        (tuple(babbles[0]), tuple(babbles[1]), tuple(babbles[2])),
+        (tuple(listed[0]), tuple(listed[1]), tuple(listed[2])),
+        tuple(let_gos),
+    )
 
 
 # --- legal actions -------------------------------------------------------------------------
@@ -363,26 +399,27 @@ def legal_actions(state: State, player: int) -> list[Action]:
     let-gos."""
     if state.over or player != state.turn:
         return []
-    hand = state.hands[player]
-    sequences, let_gos = hand_moves(hand)
-    shown = topics(state)
-    out = _table_actions(state, hand, shown)
-    if sequences:
-        out += _argues(state, sequences, shown)
+    babbles, listed, let_gos = hand_moves(state.hands[player], state.strict)
+    shown = _SHOWN[state.flipped]
+    out = _table_actions(state, babbles, shown)
+    if listed != _NOTHING_LISTED:
+        out += _argues(state, listed, shown)
     out += let_gos
     return out
 
 
-def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) -> list[Action]:
-    """Table by table (showing the topics `shown`), the babbles of the hand's cards on an
-    empty table, the cut-off of a single card, the listens (3-4 players) of a table with 2 or
-    more and the flip of 3."""
+def _table_actions(
+    state: State, babbles: tuple[tuple[int, ...], ...], shown: tuple[int, ...]
+) -> list[Action]:
+    """Table by table (showing the topics `shown`), the babbles on an empty table (of the
+    cards by topic `babbles`), the cut-off of a single card, the listens (3-4 players) of a
+    table with 2 or more and the flip of 3."""
     out: list[Action] = []
     listen, flip = state.players >= 3, state.flip_mode
     for t, lying in enumerate(state.tables):
         size = len(lying)
         if size == 0:
-            out += map(_BABBLE_ON[t].__getitem__, babbles(hand, shown[t]))
+            out += map(_BABBLE_ON[t].__getitem__, babbles[shown[t]])
         elif size == 1:
             out.append(_CUT_OFF_ON[t])
         elif listen:
@@ -392,36 +429,38 @@ def _table_actions(state: State, hand: tuple[int, ...], shown: tuple[int, ...]) 
     return out
 
 
-def _argues(state: State, sequences: tuple[Run, ...], shown: tuple[int, ...]) -> list[Action]:
-    """Table by table (showing the topics `shown`), the argues of these sequences that `fits`
-    its topic and win on it."""
-    strict = state.strict
-    ranked = [run.listed[strict] for run in sequences]
-    # each table once: its topic as a bit and what a sequence must beat there
-    bars = [(1 << topic, *_BARS[lying]) for lying, topic in zip(state.tables, shown, strict=True)]
-    return [
-        argue[t]
-        for t, (bit, beat, fallacy) in enumerate(bars)
-        for fits_on, rank, argue in ranked
-        if fits_on & bit and (rank > beat or rank == fallacy)
-    ]
+_NOTHING_LISTED: Listed = ((), (), ())
+
+
+def _argues(state: State, listed: Listed, shown: tuple[int, ...]) -> list[Action]:
+    """Table by table (showing the topics `shown`), the argues of a hand's sequences that
+    `fits` its topic (`listed`) and win on it."""
+    out: list[Action] = []
+    for t, lying in enumerate(state.tables):
+        beat, fallacy = _BARS[lying]  # what a sequence must beat there
+        for rank, argue in listed[shown[t]]:
+            if rank > beat or rank == fallacy:
+                out.append(argue[t])
+    return out
 
 
 def can_act(state: State, player: int) -> bool:  # docs/rulings.md#egonomy-a-stuck-player
     """Whether `player` would have any legal action with the turn: first what a table offers
     whatever the hand (a cut-off, a listen with 3-4 players, a flip: see `_table_actions`),
-    then the hand's: a babble on an empty table, a let-go, an argue."""
+    then the hand's: a let-go, a babble on an empty table, an argue."""
     listen, flip = state.players >= 3, state.flip_mode
     for lying in state.tables:
         size = len(lying)
         if size == 1 or (size >= 2 and listen) or (size == 3 and flip):
             return True
-    hand = state.hands[player]
-    shown = topics(state)
-    if any(not lying and babbles(hand, shown[t]) for t, lying in enumerate(state.tables)):
+    babbles, listed, let_gos = hand_moves(state.hands[player], state.strict)
+    if let_gos:
         return True
-    sequences, let_gos = hand_moves(hand)
-    return bool(let_gos) or bool(sequences and _argues(state, sequences, shown))
+    shown = _SHOWN[state.flipped]
+    for t, lying in enumerate(state.tables):
+        if not lying and babbles[shown[t]]:
+            return True
+    return bool(_argues(state, listed, shown))
 
 
 # --- applying an action --------------------------------------------------------------------
@@ -631,13 +670,13 @@ def _end_round(
             RoundScore(p, place, ego, len(state.egos[p]), len(state.hands[p]), hand_sum, won)
         )
     order = tuple([p for p, _, _ in ranking])
-    state = state._replace(trophies=tuple(trophies), last_ranking=order)
+    state = replaced(state, {"trophies": tuple(trophies), "last_ranking": order})
     events.append(RoundEnded(state.round, emptied_by, tuple(scores), tuple(trophies)))
     if state.round >= ROUNDS or max(trophies) >= TROPHIES_TO_END:
         final = final_ranking(state)
         early = state.round < ROUNDS
         events.append(GameEnded(final, tuple(trophies), state.round, early))
-        return state._replace(momentum=False, over=True), events
+        return replaced(state, {"momentum": False, "over": True}), events
     # the first-player card goes to the last placed player
     state, started = _deal(state, state.round + 1, order[-1], humblest=False)
     return state, events + started
