@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's engine
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from anchors import openspiel_crazy_eights, rlcard_rules, rlcard_step  # beside this file

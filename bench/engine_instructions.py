@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's engine
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from anchors import rlcard_rules, rlcard_step  # beside this file
