@@ -52,6 +52,12 @@ EDITS_SKIPPED = Counter(
     ["platform"],
 )
 MOVES = Counter("egobot_moves_total", "Game actions applied, by game.", ["game"])
+KEPT_SAVES = Counter(
+    "egobot_kept_saves_total",
+    "Moves saved from the game as this process kept it, by result (saved: one round trip; "
+    "refused: another process changed the game meanwhile, so it was loaded and saved again).",
+    ["result"],
+)
 
 
 RUNNING = Gauge(

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from chatbot import metrics
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.fairness import Deal, deal_of, stamp_start
@@ -413,6 +414,8 @@ class GameDesk:
             seen = self.sessions.dedupe.mark(session.chat, inc.update_id)  # (the chat it moved to)
             fields = None if kept is None else kept.fields
             saved = await self.sessions.try_save(session, version, True, seen, fields)
+            if kept is not None:
+                metrics.KEPT_SAVES.labels("saved" if saved else "refused").inc()
             if saved and session.phase == OVER:
                 await self.finish(session)
             answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)

@@ -5,6 +5,7 @@ presser's language is read only to refuse, and deliveries are recorded together.
 from __future__ import annotations
 
 import pytest
+from prometheus_client import REGISTRY
 from telegram import Update
 
 from chatbot.core.sessions import game_key
@@ -46,9 +47,11 @@ async def test_round_trips_of_a_move_a_step_and_a_command(
         users = [tg.user(61, "Kim"), tg.user(62, "Lou")]
         await open_table(h, tg, users)
         update = await move_update(h, tg, users)
+        saved, refused = kept_saves("saved"), kept_saves("refused")
         with Packets() as sent:
             await h.feed(update)
         press = sent.names
+        assert (kept_saves("saved"), kept_saves("refused")) == (saved + 1, refused)
         with Packets() as sent:
             await h.command(GROUP, users[0], "/status")
         command = sent.names
@@ -59,6 +62,7 @@ async def test_round_trips_of_a_move_a_step_and_a_command(
         with Packets() as sent:
             await h.feed(update)
         stale = sent.names
+        assert (kept_saves("saved"), kept_saves("refused")) == (saved + 1, refused + 1)
         step = await step_update(h, tg, users)
         with Packets() as sent:
             await h.bot.app.process_update(Update.de_json(step, h.bot.app.bot))
@@ -72,6 +76,11 @@ async def test_round_trips_of_a_move_a_step_and_a_command(
     assert stale == STALE_PRESS_TRIPS, stale
     assert nav == STEP_TRIPS, nav
     assert len(command) == COMMAND_TRIPS, command
+
+
+def kept_saves(result: str) -> float:
+    """`egobot_kept_saves_total{result=...}` in this process."""
+    return REGISTRY.get_sample_value("egobot_kept_saves_total", {"result": result}) or 0.0
 
 
 async def step_update(h: Harness, tg: FakeTelegram, users: list[JSON]) -> JSON:
