@@ -134,7 +134,7 @@ class Sessions:
 
     def kept(self, key: str) -> Doc | None:
         """The document at `key` as this process last loaded or saved it (it may be stale:
-        only a save with its fields, `save(..., kept=...)`, may rely on it)."""
+        only a save that checks its fields, `save(..., kept=doc.fields)`, may rely on it)."""
         return self._kept.get(key)
 
     @staticmethod
@@ -156,8 +156,8 @@ class Sessions:
         owes the chats; until it records them delivered, the game is also due a little later,
         so that another process delivers them if this one dies. `seen`: the update that made
         the change is marked handled in the same step (its redelivery is then ignored).
-        `kept`: the session was read from the kept document (`kept`), whose fields these are,
-        and `seen`'s update was not claimed: the save checks both (Store.save's `fields`)."""
+        `kept`: the fields of the kept document (`kept()`) the session was read from, with
+        `seen`'s update unclaimed: the save also checks both (Store.save's `fields`)."""
         key = game_key(session.chat)
         if version:  # ids its document held itself go beside it, before the save drops them
             for slot, message in session.take_unmoved().items():
