@@ -124,9 +124,10 @@ if kept > 0 then redis.call('HSET', {fields}, '{VERSION_FIELD}', kept) end
 # version, data, ttl seconds or "" (persist), deadline or "" (unschedule), member, seconds the
 # counter outlives the document, the index's time to live; with the set: the update id, the
 # set's ttl and how many ids it keeps; with the hash of claims too, the update's claim is
-# released; then, for a save of a kept document (`fresh`), the fields it expects beside the
-# document (name, value, ... joined by newlines, the counter left out): the update must be
-# neither handled nor claimed. Returns the new version, or 0 when the expected version is stale.
+# released; then, for a save of a kept document (`fields`), the fields it expects beside the
+# document (name, value, ... joined by newlines, the counter left out): they must be those, and
+# the update neither handled nor claimed. Returns the new version, or 0 when the expected
+# version is stale or a kept document's check fails.
 _SAVE = (
     _CURRENT
     + """
