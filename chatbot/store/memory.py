@@ -129,10 +129,10 @@ class MemoryStore(Store):
             raise ValueError(f"{seen.key!r} and {key!r} have different owners")
         self._check(key, expected)
         if fields is not None:
-            if seen is None:
-                raise ValueError("a save with fields needs the update it marks")
+            if seen is None or seen.held is None:  # as Redis refuses it
+                raise ValueError("a save with fields needs the update it marks and its claims")
             now = self._clock()
-            claim = self._claims.get((seen.held or "", seen.update))
+            claim = self._claims.get((seen.held, seen.update))
             if (
                 await self.was_seen(seen.key, seen.update)
                 or (claim is not None and claim[1] > now)
