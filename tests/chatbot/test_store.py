@@ -30,6 +30,7 @@ from chatbot.store.base import (
     StoreUnavailable,
     Write,
 )
+from chatbot.store.direct import packed
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import SHARDS, RedisStore
 from tests.clock import Clock
@@ -927,3 +928,39 @@ async def test_a_settings_field_can_be_dropped(store: Store) -> None:
     await store.drop_setting("user:1", "nothing")
     assert await store.get_setting("user:1", "lang") is None
     assert await store.get_setting("user:1", "games") == "[]"
+
+
+def test_commands_are_packed_as_redis_py_packs_them() -> None:
+    """`packed` writes the bytes redis-py's connection would send for the same commands
+    (RESP: arrays of bulk strings), for every kind of argument the store passes, and refuses
+    what redis-py refuses."""
+    conn = Connection()
+    commands = [
+        ("EVALSHA", "ab12", 2, "k:1", b"\x00z\xff" * 3000, -7, 2.5, "ไทย 日本"),
+        ("HGET", b"key", ""),
+        ("ZADD", "s", 1e-300, b""),
+    ]
+    assert packed(commands) == b"".join(conn.pack_commands(commands))
+    for bad in (True, None, [1]):
+        with pytest.raises(TypeError):
+            packed([("SET", "k", bad)])
+
+
+async def test_direct_commands_reach_redis_as_sent(redis_url: str, redis_prefix: str) -> None:
+    """What `packed` sends is what Redis stores and answers: text, bytes of any value, numbers."""
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    try:
+        assert store._direct is not None
+        value = bytes(range(256)) * 100
+        key = f"{redis_prefix}packed"
+        replies = await store._direct.run(
+            [
+                ("SET", key, value),
+                ("GET", key),
+                ("INCRBYFLOAT", f"{key}:n", 2.5),
+                ("DEL", key, f"{key}:n"),
+            ]
+        )
+        assert replies[1] == value and float(replies[2]) == 2.5
+    finally:
+        await store.close()
