@@ -51,7 +51,12 @@ EDITS_SKIPPED = Counter(
     "by platform.",
     ["platform"],
 )
-MOVES = Counter("egobot_moves_total", "Game actions applied, by game.", ["game"])
+MOVES = Counter(
+    "egobot_moves_total",
+    "Game actions saved, by game: people's presses and what timers did (computer players, skipped "
+    "turns).",
+    ["game"],
+)
 KEPT_SAVES = Counter(
     "egobot_kept_saves_total",
     "Moves saved from the game as this process kept it, by result (saved: one round trip; "

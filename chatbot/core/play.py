@@ -14,7 +14,7 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -390,12 +390,13 @@ class GameDesk:
                 if await self._answer_lost(doc):
                     return await self._already(inc, doc)
                 return Reply()  # delivered again: handled (and answered) before
-            checked = await self._check(inc, doc, code.stamp, group)
+            checked = await self._check(inc, doc, code.stamp, group, tentative=kept is not None)
+            if checked is None:
+                continue  # refused on the kept document: decided on a load
             if isinstance(checked, Reply):
-                if kept is not None:
-                    continue
                 return checked
             session, version, seat, state = checked
+            made = len(session.trail)
             bundle = self.sessions.bundle(session)
             tr = translator(session.seats[seat].language)
             try:
@@ -416,6 +417,8 @@ class GameDesk:
             saved = await self.sessions.try_save(session, version, True, seen, fields)
             if kept is not None:
                 metrics.KEPT_SAVES.labels("saved" if saved else "refused").inc()
+            if saved:
+                metrics.MOVES.labels(session.game).inc(len(session.trail) - made)
             if saved and session.phase == OVER:
                 await self.finish(session)
             answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)
@@ -525,26 +528,46 @@ class GameDesk:
         )
         return views.hand(session, bundle, seat, caps, state), table
 
+    @overload
     async def _check(
         self, inc: Incoming, doc: Doc | None, stamp: int, group: bool
-    ) -> tuple[Session, int, int, Any] | Reply:
+    ) -> tuple[Session, int, int, Any] | Reply: ...
+
+    @overload
+    async def _check(
+        self, inc: Incoming, doc: Doc | None, stamp: int, group: bool, tentative: bool
+    ) -> tuple[Session, int, int, Any] | Reply | None: ...
+
+    async def _check(
+        self, inc: Incoming, doc: Doc | None, stamp: int, group: bool, tentative: bool = False
+    ) -> tuple[Session, int, int, Any] | Reply | None:
         """The session, its version, the presser's seat and the game state, or the private
-        answer why the press cannot act now (no game, not a player, an outdated button)."""
+        answer why the press cannot act now (no game, not a player, an outdated button).
+        `tentative`: `doc` may be stale (the kept document), so a refusal is not answered
+        (None: the caller decides it on a load) and costs no rendering."""
         try:
             session, version = self.sessions.session(doc)
             if session is None or session.phase != PLAYING:
+                if tentative:
+                    return None
                 return await self._presser_answer(inc, N_("No game is running here."))
             state = views.state_of(session, self.sessions.bundle(session))
         except (BadSession, BadState, KeyError) as exc:
+            if tentative:
+                return None
             log.error("unreadable session in %s: %r", inc.chat, exc)
             return await self._presser_answer(
                 inc, N_("This game could not be read: /stop ends it.")
             )
         seat = session.seat_of(inc.user.id)
         if seat is None:
+            if tentative:
+                return None
             return await self._presser_answer(inc, N_("You are not playing in this game."))
         current = session.epoch if group else session.stamps[seat]
         if stamp >= 0 and stamp != current:
+            if tentative:
+                return None
             tr = translator(session.seats[seat].language)
             if group or not inc.private:
                 return Reply(Answer(tr.gettext("That button is outdated.")))
@@ -719,7 +742,7 @@ class GameDesk:
         if session.phase != PLAYING or session.deadline is None or session.deadline > now:
             await self.sessions.reindex(session)  # only the grace of a delivery was due
             return Reply(messages=messages, confirm=confirm)
-        moved = False
+        moved, made = False, len(session.trail)
         for _ in range(TIMEOUT_STEPS):
             due = sorted(
                 (at, int(p), kind) for p, (kind, at) in session.timers.items() if at <= now
@@ -738,6 +761,7 @@ class GameDesk:
             self.schedule_all(session, state)  # a stale deadline (e.g. an older schema)
         if not await self.sessions.try_save(session, version, owed=bool(messages)):
             return Reply()  # another process changed the game: the next tick looks again
+        metrics.MOVES.labels(session.game).inc(len(session.trail) - made)
         if session.phase == OVER:
             await self.finish(session)
         return Reply(messages=messages, confirm=(session.chat, session.change))

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import orjson
 import pytest
+from prometheus_client import REGISTRY
 
 from chatbot.core import buttons as b
 from chatbot.core.session import WAIT_BOT, WAIT_REMIND, WAIT_TAKEOVER
@@ -33,6 +34,12 @@ from tests.e2e.helpers import (
     user_of,
     waiting,
 )
+
+
+def moves_counted() -> float:
+    """`egobot_moves_total{game="egonomy"}` in this process."""
+    return REGISTRY.get_sample_value("egobot_moves_total", {"game": "egonomy"}) or 0.0
+
 
 SETTINGS = replace(TEST_SETTINGS, bot_delay=2.0, remind_after=30.0, takeover_after=20.0)
 
@@ -85,9 +92,11 @@ async def test_an_idle_player_is_reminded_then_a_computer_moves_for_them(
     clock.now += 19.9
     assert await h.tick() == 0, "not yet"
     clock.now += 0.2
+    counted = moves_counted()
     assert await h.tick() > 0
     taken = await load(h)
     assert taken.moves == session.moves + 1, "a computer moved for the idle player"
+    assert moves_counted() == counted + 1, "the metric counts the timer's move"
     notices = [m.text for m in tg.sent_to(GROUP)[group:]]
     name = idle["first_name"]
     assert f"{name} was away: a computer player moved for them." in notices

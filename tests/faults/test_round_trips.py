@@ -48,10 +48,12 @@ async def test_round_trips_of_a_move_a_step_and_a_command(
         await open_table(h, tg, users)
         update = await move_update(h, tg, users)
         saved, refused = kept_saves("saved"), kept_saves("refused")
+        moves = moves_made()
         with Packets() as sent:
             await h.feed(update)
         press = sent.names
         assert (kept_saves("saved"), kept_saves("refused")) == (saved + 1, refused)
+        assert moves_made() == moves + 1  # (two people: no computer moves after it)
         with Packets() as sent:
             await h.command(GROUP, users[0], "/status")
         command = sent.names
@@ -63,6 +65,7 @@ async def test_round_trips_of_a_move_a_step_and_a_command(
             await h.feed(update)
         stale = sent.names
         assert (kept_saves("saved"), kept_saves("refused")) == (saved + 1, refused + 1)
+        assert moves_made() == moves + 2  # the refused save counted no move
         step = await step_update(h, tg, users)
         with Packets() as sent:
             await h.bot.app.process_update(Update.de_json(step, h.bot.app.bot))
@@ -81,6 +84,11 @@ async def test_round_trips_of_a_move_a_step_and_a_command(
 def kept_saves(result: str) -> float:
     """`egobot_kept_saves_total{result=...}` in this process."""
     return REGISTRY.get_sample_value("egobot_kept_saves_total", {"result": result}) or 0.0
+
+
+def moves_made() -> float:
+    """`egobot_moves_total{game="egonomy"}` in this process."""
+    return REGISTRY.get_sample_value("egobot_moves_total", {"game": "egonomy"}) or 0.0
 
 
 async def step_update(h: Harness, tg: FakeTelegram, users: list[JSON]) -> JSON:
