@@ -46,14 +46,21 @@ def thinkers(workers: int) -> Thinkers:
     return made
 
 
+# Allocations between two collections of the youngest objects (Python's default: 700). A
+# press makes thousands of short-lived objects; at 700 the collector ran several times a press
+# and moved the objects of the presses in flight into the older generations, whose
+# collections then walked the caches and kept games (docs/performance.md).
+YOUNG_COLLECTION = 20_000
+
+
 def settled() -> None:
     """Once a server is built, before it serves: what start-up made (modules, the bot, the
     translations) lives as long as the process, so the garbage collector stops walking it
-    (`gc.freeze`). Each full collection walked them all (90,000 objects in the web server,
-    a pause of 20 ms or more): in bench/telegram_presses.py 0.1 ms of a press's processor
-    time, 0.02 ms frozen."""
+    (`gc.freeze`); and the youngest objects are collected every `YOUNG_COLLECTION`
+    allocations instead of 700, after most of a press's objects are gone."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTION, 10, 10)
 
 
 def open_store(settings: Settings) -> Store:

@@ -65,3 +65,21 @@ async def test_the_web_server_serves_the_routes_of_the_adapters_configured() -> 
         telegram=TelegramSettings(token="123:abc", webhook_url="https://bot.example/tg"),
     )
     assert {"/line/webhook", "/telegram/webhook"} < await _paths(both)  # and the hand page's
+
+
+SETTLE = """
+import gc
+from chatbot.bootstrap import YOUNG_COLLECTION, settled
+print(gc.get_threshold()[0], gc.get_freeze_count() == 0)
+settled()
+print(gc.get_threshold()[0] == YOUNG_COLLECTION, gc.get_freeze_count() > 10_000, gc.isenabled())
+"""
+
+
+def test_a_settled_server_freezes_start_up_and_collects_young_objects_less_often() -> None:
+    """`settled` (docs/performance.md): start-up's objects frozen, the collector still on,
+    the youngest generation collected every YOUNG_COLLECTION allocations, not Python's 700."""
+    done = subprocess.run(
+        [sys.executable, "-c", SETTLE], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == ["700 True", "True True True"], done.stdout
