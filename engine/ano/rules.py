@@ -204,15 +204,15 @@ def _fit_row(suit: int, rank: int) -> tuple[bool, ...]:
     return tuple(fits(c, suit, rank) for c in range(FACES))
 
 
-# `fits` for every face: _FIT_TOP[top face] for a card on top, _FIT_NAMED[suit] for a joker.
+# `fits` for every face: _FITS[state.suit][top card] (a named suit counts after a joker only;
+# NO_SUIT, -1, is the last row).
 _FIT_TOP = tuple(_fit_row(SUIT[t], RANK[t]) for t in range(JOKER))
-_FIT_NAMED = {s: _fit_row(s, -1) for s in range(NO_SUIT, SUITS)}
+_FITS = tuple((*_FIT_TOP, _fit_row(s, -1)) for s in (*range(SUITS), NO_SUIT))
 
 
 def _fitting(state: State) -> tuple[bool, ...]:
     """`fits` for every face, on the discard pile's top card now."""
-    top = state.discard[-1]
-    return _FIT_NAMED[state.suit] if top == JOKER else _FIT_TOP[top]
+    return _FITS[state.suit][state.discard[-1]]
 
 
 def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
@@ -366,17 +366,17 @@ def is_over(state: State) -> bool:
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Everything `player` may do now, in turn or out of it (jump-in, "Ano!", catching)."""
-    if state.over or player in state.finished:
+    players, _, flags, _, hands, _, discard, suit, turn, _, _, drawn, ano, finished, _, over = state
+    if over or player in finished:
         return []
-    hand = state.hands[player]
-    flags = state.flags
+    hand = hands[player]
     fumble, special_last = flags & FUMBLE_RULE != 0, flags & SPECIAL_LAST != 0
-    if player == state.turn:
-        if state.drawn >= 0:
-            out = _single(state.drawn, hand, special_last)
+    if player == turn:
+        if drawn >= 0:
+            out = _single(drawn, hand, special_last)
             out.append(_KEEP)
         else:
-            out = _turn_plays(hand, _fitting(state), special_last)
+            out = _turn_plays(hand, _FITS[suit][discard[-1]], special_last)
             unable = not out  # the same as `not can_play(state, player)`, already known
             if fumble:
                 out += _wrong_singles(hand, out)
@@ -386,16 +386,13 @@ def legal_actions(state: State, player: int) -> list[Action]:
         out = _jumps(state, hand, fumble, special_last)
     else:
         out = []
-    ano = state.ano
     if ano[player] == OWES:
         out.append(_CALL)
     if fumble or FORGOT_CALL in ano:
-        for target in range(state.players):
-            if target == player or target in state.finished:
+        for target in range(players):
+            if target == player or target in finished:
                 continue
-            if ano[target] == FORGOT_CALL or (
-                fumble and ano_hand(state.hands[target], special_last)
-            ):
+            if ano[target] == FORGOT_CALL or (fumble and ano_hand(hands[target], special_last)):
                 out.append(_CATCH[target])
     return out
 
@@ -582,32 +579,38 @@ _FACE_SET = frozenset(range(FACES))
 def _play(
     state: State, player: int, cards: tuple[int, ...], suit: int, call: bool, target: int
 ) -> tuple[State, list[Event]]:
-    """A play is checked (its shape, then the hand, the turn and what fits) and carried out."""
+    """A play is checked (its shape, then the hand, the turn and what fits) and the cards go
+    down: an A reverses, a J skips, a Q, K or joker makes the next player draw (adding up), a
+    number card ends that chain; an emptied hand finishes."""
     if not cards or not _FACE_SET.issuperset(cards):
         raise IllegalAction("bad_action")
     if len(cards) > 1 and len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
     if (cards[-1] == JOKER) != (0 <= suit < SUITS) or target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
-    rest = _without(state.hands[player], cards)
-    flags = state.flags
-    jump = player != state.turn
+    (
+        players, decks, flags, rng, hands, pile, discard, named, turn, direction, pending, drawn,
+        ano, finished, _, _,  # idle and over: set anew below
+    ) = state  # fmt: skip
+    rest = _without(hands[player], cards)
+    jump = player != turn
     wrong = ""
     if jump:
         if not flags & JUMP_IN:
-            raise IllegalAction("not_your_turn", player=state.turn)
+            raise IllegalAction("not_your_turn", player=turn)
         if len(cards) != 1:
             raise IllegalAction("jump_one_card")
         if cards[0] == JOKER:
             raise IllegalAction("jump_no_joker")
-        if cards[0] != state.discard[-1]:
+        if cards[0] != discard[-1]:
             wrong = "jump_not_identical"
     else:
-        if state.drawn >= 0 and cards != (state.drawn,):
+        if drawn >= 0 and cards != (drawn,):
             raise IllegalAction("play_drawn_only")
-        if not _fitting(state)[cards[0]]:
+        if not _FITS[named][discard[-1]][cards[0]]:
             wrong = "does_not_fit"
-    if not wrong and not rest and flags & SPECIAL_LAST and SPECIAL[cards[0]]:
+    special_last = flags & SPECIAL_LAST != 0
+    if not wrong and not rest and special_last and SPECIAL[cards[0]]:
         wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
     if wrong:
         if not flags & FUMBLE_RULE:
@@ -615,38 +618,9 @@ def _play(
         if len(cards) != 1 or call:
             raise IllegalAction(wrong)
         return _fumble(state, player, cards, jump)
-    if call and not ano_hand(rest, flags & SPECIAL_LAST != 0):
+    if call and not ano_hand(rest, special_last):
         raise IllegalAction("nothing_to_call")
-    return _put_down(state, player, cards, suit, call, rest, jump)
-
-
-def _fumble(
-    state: State, player: int, cards: tuple[int, ...], jump: bool
-) -> tuple[State, list[Event]]:
-    """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
-    hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
-    table = _Table(state)
-    table.ano = _acted(table.ano, player, table.events)
-    table.events.append(Fumbled(player, cards, jump))
-    table.draw(player, FUMBLE_COST, FUMBLE)
-    return table.done()
-
-
-def _put_down(
-    state: State,
-    player: int,
-    cards: tuple[int, ...],
-    suit: int,
-    call: bool,
-    rest: tuple[int, ...],
-    jump: bool,
-) -> tuple[State, list[Event]]:
-    """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
-    draw (adding up), a number card ends that chain; an emptied hand finishes."""
-    # every field but idle and over (set anew below)
-    players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
-        state[:14]
-    )
+    # the cards go down
     events: list[Event] = []
     ano = _acted(ano, player, events)
     events.append(Played(player, cards, suit, jump, len(rest)))
@@ -678,7 +652,7 @@ def _put_down(
     turn = _next_seat(players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-    elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
+    elif ano_hand(rest, special_last):  # they owe "Ano" (or called it)
         if call:
             events.append(AnoCalled(player))
         else:
@@ -692,6 +666,18 @@ def _put_down(
     if not rest and (flags & POINTS or active <= 1):
         return _end(after, events)
     return after, events
+
+
+def _fumble(
+    state: State, player: int, cards: tuple[int, ...], jump: bool
+) -> tuple[State, list[Event]]:
+    """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
+    hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
+    table = _Table(state)
+    table.ano = _acted(table.ano, player, table.events)
+    table.events.append(Fumbled(player, cards, jump))
+    table.draw(player, FUMBLE_COST, FUMBLE)
+    return table.done()
 
 
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
@@ -742,12 +728,11 @@ def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
 
 
 def _next_seat(players: int, finished: tuple[int, ...], seat: int, direction: int) -> int:
-    """The next seat in `direction` whose player is still in the game."""
-    for _ in range(players):
-        seat = (seat + direction) % players
-        if seat not in finished:
-            return seat
-    return seat
+    """The next seat in `direction` whose player is still in the game (`seat` if none is)."""
+    after = (seat + direction) % players
+    while after in finished and after != seat:
+        after = (after + direction) % players
+    return after
 
 
 # --- the end -------------------------------------------------------------------------------
