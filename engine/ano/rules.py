@@ -6,8 +6,9 @@ the tests; each rule lives in one function or constant here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import combinations
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from engine.ano.cards import (
@@ -210,11 +211,6 @@ _FIT_TOP = tuple(_fit_row(SUIT[t], RANK[t]) for t in range(JOKER))
 _FITS = tuple((*_FIT_TOP, _fit_row(s, -1)) for s in (*range(SUITS), NO_SUIT))
 
 
-def _fitting(state: State) -> tuple[bool, ...]:
-    """`fits` for every face, on the discard pile's top card now."""
-    return _FITS[state.suit][state.discard[-1]]
-
-
 def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
     """One card left, or cards of one rank that could all go down at once to win (never a hand
     of special cards when they may not be the last card)."""
@@ -232,7 +228,7 @@ def can_play(state: State, player: int) -> bool:
     hand = state.hands[player]
     if len(hand) == 1 and state.flags & SPECIAL_LAST and SPECIAL[hand[0]]:
         return False
-    fit = _fitting(state)
+    fit = _FITS[state.suit][state.discard[-1]]
     for c in hand:  # noqa: SIM110 (cheaper than any() over a generator)
         if fit[c]:
             return True
@@ -360,8 +356,8 @@ def to_move(state: State) -> tuple[int, ...]:
     return () if state.over else (state.turn,)
 
 
-def is_over(state: State) -> bool:
-    return state.over
+# whether the game is over: `state.over` read without a Python call (one a self-play action)
+is_over: Callable[[State], bool] = attrgetter("over")
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
@@ -466,7 +462,7 @@ class _Table:
                 self.rng = rng.state
                 self.discard = self.discard[-1:]
                 self.events.append(Reshuffled(len(pile)))
-            take = min(n - len(got), len(pile))
+            take = n - len(got)  # all that is left if fewer
             got += pile[: -take - 1 : -1]  # the last `take` cards, from the top down
             pile = pile[:-take]
         self.pile, self.got = pile, got
