@@ -303,9 +303,10 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             groups[rank] = [c]
     one_rank, two_ranks = len(groups) == 1, len(groups) == 2
     for group in groups.values():
-        first, count = group[0], len(group)
-        if count == 1 and not fit[first]:
+        first = group[0]
+        if not fit[first] and len(group) == 1:
             continue  # a single card of its rank that does not fit: no play
+        count = len(group)
         if one_rank:
             # a play leaves an Ano hand unless it is the whole hand (never special cards when
             # they may not be last)
@@ -432,7 +433,7 @@ class _Table:
     """A state being changed by one action: its fields, and what happened. `done` makes the
     new state from them."""
 
-    __slots__ = (*State._fields, "events", "got")
+    __slots__ = (*State._fields, "events")
 
     def __init__(self, state: State) -> None:
         (
@@ -442,42 +443,16 @@ class _Table:
         ) = state  # fmt: skip
         self.hands = list(hands)
         self.events: list[Event] = []
-        self.got: tuple[int, ...] = ()  # the cards of the last draw
 
     def set_ano(self, player: int, status: int) -> None:
         self.ano = _with(self.ano, player, status)
 
     def draw(self, player: int, n: int, reason: str) -> int:
-        """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
-        discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand
-        left able to win at once owes "Ano"."""
-        got: tuple[int, ...] = ()
-        pile = self.pile
-        while len(got) < n:
-            if not pile:
-                if len(self.discard) < 2:
-                    break
-                rng = Rng(self.rng)
-                pile = tuple(rng.shuffled(self.discard[:-1]))
-                self.rng = rng.state
-                self.discard = self.discard[-1:]
-                self.events.append(Reshuffled(len(pile)))
-            take = n - len(got)  # all that is left if fewer
-            got += pile[: -take - 1 : -1]  # the last `take` cards, from the top down
-            pile = pile[:-take]
-        self.pile, self.got = pile, got
-        self.events.append(Drew(player, len(got), reason))
-        if not got:  # docs/rulings.md#ano-drawing-and-the-call: a call made still holds
-            return 0
-        hand = tuple(sorted(self.hands[player] + got))
-        self.hands[player] = hand
-        status = self.ano[player]
-        if ano_hand(hand, self.flags & SPECIAL_LAST != 0):
-            if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
-                self.set_ano(player, OWES)
-                self.events.append(AnoOwed(player))
-        elif status != CLEAR:
-            self.set_ano(player, CLEAR)
+        """`player` draws `n` cards (`_draw`); how many they got."""
+        got, self.ano, self.pile, self.discard, self.rng = _draw(
+            self.hands, self.ano, self.pile, self.discard, self.rng, self.flags, player, n,
+            reason, self.events,
+        )  # fmt: skip
         return len(got)
 
     def done(self) -> tuple[State, list[Event]]:
@@ -488,6 +463,48 @@ class _Table:
             self.ano, self.finished, self.idle, self.over,
         )  # fmt: skip
         return tuple.__new__(State, fields), self.events  # State(*fields), made more cheaply
+
+
+def _draw(
+    hands: list[tuple[int, ...]],
+    ano: tuple[int, ...],
+    pile: tuple[int, ...],
+    discard: tuple[int, ...],
+    rng: int,
+    flags: int,
+    player: int,
+    n: int,
+    reason: str,
+    events: list[Event],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+    """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
+    discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand left
+    able to win at once owes "Ano". `hands` changes in place; returned: the cards drawn and
+    the Ano statuses, pile, discard pile and rng state after."""
+    got: tuple[int, ...] = ()
+    while len(got) < n:
+        if not pile:
+            if len(discard) < 2:
+                break
+            generator = Rng(rng)
+            pile = tuple(generator.shuffled(discard[:-1]))
+            rng = generator.state
+            discard = discard[-1:]
+            events.append(Reshuffled(len(pile)))
+        take = n - len(got)  # all that is left if fewer
+        got += pile[: -take - 1 : -1]  # the last `take` cards, from the top down
+        pile = pile[:-take]
+    events.append(Drew(player, len(got), reason))
+    if got:  # with none drawn a call made still holds: docs/rulings.md#ano-drawing-and-the-call
+        hand = hands[player] = tuple(sorted(hands[player] + got))
+        status = ano[player]
+        if ano_hand(hand, flags & SPECIAL_LAST != 0):
+            if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
+                ano = _with(ano, player, OWES)
+                events.append(AnoOwed(player))
+        elif status != CLEAR:
+            ano = _with(ano, player, CLEAR)
+    return got, ano, pile, discard, rng
 
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
@@ -680,28 +697,38 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
     play_drawn option a fitting drawn card may be played at once instead
     (docs/rulings.md#ano-a-turn)."""
-    table = _Table(state)
-    table.ano = _acted(table.ano, player, table.events)
-    pending = table.pending
-    got = table.draw(player, pending or 1, CHAIN if pending else TURN)
-    table.pending = 0
+    (
+        players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending, drawn,
+        ano, finished, idle, over,
+    ) = state  # fmt: skip
+    events: list[Event] = []
+    ano = _acted(ano, player, events)
+    hands_after = list(hands)
+    got, ano, pile, discard, rng = _draw(
+        hands_after, ano, pile, discard, rng, flags, player, pending or 1,
+        CHAIN if pending else TURN, events,
+    )  # fmt: skip
     # an idle player who could have played does not count towards the stall's round
-    table.idle = 0 if got or can_play(state, player) else table.idle + 1
-    if table.flags & PLAY_DRAWN and not pending and got:
-        (card,) = table.got
-        suit, rank = follow(state)
-        hand = table.hands[player]
-        if fits(card, suit, rank) and not (
-            table.flags & SPECIAL_LAST and len(hand) == 1 and SPECIAL[card]
+    idle = 0 if got or can_play(state, player) else idle + 1
+    if flags & PLAY_DRAWN and not pending and got:
+        (card,) = got
+        follow_suit, follow_rank = follow(state)
+        if fits(card, follow_suit, follow_rank) and not (
+            flags & SPECIAL_LAST and len(hands_after[player]) == 1 and SPECIAL[card]
         ):
-            table.events.append(MayPlayDrawn(player))
-            table.drawn = card
-            return table.done()
-    if table.idle >= table.players - len(table.finished):
-        table.events.append(Stalled())
-        return _end(*table.done())
-    table.turn = _next_seat(table.players, table.finished, player, table.direction)
-    return table.done()
+            events.append(MayPlayDrawn(player))
+            drawn = card
+    stalled = drawn < 0 and idle >= players - len(finished)
+    if stalled:
+        events.append(Stalled())
+    elif drawn < 0:
+        turn = _next_seat(players, finished, player, direction)
+    fields = (
+        players, decks, flags, rng, tuple(hands_after), pile, discard, suit, turn, direction, 0,
+        drawn, ano, finished, idle, over,
+    )  # fmt: skip
+    after = tuple.__new__(State, fields)  # State(*fields), made more cheaply
+    return _end(after, events) if stalled else (after, events)
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
