@@ -216,7 +216,7 @@ def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
     of special cards when they may not be the last card)."""
     if not hand:
         return False
-    rank = RANK[hand[0]]
+    rank = RANK[hand[-1]]  # the loop starts with the first card: a mixed hand stops at once
     for c in hand:
         if RANK[c] != rank:
             return False
@@ -671,8 +671,10 @@ def _play(
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
+    hands_after = list(hands)
+    hands_after[player] = rest
     fields = (
-        players, decks, flags, rng, _with(hands, player, rest), pile, discard + cards, suit,
+        players, decks, flags, rng, tuple(hands_after), pile, discard + cards, suit,
         turn, direction, pending, -1, ano, finished, 0, False,
     )  # fmt: skip
     after = tuple.__new__(State, fields)  # State(*fields), made more cheaply
