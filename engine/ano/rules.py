@@ -294,13 +294,13 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             break
     else:
         return out  # no card fits: no play
-    groups: dict[int, list[int]] = {}
+    groups: dict[int, tuple[int, ...]] = {}
     for c in hand:
         rank = RANK[c]
         if rank in groups:
-            groups[rank].append(c)
+            groups[rank] += (c,)
         else:
-            groups[rank] = [c]
+            groups[rank] = _ALONE[c]
     one_rank, two_ranks = len(groups) == 1, len(groups) == 2
     for group in groups.values():
         first = group[0]
@@ -323,13 +323,15 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             second = group[1]
             plays = _PAIR_PLAYS[first, second, fit[first], fit[second], whole]
         else:
-            plays = _group_plays(tuple(group), fit, whole)
+            plays = _group_plays(group, fit, whole)
         for play, calling in plays:
             out.append(play)
             if whole_ano if len(play.cards) == count else part_ano:
                 out.append(calling)
     return out
 
+
+_ALONE = tuple((c,) for c in range(FACES))  # each face as a 1-tuple, made once
 
 # A single card's plays (a joker's with each suit named), and the same followed by their
 # calling twins.
@@ -345,7 +347,7 @@ _DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
 _CATCH = tuple(Action(CATCH, target=target) for target in range(SPEC.max_players))
 
 
-def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
+def _other_ano(groups: dict[int, tuple[int, ...]], played: int, special_last: bool) -> bool:
     """Of two ranks, whether the one not `played` makes an Ano hand left alone."""
     for rank, other in groups.items():
         if rank != played:
