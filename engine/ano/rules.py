@@ -331,7 +331,7 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
     return out
 
 
-_ALONE = tuple((c,) for c in range(FACES))  # each face as a 1-tuple, made once
+_ALONE = tuple((i,) for i in range(FACES))  # each face (or seat) as a 1-tuple, made once
 
 # A single card's plays (a joker's with each suit named), and the same followed by their
 # calling twins.
@@ -356,7 +356,7 @@ def _other_ano(groups: dict[int, tuple[int, ...]], played: int, special_last: bo
 
 
 def to_move(state: State) -> tuple[int, ...]:
-    return () if state.over else (state.turn,)
+    return () if state.over else _ALONE[state.turn]
 
 
 # whether the game is over: `state.over` read without a Python call (one a self-play action)
@@ -511,9 +511,8 @@ def _draw(
 
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
     """The Ano statuses after a play or draw by `player`: whoever else still owed "Ano" may
-    now be caught (told in `events`); `player`'s own window ends."""
-    if OWES not in ano and ano[player] == CLEAR:
-        return ano
+    now be caught (told in `events`); `player`'s own window ends. (Callers skip it when nobody
+    owes and `player` is clear: nothing changes then.)"""
     after = list(ano)
     for q, status in enumerate(ano):
         if q != player and status == OWES:
@@ -637,7 +636,8 @@ def _play(
         raise IllegalAction("nothing_to_call")
     # the cards go down
     events: list[Event] = []
-    ano = _acted(ano, player, events)
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _acted(ano, player, events)
     events.append(Played(player, cards, suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
     skips = 0
@@ -706,7 +706,8 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
         ano, finished, idle, over,
     ) = state  # fmt: skip
     events: list[Event] = []
-    ano = _acted(ano, player, events)
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _acted(ano, player, events)
     hands_after = list(hands)
     got, ano, pile, discard, rng = _draw(
         hands_after, ano, pile, discard, rng, flags, player, pending or 1,
