@@ -6,8 +6,9 @@ the tests; each rule lives in one function or constant here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import combinations
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from engine.ano.cards import (
@@ -204,15 +205,10 @@ def _fit_row(suit: int, rank: int) -> tuple[bool, ...]:
     return tuple(fits(c, suit, rank) for c in range(FACES))
 
 
-# `fits` for every face: _FIT_TOP[top face] for a card on top, _FIT_NAMED[suit] for a joker.
+# `fits` for every face: _FITS[state.suit][top card] (a named suit counts after a joker only;
+# NO_SUIT, -1, is the last row).
 _FIT_TOP = tuple(_fit_row(SUIT[t], RANK[t]) for t in range(JOKER))
-_FIT_NAMED = {s: _fit_row(s, -1) for s in range(NO_SUIT, SUITS)}
-
-
-def _fitting(state: State) -> tuple[bool, ...]:
-    """`fits` for every face, on the discard pile's top card now."""
-    top = state.discard[-1]
-    return _FIT_NAMED[state.suit] if top == JOKER else _FIT_TOP[top]
+_FITS = tuple((*_FIT_TOP, _fit_row(s, -1)) for s in (*range(SUITS), NO_SUIT))
 
 
 def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
@@ -220,7 +216,7 @@ def ano_hand(hand: tuple[int, ...], special_last: bool) -> bool:
     of special cards when they may not be the last card)."""
     if not hand:
         return False
-    rank = RANK[hand[0]]
+    rank = RANK[hand[-1]]  # the loop starts with the first card: a mixed hand stops at once
     for c in hand:
         if RANK[c] != rank:
             return False
@@ -232,7 +228,7 @@ def can_play(state: State, player: int) -> bool:
     hand = state.hands[player]
     if len(hand) == 1 and state.flags & SPECIAL_LAST and SPECIAL[hand[0]]:
         return False
-    fit = _fitting(state)
+    fit = _FITS[state.suit][state.discard[-1]]
     for c in hand:  # noqa: SIM110 (cheaper than any() over a generator)
         if fit[c]:
             return True
@@ -298,18 +294,19 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             break
     else:
         return out  # no card fits: no play
-    groups: dict[int, list[int]] = {}
+    groups: dict[int, tuple[int, ...]] = {}
     for c in hand:
         rank = RANK[c]
         if rank in groups:
-            groups[rank].append(c)
+            groups[rank] += (c,)
         else:
-            groups[rank] = [c]
+            groups[rank] = _ALONE[c]
     one_rank, two_ranks = len(groups) == 1, len(groups) == 2
     for group in groups.values():
-        first, count = group[0], len(group)
-        if count == 1 and not fit[first]:
+        first = group[0]
+        if not fit[first] and len(group) == 1:
             continue  # a single card of its rank that does not fit: no play
+        count = len(group)
         if one_rank:
             # a play leaves an Ano hand unless it is the whole hand (never special cards when
             # they may not be last)
@@ -326,13 +323,15 @@ def _turn_plays(hand: tuple[int, ...], fit: tuple[bool, ...], special_last: bool
             second = group[1]
             plays = _PAIR_PLAYS[first, second, fit[first], fit[second], whole]
         else:
-            plays = _group_plays(tuple(group), fit, whole)
+            plays = _group_plays(group, fit, whole)
         for play, calling in plays:
             out.append(play)
             if whole_ano if len(play.cards) == count else part_ano:
                 out.append(calling)
     return out
 
+
+_ALONE = tuple((i,) for i in range(FACES))  # each face (or seat) as a 1-tuple, made once
 
 # A single card's plays (a joker's with each suit named), and the same followed by their
 # calling twins.
@@ -348,7 +347,7 @@ _DRAW, _KEEP, _CALL = Action(DRAW), Action(KEEP), Action(CALL)
 _CATCH = tuple(Action(CATCH, target=target) for target in range(SPEC.max_players))
 
 
-def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) -> bool:
+def _other_ano(groups: dict[int, tuple[int, ...]], played: int, special_last: bool) -> bool:
     """Of two ranks, whether the one not `played` makes an Ano hand left alone."""
     for rank, other in groups.items():
         if rank != played:
@@ -357,26 +356,26 @@ def _other_ano(groups: dict[int, list[int]], played: int, special_last: bool) ->
 
 
 def to_move(state: State) -> tuple[int, ...]:
-    return () if state.over else (state.turn,)
+    return () if state.over else _ALONE[state.turn]
 
 
-def is_over(state: State) -> bool:
-    return state.over
+# whether the game is over: `state.over` read without a Python call (one a self-play action)
+is_over: Callable[[State], bool] = attrgetter("over")
 
 
 def legal_actions(state: State, player: int) -> list[Action]:
     """Everything `player` may do now, in turn or out of it (jump-in, "Ano!", catching)."""
-    if state.over or player in state.finished:
+    players, _, flags, _, hands, _, discard, suit, turn, _, _, drawn, ano, finished, _, over = state
+    if over or player in finished:
         return []
-    hand = state.hands[player]
-    flags = state.flags
+    hand = hands[player]
     fumble, special_last = flags & FUMBLE_RULE != 0, flags & SPECIAL_LAST != 0
-    if player == state.turn:
-        if state.drawn >= 0:
-            out = _single(state.drawn, hand, special_last)
+    if player == turn:
+        if drawn >= 0:
+            out = _single(drawn, hand, special_last)
             out.append(_KEEP)
         else:
-            out = _turn_plays(hand, _fitting(state), special_last)
+            out = _turn_plays(hand, _FITS[suit][discard[-1]], special_last)
             unable = not out  # the same as `not can_play(state, player)`, already known
             if fumble:
                 out += _wrong_singles(hand, out)
@@ -386,16 +385,13 @@ def legal_actions(state: State, player: int) -> list[Action]:
         out = _jumps(state, hand, fumble, special_last)
     else:
         out = []
-    ano = state.ano
     if ano[player] == OWES:
         out.append(_CALL)
     if fumble or FORGOT_CALL in ano:
-        for target in range(state.players):
-            if target == player or target in state.finished:
+        for target in range(players):
+            if target == player or target in finished:
                 continue
-            if ano[target] == FORGOT_CALL or (
-                fumble and ano_hand(state.hands[target], special_last)
-            ):
+            if ano[target] == FORGOT_CALL or (fumble and ano_hand(hands[target], special_last)):
                 out.append(_CATCH[target])
     return out
 
@@ -439,7 +435,7 @@ class _Table:
     """A state being changed by one action: its fields, and what happened. `done` makes the
     new state from them."""
 
-    __slots__ = (*State._fields, "events", "got")
+    __slots__ = (*State._fields, "events")
 
     def __init__(self, state: State) -> None:
         (
@@ -449,42 +445,16 @@ class _Table:
         ) = state  # fmt: skip
         self.hands = list(hands)
         self.events: list[Event] = []
-        self.got: tuple[int, ...] = ()  # the cards of the last draw
 
     def set_ano(self, player: int, status: int) -> None:
         self.ano = _with(self.ano, player, status)
 
     def draw(self, player: int, n: int, reason: str) -> int:
-        """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
-        discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand
-        left able to win at once owes "Ano"."""
-        got: tuple[int, ...] = ()
-        pile = self.pile
-        while len(got) < n:
-            if not pile:
-                if len(self.discard) < 2:
-                    break
-                rng = Rng(self.rng)
-                pile = tuple(rng.shuffled(self.discard[:-1]))
-                self.rng = rng.state
-                self.discard = self.discard[-1:]
-                self.events.append(Reshuffled(len(pile)))
-            take = min(n - len(got), len(pile))
-            got += pile[: -take - 1 : -1]  # the last `take` cards, from the top down
-            pile = pile[:-take]
-        self.pile, self.got = pile, got
-        self.events.append(Drew(player, len(got), reason))
-        if not got:  # docs/rulings.md#ano-drawing-and-the-call: a call made still holds
-            return 0
-        hand = tuple(sorted(self.hands[player] + got))
-        self.hands[player] = hand
-        status = self.ano[player]
-        if ano_hand(hand, self.flags & SPECIAL_LAST != 0):
-            if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
-                self.set_ano(player, OWES)
-                self.events.append(AnoOwed(player))
-        elif status != CLEAR:
-            self.set_ano(player, CLEAR)
+        """`player` draws `n` cards (`_draw`); how many they got."""
+        got, self.ano, self.pile, self.discard, self.rng = _draw(
+            self.hands, self.ano, self.pile, self.discard, self.rng, self.flags, player, n,
+            reason, self.events,
+        )  # fmt: skip
         return len(got)
 
     def done(self) -> tuple[State, list[Event]]:
@@ -497,11 +467,52 @@ class _Table:
         return tuple.__new__(State, fields), self.events  # State(*fields), made more cheaply
 
 
+def _draw(
+    hands: list[tuple[int, ...]],
+    ano: tuple[int, ...],
+    pile: tuple[int, ...],
+    discard: tuple[int, ...],
+    rng: int,
+    flags: int,
+    player: int,
+    n: int,
+    reason: str,
+    events: list[Event],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+    """`player` draws `n` cards, fewer if fewer exist; an empty pile is refilled from the
+    discard pile under its top card (docs/rulings.md#ano-drawing-what-is-left). A hand left
+    able to win at once owes "Ano". `hands` changes in place; returned: the cards drawn and
+    the Ano statuses, pile, discard pile and rng state after."""
+    got: tuple[int, ...] = ()
+    while len(got) < n:
+        if not pile:
+            if len(discard) < 2:
+                break
+            generator = Rng(rng)
+            pile = tuple(generator.shuffled(discard[:-1]))
+            rng = generator.state
+            discard = discard[-1:]
+            events.append(Reshuffled(len(pile)))
+        take = n - len(got)  # all that is left if fewer
+        got += pile[: -take - 1 : -1]  # the last `take` cards, from the top down
+        pile = pile[:-take]
+    events.append(Drew(player, len(got), reason))
+    if got:  # with none drawn a call made still holds: docs/rulings.md#ano-drawing-and-the-call
+        hand = hands[player] = tuple(sorted(hands[player] + got))
+        status = ano[player]
+        if ano_hand(hand, flags & SPECIAL_LAST != 0):
+            if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
+                ano = _with(ano, player, OWES)
+                events.append(AnoOwed(player))
+        elif status != CLEAR:
+            ano = _with(ano, player, CLEAR)
+    return got, ano, pile, discard, rng
+
+
 def _acted(ano: tuple[int, ...], player: int, events: list[Event]) -> tuple[int, ...]:
     """The Ano statuses after a play or draw by `player`: whoever else still owed "Ano" may
-    now be caught (told in `events`); `player`'s own window ends."""
-    if OWES not in ano and ano[player] == CLEAR:
-        return ano
+    now be caught (told in `events`); `player`'s own window ends. (Callers skip it when nobody
+    owes and `player` is clear: nothing changes then.)"""
     after = list(ano)
     for q, status in enumerate(ano):
         if q != player and status == OWES:
@@ -582,32 +593,38 @@ _FACE_SET = frozenset(range(FACES))
 def _play(
     state: State, player: int, cards: tuple[int, ...], suit: int, call: bool, target: int
 ) -> tuple[State, list[Event]]:
-    """A play is checked (its shape, then the hand, the turn and what fits) and carried out."""
+    """A play is checked (its shape, then the hand, the turn and what fits) and the cards go
+    down: an A reverses, a J skips, a Q, K or joker makes the next player draw (adding up), a
+    number card ends that chain; an emptied hand finishes."""
     if not cards or not _FACE_SET.issuperset(cards):
         raise IllegalAction("bad_action")
     if len(cards) > 1 and len({RANK[c] for c in cards}) > 1:
         raise IllegalAction("one_rank")  # "ไพ่ที่มีตัวเลขเหมือนกันสามารถลงพร้อมกันได้"
     if (cards[-1] == JOKER) != (0 <= suit < SUITS) or target != -1:
         raise IllegalAction("name_a_suit" if cards[-1] == JOKER else "bad_action")
-    rest = _without(state.hands[player], cards)
-    flags = state.flags
-    jump = player != state.turn
+    (
+        players, decks, flags, rng, hands, pile, discard, named, turn, direction, pending, drawn,
+        ano, finished, _, _,  # idle and over: set anew below
+    ) = state  # fmt: skip
+    rest = _without(hands[player], cards)
+    jump = player != turn
     wrong = ""
     if jump:
         if not flags & JUMP_IN:
-            raise IllegalAction("not_your_turn", player=state.turn)
+            raise IllegalAction("not_your_turn", player=turn)
         if len(cards) != 1:
             raise IllegalAction("jump_one_card")
         if cards[0] == JOKER:
             raise IllegalAction("jump_no_joker")
-        if cards[0] != state.discard[-1]:
+        if cards[0] != discard[-1]:
             wrong = "jump_not_identical"
     else:
-        if state.drawn >= 0 and cards != (state.drawn,):
+        if drawn >= 0 and cards != (drawn,):
             raise IllegalAction("play_drawn_only")
-        if not _fitting(state)[cards[0]]:
+        if not _FITS[named][discard[-1]][cards[0]]:
             wrong = "does_not_fit"
-    if not wrong and not rest and flags & SPECIAL_LAST and SPECIAL[cards[0]]:
+    special_last = flags & SPECIAL_LAST != 0
+    if not wrong and not rest and special_last and SPECIAL[cards[0]]:
         wrong = "special_last"  # "ไพ่พิเศษทั้งหมดห้ามใช้เป็นใบสุดท้ายในการจบเกม"
     if wrong:
         if not flags & FUMBLE_RULE:
@@ -615,40 +632,12 @@ def _play(
         if len(cards) != 1 or call:
             raise IllegalAction(wrong)
         return _fumble(state, player, cards, jump)
-    if call and not ano_hand(rest, flags & SPECIAL_LAST != 0):
+    if call and not ano_hand(rest, special_last):
         raise IllegalAction("nothing_to_call")
-    return _put_down(state, player, cards, suit, call, rest, jump)
-
-
-def _fumble(
-    state: State, player: int, cards: tuple[int, ...], jump: bool
-) -> tuple[State, list[Event]]:
-    """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
-    hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
-    table = _Table(state)
-    table.ano = _acted(table.ano, player, table.events)
-    table.events.append(Fumbled(player, cards, jump))
-    table.draw(player, FUMBLE_COST, FUMBLE)
-    return table.done()
-
-
-def _put_down(
-    state: State,
-    player: int,
-    cards: tuple[int, ...],
-    suit: int,
-    call: bool,
-    rest: tuple[int, ...],
-    jump: bool,
-) -> tuple[State, list[Event]]:
-    """The cards go down: an A reverses, a J skips, a Q, K or joker makes the next player
-    draw (adding up), a number card ends that chain; an emptied hand finishes."""
-    # every field but idle and over (set anew below)
-    players, decks, flags, rng, hands, pile, discard, _, _, direction, pending, _, ano, finished = (
-        state[:14]
-    )
+    # the cards go down
     events: list[Event] = []
-    ano = _acted(ano, player, events)
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _acted(ano, player, events)
     events.append(Played(player, cards, suit, jump, len(rest)))
     rank, k = RANK[cards[0]], len(cards)
     skips = 0
@@ -678,14 +667,16 @@ def _put_down(
     turn = _next_seat(players, finished, seat, direction) if active else player
     if not rest:
         events.append(Finished(player, len(finished)))
-    elif ano_hand(rest, flags & SPECIAL_LAST != 0):  # they owe "Ano" (or called it)
+    elif ano_hand(rest, special_last):  # they owe "Ano" (or called it)
         if call:
             events.append(AnoCalled(player))
         else:
             ano = _with(ano, player, OWES)
             events.append(AnoOwed(player))
+    hands_after = list(hands)
+    hands_after[player] = rest
     fields = (
-        players, decks, flags, rng, _with(hands, player, rest), pile, discard + cards, suit,
+        players, decks, flags, rng, tuple(hands_after), pile, discard + cards, suit,
         turn, direction, pending, -1, ano, finished, 0, False,
     )  # fmt: skip
     after = tuple.__new__(State, fields)  # State(*fields), made more cheaply
@@ -694,32 +685,55 @@ def _put_down(
     return after, events
 
 
+def _fumble(
+    state: State, player: int, cards: tuple[int, ...], jump: bool
+) -> tuple[State, list[Event]]:
+    """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
+    hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
+    table = _Table(state)
+    table.ano = _acted(table.ano, player, table.events)
+    table.events.append(Fumbled(player, cards, jump))
+    table.draw(player, FUMBLE_COST, FUMBLE)
+    return table.done()
+
+
 def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
     """Unable to play: draw one card (or the whole pending sum) and the turn ends; with the
     play_drawn option a fitting drawn card may be played at once instead
     (docs/rulings.md#ano-a-turn)."""
-    table = _Table(state)
-    table.ano = _acted(table.ano, player, table.events)
-    pending = table.pending
-    got = table.draw(player, pending or 1, CHAIN if pending else TURN)
-    table.pending = 0
+    (
+        players, decks, flags, rng, hands, pile, discard, suit, turn, direction, pending, drawn,
+        ano, finished, idle, over,
+    ) = state  # fmt: skip
+    events: list[Event] = []
+    if OWES in ano or ano[player] != CLEAR:
+        ano = _acted(ano, player, events)
+    hands_after = list(hands)
+    got, ano, pile, discard, rng = _draw(
+        hands_after, ano, pile, discard, rng, flags, player, pending or 1,
+        CHAIN if pending else TURN, events,
+    )  # fmt: skip
     # an idle player who could have played does not count towards the stall's round
-    table.idle = 0 if got or can_play(state, player) else table.idle + 1
-    if table.flags & PLAY_DRAWN and not pending and got:
-        (card,) = table.got
-        suit, rank = follow(state)
-        hand = table.hands[player]
-        if fits(card, suit, rank) and not (
-            table.flags & SPECIAL_LAST and len(hand) == 1 and SPECIAL[card]
+    idle = 0 if got or can_play(state, player) else idle + 1
+    if flags & PLAY_DRAWN and not pending and got:
+        (card,) = got
+        follow_suit, follow_rank = follow(state)
+        if fits(card, follow_suit, follow_rank) and not (
+            flags & SPECIAL_LAST and len(hands_after[player]) == 1 and SPECIAL[card]
         ):
-            table.events.append(MayPlayDrawn(player))
-            table.drawn = card
-            return table.done()
-    if table.idle >= table.players - len(table.finished):
-        table.events.append(Stalled())
-        return _end(*table.done())
-    table.turn = _next_seat(table.players, table.finished, player, table.direction)
-    return table.done()
+            events.append(MayPlayDrawn(player))
+            drawn = card
+    stalled = drawn < 0 and idle >= players - len(finished)
+    if stalled:
+        events.append(Stalled())
+    elif drawn < 0:
+        turn = _next_seat(players, finished, player, direction)
+    fields = (
+        players, decks, flags, rng, tuple(hands_after), pile, discard, suit, turn, direction, 0,
+        drawn, ano, finished, idle, over,
+    )  # fmt: skip
+    after = tuple.__new__(State, fields)  # State(*fields), made more cheaply
+    return _end(after, events) if stalled else (after, events)
 
 
 def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
@@ -742,12 +756,11 @@ def _catch(state: State, player: int, target: int) -> tuple[State, list[Event]]:
 
 
 def _next_seat(players: int, finished: tuple[int, ...], seat: int, direction: int) -> int:
-    """The next seat in `direction` whose player is still in the game."""
-    for _ in range(players):
-        seat = (seat + direction) % players
-        if seat not in finished:
-            return seat
-    return seat
+    """The next seat in `direction` whose player is still in the game (`seat` if none is)."""
+    after = (seat + direction) % players
+    while after in finished and after != seat:
+        after = (after + direction) % players
+    return after
 
 
 # --- the end -------------------------------------------------------------------------------
