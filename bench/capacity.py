@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import shutil
 import signal
 import statistics
@@ -280,6 +281,9 @@ class Driver:
                 group.fresh = True  # press what the hand shows now
 
 
+_LOCK = re.compile(r"-[0-9a-f]{16}$")
+
+
 async def redis_bytes(url: str) -> tuple[int, dict[str, int]]:
     """MEMORY USAGE of every key, summed (SCAN, pipelined), and by kind of key."""
     client = aredis.Redis.from_url(url)
@@ -291,7 +295,8 @@ async def redis_bytes(url: str) -> tuple[int, dict[str, int]]:
                 for key in keys[i : i + 500]:
                     pipe.memory_usage(key, samples=0)
                 for key, used in zip(keys[i : i + 500], await pipe.execute(), strict=True):
-                    kind = key.decode().split(":")[1]
+                    # a game's record has a key of its own (rec-<its deal's lock>): one kind
+                    kind = _LOCK.sub("", key.decode().split(":")[1])
                     kinds[kind] = kinds.get(kind, 0) + (used or 0)
         return sum(kinds.values()), kinds
     finally:
@@ -451,7 +456,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
         fits = [n for n, p99 in knee if p99 < KNEE_P99]
         print(
             f"knee (largest N with answer p99 < {KNEE_P99 * 1000:.0f} ms): "
-            f"{max(fits) if fits else 'none'} groups",
+            f"{f'{max(fits)} groups' if fits else 'none of the steps'}",
             flush=True,
         )
     finally:
