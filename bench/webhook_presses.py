@@ -82,6 +82,15 @@ def bot_env(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> dict[str, 
     return env
 
 
+# Loaded by the bot's interpreter at start (a sitecustomize): the thresholds `settled()` sets
+# are replaced by ({young}, 10, 10).
+_GC_YOUNG = """import gc
+
+_set_threshold = gc.set_threshold
+gc.set_threshold = lambda *_: _set_threshold({young}, 10, 10)
+"""
+
+
 def server(
     tg: FakeTelegram,
     redis_url: str,
@@ -90,15 +99,20 @@ def server(
     prefix: Sequence[str] = (),
     env: dict[str, str] | None = None,
     without: str = "",
+    gc_young: int = 0,
 ) -> subprocess.Popen[bytes]:
     """`python -m chatbot web` as `bot_env` sets it up, and `env`; `prefix`: a command that
-    runs it; `without`: modules (comma-separated) it cannot import, to compare without them."""
+    runs it; `without`: modules (comma-separated) it cannot import, to compare without them;
+    `gc_young`: the young-collection threshold it keeps once settled, in place of its own
+    (`chatbot.bootstrap.YOUNG_COLLECTION`), to compare another."""
     environment = bot_env(tg, redis_url, port, ops) | (env or {})
-    if without:
-        stubs = Path(tempfile.mkdtemp())
-        for name in without.split(","):
-            (stubs / f"{name}.py").write_text(f"raise ImportError('{name}: left out')\n")
-        environment["PYTHONPATH"] = f"{stubs}{os.pathsep}{environment['PYTHONPATH']}"
+    if without or gc_young:
+        first = Path(tempfile.mkdtemp())  # put before the checkout on the bot's path
+        for name in filter(None, without.split(",")):
+            (first / f"{name}.py").write_text(f"raise ImportError('{name}: left out')\n")
+        if gc_young:
+            (first / "sitecustomize.py").write_text(_GC_YOUNG.format(young=gc_young))
+        environment["PYTHONPATH"] = f"{first}{os.pathsep}{environment['PYTHONPATH']}"
     return subprocess.Popen(
         [*prefix, sys.executable, "-m", "chatbot", "web"],
         env=environment,
