@@ -18,7 +18,9 @@ answer p99 is under 250 ms. Loopback only; stops by itself (a step that cannot o
 in `--open-timeout` seconds, or whose presses fall under 80% of the pace, ends the run).
 
 Usage: python bench/capacity.py [--groups 100,200,300,400,500,600,700,800] [--seconds 20]
-[--pace 2] [--profile FILE] (--profile runs the bot under py-spy and writes its flame graph)
+[--pace 2] [--profile FILE] [--gc-young N] [--gc-times] (--profile runs the bot under py-spy
+and writes its flame graph; --gc-young N has the bot collect its youngest objects every N
+allocations instead of its own 20,000; --gc-times prints what its garbage collector did)
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import re
@@ -34,6 +37,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -432,6 +436,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
     port, ops = free_port(), free_port()
     OPS = f"http://127.0.0.1:{ops}"  # /healthz and /metrics: the bot's ops port
     prefix: list[str] = []
+    gc_log = os.path.join(tempfile.mkdtemp(), "gc.json") if args.gc_times else ""
     if args.profile:
         spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
         kind = "raw" if args.profile.endswith(".txt") else "flamegraph"  # raw: collapsed stacks
@@ -446,8 +451,10 @@ async def run(args: argparse.Namespace, url: str) -> None:
         env=dict(args.env),
         without=args.without,
         gc_young=args.gc_young,
+        gc_log=gc_log,
     )
     pid = proc.pid
+    used = 0.0  # the bot's processor time at the end
     try:
         # Idle connections are dropped before uvicorn's 5 s keep-alive ends them: a POST sent
         # on a connection as the server closes it is lost (it is never retried).
@@ -469,6 +476,8 @@ async def run(args: argparse.Namespace, url: str) -> None:
             flush=True,
         )
     finally:
+        with contextlib.suppress(OSError):
+            used = cpu_seconds(pid)
         os.kill(pid, signal.SIGTERM)  # under py-spy: the bot, then py-spy writes its graph
         try:
             proc.wait(timeout=30)
@@ -476,6 +485,26 @@ async def run(args: argparse.Namespace, url: str) -> None:
             os.kill(pid, signal.SIGKILL)
             proc.wait(timeout=30)
         await world.stop()
+    if gc_log:
+        collector(gc_log, used)
+
+
+def collector(log: str, used: float) -> None:
+    """Print what the bot's garbage collector did over the run (`--gc-times`), against the
+    bot's processor time `used`."""
+    try:
+        done = json.loads(Path(log).read_text())
+    except (OSError, ValueError):
+        print("the collector's figures were not written (the bot did not exit cleanly)")
+        return
+    spent = sum(done["seconds"])
+    young, middle, full = done["counts"]
+    print(
+        f"the collector: {spent:.2f} s of processor time over the run "
+        f"({spent / used:.1%} of the bot's {used:.1f} s): {young:,} young, {middle:,} middle and "
+        f"{full:,} full collections, the longest {done['longest'] * 1000:.0f} ms",
+        flush=True,
+    )
 
 
 def bot_pid(spy: int) -> int:
@@ -521,6 +550,11 @@ def main(argv: list[str] | None = None) -> None:
         default=0,
         help="the bot collects its youngest objects every this many allocations once settled "
         "(its own: 20000; Python's default: 700)",
+    )
+    parser.add_argument(
+        "--gc-times",
+        action="store_true",
+        help="the bot counts its garbage collections and their processor time, printed at the end",
     )
     args = parser.parse_args(argv)
     redis_proc, url = start_redis()

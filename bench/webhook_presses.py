@@ -82,12 +82,32 @@ def bot_env(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> dict[str, 
     return env
 
 
-# Loaded by the bot's interpreter at start (a sitecustomize): the thresholds `settled()` sets
-# are replaced by ({young}, 10, 10).
-_GC_YOUNG = """import gc
+# Loaded by the bot's interpreter at start as its sitecustomize, for what `server` is asked
+# to compare or count: the young threshold `settled()` sets replaced ({young}: 0 keeps it),
+# and the garbage collector's work counted by generation into a JSON file at exit ({log}).
+_SITE = """import atexit, gc, json, time
 
-_set_threshold = gc.set_threshold
-gc.set_threshold = lambda *_: _set_threshold({young}, 10, 10)
+if {young}:
+    _set_threshold = gc.set_threshold
+    gc.set_threshold = lambda *_: _set_threshold({young}, 10, 10)
+if {log!r}:
+    _counts, _seconds, _longest, _began = [0, 0, 0], [0.0, 0.0, 0.0], [0.0], [0.0]
+
+    def _watch(phase, info):
+        if phase == "start":
+            _began[0] = time.process_time()
+            return
+        spent = time.process_time() - _began[0]
+        _counts[info["generation"]] += 1
+        _seconds[info["generation"]] += spent
+        _longest[0] = max(_longest[0], spent)
+
+    def _write():
+        with open({log!r}, "w") as out:
+            json.dump({{"counts": _counts, "seconds": _seconds, "longest": _longest[0]}}, out)
+
+    gc.callbacks.append(_watch)
+    atexit.register(_write)
 """
 
 
@@ -100,18 +120,20 @@ def server(
     env: dict[str, str] | None = None,
     without: str = "",
     gc_young: int = 0,
+    gc_log: str = "",
 ) -> subprocess.Popen[bytes]:
     """`python -m chatbot web` as `bot_env` sets it up, and `env`; `prefix`: a command that
     runs it; `without`: modules (comma-separated) it cannot import, to compare without them;
     `gc_young`: the young-collection threshold it keeps once settled, in place of its own
-    (`chatbot.bootstrap.YOUNG_COLLECTION`), to compare another."""
+    (`chatbot.bootstrap.YOUNG_COLLECTION`), to compare another; `gc_log`: a file where it
+    writes at exit what its garbage collector did (`_SITE`)."""
     environment = bot_env(tg, redis_url, port, ops) | (env or {})
-    if without or gc_young:
+    if without or gc_young or gc_log:
         first = Path(tempfile.mkdtemp())  # put before the checkout on the bot's path
         for name in filter(None, without.split(",")):
             (first / f"{name}.py").write_text(f"raise ImportError('{name}: left out')\n")
-        if gc_young:
-            (first / "sitecustomize.py").write_text(_GC_YOUNG.format(young=gc_young))
+        site = _SITE.format(young=gc_young, log=gc_log)
+        (first / "sitecustomize.py").write_text(site)
         environment["PYTHONPATH"] = f"{first}{os.pathsep}{environment['PYTHONPATH']}"
     return subprocess.Popen(
         [*prefix, sys.executable, "-m", "chatbot", "web"],
