@@ -28,7 +28,6 @@ import contextlib
 import os
 import random
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,10 +77,9 @@ class CountedStore(RedisStore):
         ttl: int | None,
         deadline: float | None = None,
         seen: Seen | None = None,
-        fields: Mapping[str, str] | None = None,
     ) -> int:
         self.saves += key.startswith("game:")
-        return await super().save(key, data, expected, ttl, deadline, seen, fields)
+        return await super().save(key, data, expected, ttl, deadline, seen)
 
 
 def data_of(sent: Sent | None, *ops: str) -> list[str]:
@@ -243,7 +241,7 @@ async def one(
     async with FakeLine.running() as line, contextlib.AsyncExitStack() as stack:
         # a computer thinks (up to THINK_BUDGET) within the interval a pushed table waits
         configure = liff_settings if page else bot_settings
-        settings = configure(line, table_interval=1.0, thinkers=0)
+        settings = configure(line, table_interval=1.0, think_workers=0)
         store = CountedStore.from_url(redis_url, prefix)
         assert isinstance(store, CountedStore)
         bot = line_bot(settings, store, registry())

@@ -29,10 +29,12 @@ import uvicorn
 from starlette.applications import Starlette
 from telegram_presses import start_redis
 
+from chatbot.core import keys
 from chatbot.core.session import PLAYING, Seat, Session
-from chatbot.core.sessions import game_key
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.games import registry
 from chatbot.metrics import RunningGames
+from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from chatbot.web import ops_routes
 
@@ -48,7 +50,7 @@ async def fill(store: RedisStore, games: int) -> None:
         game = names[i % len(names)]
         session = Session(game, f"tg:-{i}", "tg:1", "en", {}, [Seat("Ann", "tg:1")])
         session.phase = PLAYING
-        key = game_key(session.chat)
+        key = keys.game(session.chat)
         async with gate:
             await store.save(key, session.dumps(), 0, 3600, time.time() + 60 + i % 600)
             await store.mark_running(key, game)
@@ -73,8 +75,9 @@ async def main() -> None:
         began = time.perf_counter()
         await fill(store, args.games)
         print(f"{args.games} running games stored in {time.perf_counter() - began:.1f} s")
-        running = RunningGames(store, registry().names)
-        app = Starlette(routes=ops_routes([store], running))
+        sessions = Sessions(store, Settings(), registry(), Platform())
+        running = RunningGames(sessions.count_running, registry().names)
+        app = Starlette(routes=ops_routes([sessions], running))
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]

@@ -27,10 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis.asyncio as aioredis
 from telegram_presses import start_redis
 
-from chatbot.core.board import BoardDesk
+from chatbot.core import keys
 from chatbot.core.session import Seat
 from chatbot.core.sessions import Platform, Sessions
-from chatbot.core.standings import TTL, Standings, add_result, standings_key
+from chatbot.core.standings import TTL, Standings, add_result
+from chatbot.core.standings_desk import StandingsDesk
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
@@ -63,7 +64,7 @@ async def run(url: str, members: int, games: int) -> None:
         standings = add_result(standings, names[g % len(names)], seats, places, g, "Club")
         rating.append(time.perf_counter() - began)
         began = time.perf_counter()
-        key = standings_key(CHAT)
+        key = keys.standings(CHAT)
         (version,) = await store.commit([Write(key, version, standings.dumps(), TTL)])
         commit.append(time.perf_counter() - began)
     raw = aioredis.from_url(url)
@@ -71,7 +72,7 @@ async def run(url: str, members: int, games: int) -> None:
     async for stored in raw.scan_iter(f"{PREFIX}*stats*"):
         size += await raw.memory_usage(stored) or 0
     await raw.aclose()
-    desk = BoardDesk(Sessions(store, Settings(), registry(), Platform()))
+    desk = StandingsDesk(Sessions(store, Settings(), registry(), Platform()))
     tr = translator("th")
     board = []
     for _ in range(200):

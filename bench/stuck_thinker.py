@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from think_lag import SETTINGS, positions  # beside this file
 
-from chatbot.bootstrap import thinkers
+from chatbot.bootstrap import thinking_pool
 from chatbot.core import thinking
 from chatbot.core.thinking import budget
 from engine.core import Rng
@@ -37,7 +37,7 @@ async def moves_timed(moves: list[tuple[Any, list[Any]]], gap: float, workers: i
     limit = budget(SETTINGS.think_playouts, SETTINGS.think_budget)
     for i, (view, legal) in enumerate(moves):
         asked = time.perf_counter()
-        think = thinkers(workers).think
+        think = thinking_pool(workers).think
         action = await think(player, view, legal, Rng(i), limit, SETTINGS.think_timeout)
         times.append(time.perf_counter() - asked)
         assert action in legal
@@ -55,7 +55,9 @@ async def main(count: int, gap: float, workers: int, timeout: float) -> None:
         asked = time.perf_counter()
         limit = budget(SETTINGS.think_playouts, SETTINGS.think_budget)
         legal = moves[0][1]
-        await thinkers(workers).think(NeverDone(marker), stuck_view, legal, Rng(0), limit, timeout)
+        await thinking_pool(workers).think(
+            NeverDone(marker), stuck_view, legal, Rng(0), limit, timeout
+        )
         return time.perf_counter() - asked
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -63,7 +65,7 @@ async def main(count: int, gap: float, workers: int, timeout: float) -> None:
         await asyncio.sleep(0)  # it takes a worker first
         beside = await moves_timed(moves, gap, workers)
         abandoned = await stuck
-    thinkers(workers).shutdown()
+    thinking_pool(workers).shutdown()
     print(
         f"{count} Egonomy search moves, {gap:g} s apart, each within {SETTINGS.think_playouts}"
         f" playouts and {SETTINGS.think_budget:g} s; {workers} worker(s), LATE"

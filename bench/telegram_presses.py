@@ -22,7 +22,7 @@ presses, untimed, since counting them costs our side time). Rounds alternate our
 (the machine may be shared); the figures are medians over the rounds.
 
 Usage: python bench/telegram_presses.py [--presses N] [--games M] [--rounds R] [--bare-in-turn]
-[--bare-request ptb|ours] [--redis-url URL] [--redis-client] [--profile FILE]
+[--bare-request ptb|ours] [--redis-url URL] [--profile FILE]
 (without --redis-url a throwaway redis-server is started on a free port).
 """
 
@@ -135,13 +135,11 @@ async def ours(
     games: int,
     count: bool = False,
     profile: cProfile.Profile | None = None,
-    client: bool = False,
 ) -> tuple[Side, list[list[Calls]]]:
     """Our application: presses spread over `games` concurrent games. Also returns each
     presser's presses' Bot API calls, for the bare side to replay; with `count`, the Redis
     round trips too; with `profile`, the timed presses are profiled into it."""
-    # with `client`, every store call through redis-py's client (as on a Cluster)
-    store = RedisStore.from_url(url, f"bench:{time.time_ns()}:", direct=not client)
+    store = RedisStore.from_url(url, f"bench:{time.time_ns()}:")
     # Real table coalescing; Telegram's own flood limits lifted, as for the bare handler.
     h = await Harness(tg, store, replace(TEST_SETTINGS, table_interval=3.0)).start()
     timings: list[float] = []
@@ -362,9 +360,7 @@ async def main(args: argparse.Namespace) -> None:
             theirs: list[Side] = []
             for _ in range(args.rounds):
                 async with FakeTelegram.running() as tg:
-                    side, recorded = await ours(
-                        tg, url, args.presses, games, profile=profile, client=args.redis_client
-                    )
+                    side, recorded = await ours(tg, url, args.presses, games, profile=profile)
                     mine.append(side)
                     theirs.append(await bare(tg, recorded, args.bare_at_once, args.bare_request))
             async with FakeTelegram.running() as tg:
@@ -414,12 +410,6 @@ def run(
         help="the bare handler's Bot API connection: PTB's HTTPXRequest or our bot's",
     )
     parser.add_argument("--redis-url", default=None)
-    parser.add_argument(
-        "--redis-client",
-        action="store_true",
-        help="our store's calls through redis-py's client, not straight over its connections "
-        "(chatbot/store/direct.py), as on a Redis Cluster",
-    )
     parser.add_argument(
         "--profile",
         metavar="FILE",

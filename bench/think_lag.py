@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from chatbot.bootstrap import service as game_service
-from chatbot.bootstrap import thinkers
+from chatbot.bootstrap import thinking_pool
 from chatbot.core import buttons
 from chatbot.core.model import Command, Press, User
 from chatbot.core.service import GameService
@@ -109,7 +109,7 @@ async def round_of(
     began = time.perf_counter()
     await asyncio.gather(
         *(
-            thinkers(workers).think(player, v, legal, Rng(i), limit)
+            thinking_pool(workers).think(player, v, legal, Rng(i), limit)
             for i, (v, legal) in enumerate(moves)
         )
     )

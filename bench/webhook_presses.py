@@ -74,7 +74,7 @@ def bot_env(tg: FakeTelegram, redis_url: str, port: int, ops: int) -> dict[str, 
         "TAKEOVER_AFTER": "3600",
         "GROUP_RATE": "100000",
         "OVERALL_RATE": "100000",
-        "THINKERS": "0",
+        "THINK_WORKERS": "0",
         "PYTHONPATH": str(REPO),
     }
     for name in ("LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"):

@@ -254,7 +254,7 @@ def run_telegram(settings: Settings, games: Registry) -> int:
         return 2
     from telegram.error import InvalidToken
 
-    from chatbot.bootstrap import open_store, settled, telegram_bot, thinkers
+    from chatbot.bootstrap import open_store, settled, telegram_bot, thinking_pool
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
@@ -268,7 +268,7 @@ def run_telegram(settings: Settings, games: Registry) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        thinkers(settings.thinkers).shutdown()  # every thinking process ends with the bot
+        thinking_pool(settings.think_workers).shutdown()  # every thinking process ends with the bot
     return 0
 
 
@@ -321,19 +321,11 @@ def health(settings: Settings) -> int:
     if not settings.redis_url:
         print("ok: in-process store")
         return 0
-    from chatbot.bootstrap import open_store
+    from chatbot.bootstrap import probe
     from chatbot.store.base import StoreUnavailable
-    from chatbot.web import HEALTH_KEY
-
-    async def probe() -> None:
-        store = open_store(settings)
-        try:
-            await store.get_setting(HEALTH_KEY, "probe")
-        finally:
-            await store.close()
 
     try:
-        asyncio.run(probe())
+        asyncio.run(probe(settings))
     except (StoreUnavailable, ValueError) as exc:
         print(f"Redis at REDIS_URL does not answer: {exc.__cause__ or exc}", file=sys.stderr)
         return 1
@@ -354,7 +346,7 @@ def run_web(settings: Settings, games: Registry) -> int:
         )
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    from chatbot.bootstrap import thinkers
+    from chatbot.bootstrap import thinking_pool
 
     try:
         with asyncio.Runner(loop_factory=fast_loop()) as runner:
@@ -363,7 +355,9 @@ def run_web(settings: Settings, games: Registry) -> int:
         print(f"cannot listen: {exc.strerror or exc}", file=sys.stderr)
         return 2
     finally:
-        thinkers(settings.thinkers).shutdown()  # every thinking process ends with the server
+        thinking_pool(
+            settings.think_workers
+        ).shutdown()  # every thinking process ends with the server
 
 
 def fast_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:

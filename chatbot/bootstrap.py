@@ -13,12 +13,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from chatbot.core import keys
 from chatbot.core.delivery import Budget, Outbox
 from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
-from chatbot.core.thinking import Thinkers
+from chatbot.core.thinking import ThinkingPool
 from chatbot.settings import Settings
 from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
@@ -39,9 +40,9 @@ def prepare() -> None:
 
 
 @functools.cache  # one a process, whatever the platforms it serves
-def thinkers(workers: int) -> Thinkers:
-    """The process's thinking workers (`THINKERS`), each ended at exit (a stuck one too)."""
-    made = Thinkers(workers)
+def thinking_pool(workers: int) -> ThinkingPool:
+    """The process's thinking workers (`THINK_WORKERS`), each ended at exit (a stuck one too)."""
+    made = ThinkingPool(workers)
     atexit.register(made.shutdown)
     return made
 
@@ -72,6 +73,15 @@ def open_store(settings: Settings) -> Store:
     return RedisStore.from_settings(settings)
 
 
+async def probe(settings: Settings) -> None:
+    """One read from the store at REDIS_URL, as /healthz makes it (StoreUnavailable)."""
+    store = open_store(settings)
+    try:
+        await store.get_setting(keys.HEALTH, "probe")
+    finally:
+        await store.close()
+
+
 def service(
     store: Store,
     settings: Settings,
@@ -81,7 +91,7 @@ def service(
 ) -> GameService:
     """The game service over `store`, for a platform with these ports."""
     sessions = Sessions(store, settings, games, platform, clock=clock)
-    return GameService(sessions, thinkers(settings.thinkers))
+    return GameService(sessions, thinking_pool(settings.think_workers))
 
 
 class Adapter(Outbox, Protocol):

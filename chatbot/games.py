@@ -18,8 +18,8 @@ from engine.ego.players import ReaderPlayer
 from engine.egonomy import GAME as EGONOMY
 from engine.egonomy.players import SearchPlayer
 
-# Egonomy's computer players are named after thinkers (the game is a philosophers' symposium).
-THINKERS = (
+# Egonomy's computer players are named after philosophers (the game is their symposium).
+PHILOSOPHERS = (
     N_("Socrates"),
     N_("Hypatia"),
     N_("Confucius"),
@@ -88,7 +88,7 @@ def registry() -> Registry:
                 EGONOMY_PRESENTER,
                 EGONOMY_RULES,
                 SearchPlayer(),
-                THINKERS,
+                PHILOSOPHERS,
                 context=EGONOMY_CONTEXT,
             ),
             Bundle(EGO, EGO_PRESENTER, EGO_RULES, ReaderPlayer(), GUESTS),

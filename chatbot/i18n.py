@@ -1,7 +1,7 @@
 """Gettext through Babel with no global locale: one `Translator` per locale, passed explicitly.
 
 Catalogues live in the top-level `locales/<lang>/LC_MESSAGES/<domain>.po`; a wheel carries them
-as the package data `chatbot/locales/` (pyproject maps the folder), so every installation has
+as the package data `chatbot/locales/` (a link to them in the checkout), so every installation has
 them; $EGOBOT_LOCALES overrides the folder: the bot's texts in the domain
 `messages`, long content lists (a game's question deck) in domains of their own. The languages
 are whatever folders hold a `messages.po`, so a new language needs no code change. The .po
@@ -55,8 +55,8 @@ LIST_PATTERNS = {"th": ("{0} และ {1}", "{0} {1}", "{0} และ {1}")}
 
 
 def locales_dir() -> Path:
-    """The catalogue folder: $EGOBOT_LOCALES if set, else the checkout's top-level `locales/`,
-    else the copy an installed wheel carries inside the package."""
+    """The catalogue folder: $EGOBOT_LOCALES if set, else `chatbot/locales/` (in a checkout a
+    link to the top-level `locales/`, in an installed wheel their copy)."""
     return _locales_dir(os.environ.get(LOCALES_ENV) or None)
 
 
@@ -64,9 +64,7 @@ def locales_dir() -> Path:
 def _locales_dir(override: str | None) -> Path:
     if override:
         return Path(override).resolve()
-    here = Path(__file__).resolve().parent
-    checkout = here.parent / "locales"
-    return checkout if (checkout / "messages.pot").is_file() else here / "locales"
+    return (Path(__file__).parent / "locales").resolve()
 
 
 def available_locales(directory: Path | None = None) -> tuple[str, ...]:

@@ -8,12 +8,11 @@ counted in the shared store (as they start and end), so every process reports th
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from prometheus_client import Counter, Gauge, Histogram
 
 from chatbot.core.model import Command, Incoming, Membership, Press
-from chatbot.store.base import Store
 
 log = logging.getLogger(__name__)
 
@@ -57,14 +56,6 @@ MOVES = Counter(
     "turns).",
     ["game"],
 )
-KEPT_SAVES = Counter(
-    "egobot_kept_saves_total",
-    "Moves saved from the game as this process kept it, by result (saved: one round trip; "
-    "refused: another process changed the game meanwhile, so it was loaded and saved again).",
-    ["result"],
-)
-
-
 RUNNING = Gauge(
     "egobot_games_running",
     "Games being played now, by game, in the shared store (every process reports the same "
@@ -79,13 +70,15 @@ class RunningGames:
     goes (finished, stopped, expired), so a scrape costs one round trip however many games
     are played."""
 
-    def __init__(self, store: Store, games: Iterable[str]) -> None:
-        self.store = store
+    def __init__(
+        self, running: Callable[[], Awaitable[dict[str, int]]], games: Iterable[str]
+    ) -> None:
+        self.running = running  # the store's count (`Sessions.count_running`)
         self.games = tuple(games)
 
     async def count(self) -> dict[str, int]:
         """The games being played now, by game (every hosted game named, 0 included)."""
-        found = await self.store.running()
+        found = await self.running()
         names = self.games + tuple(sorted(g for g in found if g not in self.games))
         return {game: found.get(game, 0) for game in names}
 

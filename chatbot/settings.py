@@ -98,7 +98,9 @@ class Settings:
     table_interval: float = 3.0  # at most one table edit per group this often (seconds)
     history_keep: int = 20  # finished games remembered per chat
     tick: float = 0.5  # how often deadlines are checked (seconds)
-    thinkers: int = max(1, (os.cpu_count() or 2) - 1)  # computer players' processes (0: a thread)
+    think_workers: int = max(
+        1, (os.cpu_count() or 2) - 1
+    )  # computer players' processes (0: a thread)
     think_budget: float = 0.1  # seconds a computer player may think about one move
     think_playouts: int = 120  # at most this many simulated continuations a move
     think_timeout: float = 10.0  # seconds before a move's thinking is abandoned (its fallback)
@@ -106,7 +108,7 @@ class Settings:
     redis_connect_timeout: float = 2.0  # seconds to open a connection to Redis
     redis_retries: int = 2  # new connections tried after a refused or broken one
     redis_health_check: float = 30.0  # a connection idle this long is checked (0: never)
-    redis_pool_size: int = 64  # connections a lane (busy calls, the rest); a command waits
+    redis_pool_size: int = 64  # connections to Redis at most; a command waits for a free one
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -177,7 +179,7 @@ class Settings:
             table_interval=num("TABLE_INTERVAL", d.table_interval),
             history_keep=int(num("HISTORY_KEEP", d.history_keep)),
             tick=num("TICK", d.tick),
-            thinkers=int(num("THINKERS", d.thinkers)),
+            think_workers=int(num("THINK_WORKERS", num("THINKERS", d.think_workers))),
             think_budget=positive("THINK_BUDGET", d.think_budget),
             think_playouts=int(positive("THINK_PLAYOUTS", d.think_playouts)),
             think_timeout=positive("THINK_TIMEOUT", d.think_timeout),

@@ -18,9 +18,6 @@ from starlette.routing import BaseRoute, Route
 
 from chatbot.core.sessions import Sessions
 from chatbot.metrics import RunningGames
-from chatbot.store.base import Store
-
-HEALTH_KEY = "health"
 
 
 class WebAdapter(Protocol):
@@ -46,13 +43,12 @@ def app(*adapters: WebAdapter, ops: bool = True) -> Starlette:
     (one shared store, as a rule) are closed once, after every adapter stopped."""
     if not adapters:
         raise ValueError("the webhook server needs a platform's adapter")
-    stores: list[Store] = []
+    stores: list[Sessions] = []  # one a store (one shared store, as a rule)
     for adapter in adapters:
-        if all(adapter.sessions.store is not s for s in stores):
-            stores.append(adapter.sessions.store)
+        if not any(adapter.sessions.same_store(s) for s in stores):
+            stores.append(adapter.sessions)
     routes = [route for adapter in adapters for route in adapter.web_routes()]
-    # the adapters' store (one, as a rule)
-    running = RunningGames(stores[0], adapters[0].sessions.games.names)
+    running = RunningGames(stores[0].count_running, adapters[0].sessions.games.names)
     if ops:
         routes += ops_routes(stores, running)
 
@@ -82,11 +78,11 @@ def ops_app(webhooks: Starlette) -> Starlette:
     return Starlette(routes=ops_routes(webhooks.state.stores, webhooks.state.running))
 
 
-def ops_routes(stores: list[Store], running: RunningGames) -> list[Route]:
+def ops_routes(stores: list[Sessions], running: RunningGames) -> list[Route]:
     async def healthz(request: Request) -> PlainTextResponse:
         try:  # the store answers: the bots can load and save games
             for store in stores:
-                await store.get_setting(HEALTH_KEY, "probe")
+                await store.probe()
         except Exception as exc:
             return PlainTextResponse(f"storage unavailable: {exc!r}", status_code=503)
         return PlainTextResponse("OK")

@@ -96,13 +96,22 @@ def test_shared_code_names_no_game_and_no_platform() -> None:
         assert not games.search(text), f"{path.name} names {games.search(text)}"
 
 
-def test_the_wheel_lists_every_package_and_the_catalogues() -> None:
+def test_the_wheel_finds_every_package_and_the_catalogues() -> None:
+    """setuptools finds the packages (none is listed by name): every package of the checkout,
+    and the catalogues at `chatbot/locales` (a link to the top-level `locales/`)."""
     import tomllib
 
+    from setuptools import find_namespace_packages
+
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    find = config["packages"]["find"]
+    assert find["namespaces"] and "package-dir" not in config
+    include, exclude = find["include"], find["exclude"]
+    wheel = set(find_namespace_packages(str(REPO), exclude=exclude, include=include))
     found = {
         module_name(init) for package in PACKAGES for init in (REPO / package).rglob("__init__.py")
     }
-    assert set(config["packages"]) == found | {"chatbot.locales"}
-    assert config["package-dir"] == {"chatbot.locales": "locales"}
-    assert (REPO / "locales" / "messages.pot").is_file()
+    assert found <= wheel, found - wheel
+    assert "chatbot.locales" in wheel and "chatbot.store" in wheel
+    assert (REPO / "chatbot" / "locales" / "messages.pot").is_file()
+    assert (REPO / "chatbot" / "locales").resolve() == REPO / "locales"

@@ -109,7 +109,7 @@ class Console:
     ) -> None:
         """`pace`: seconds between computer moves while watching (0: all at once)."""
         # one player at a terminal: computers think in a thread (no worker processes to start)
-        settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9, thinkers=0)
+        settings = Settings(bot_delay=0, remind_after=10**9, takeover_after=10**9, think_workers=0)
         self.games = games or registry()
         self.service = service(MemoryStore(), settings, self.games, Platform())
         if seed is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from babel import Locale
 
@@ -11,7 +11,8 @@ from chatbot.core import buttons as b
 from chatbot.core.model import Answer, Button, Command, Incoming, Keyboard, Message, Press, Reply
 from chatbot.core.registry import Bundle
 from chatbot.core.session import Session
-from chatbot.core.sessions import PREFS_TTL, Sessions
+from chatbot.core.sessions import Sessions
+from chatbot.core.work import Found, Outcome, Work
 from chatbot.i18n import N_, Translator, available_locales, negotiate, translator, translators
 from chatbot.rules import CLOSE, GlossaryEntry, RuleBook, match_term
 
@@ -47,7 +48,7 @@ class HelpDesk:
         self.sessions = sessions
 
     async def command(self, inc: Command) -> Reply:
-        known = await self.sessions.known_chat_language(inc)
+        known = await self.sessions.people.known_chat_language(inc)
         if known is None and inc.name == "help":  # a group of unknown language
             return Reply(messages=[self.greeting(inc.chat)])
         tr = translator(known or negotiate(None))
@@ -206,7 +207,7 @@ class HelpDesk:
         if code.op == b.LANGUAGE and len(code.fields) == 2:
             return await self._choose_language(inc, *code.fields)
         sessions = self.sessions
-        tr = translator(await sessions.chat_language(inc))
+        tr = translator(await sessions.people.chat_language(inc))
         game = code.fields[0] if code.fields else ""
         key = code.fields[1] if len(code.fields) > 1 else ""
         if key == b.GAMES_MENU:
@@ -220,8 +221,8 @@ class HelpDesk:
         if key == b.SEND_PRIVATELY and not sessions.caps.edits:
             return Reply(Answer(), [self.overview(inc.chat, bundle, tr)])
         if key == b.SEND_PRIVATELY:
-            ptr = translator(await sessions.user_language(inc.user.id, inc.user.language))
-            if not await sessions.reachable(inc.user.id):
+            ptr = translator(await sessions.people.user_language(inc.user.id, inc.user.language))
+            if not await sessions.people.reachable(inc.user.id):
                 text = ptr.gettext("Open a private chat with me first, then press again.")
                 return Reply(Answer(text, url=sessions.platform.deep_link("rules")))
             return Reply(
@@ -241,34 +242,36 @@ class HelpDesk:
     async def _choose_language(self, inc: Press, scope: str, code: str) -> Reply:
         sessions = self.sessions
         if code not in available_locales():
-            tr = translator(await sessions.chat_language(inc))
+            tr = translator(await sessions.people.chat_language(inc))
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
-        store = sessions.store
         tr = translator(code)
         if scope == "u":
-            await store.set_setting(f"user:{inc.user.id}", "lang", code, PREFS_TTL)
+            await sessions.set_user_setting(inc.user.id, "lang", code)
             await self.seat_languages(inc.user.id, code)
             text = tr.gettext("Done: I will write to you in English.")
         else:
             session, _ = await sessions.load(inc.chat)
             host = session is not None and session.creator == inc.user.id
-            if not host and not await sessions.is_admin(inc.chat, inc.user.id):
-                ptr = translator(await sessions.user_language(inc.user.id, inc.user.language))
+            if not host and not await sessions.people.is_admin(inc.chat, inc.user.id):
+                ptr = translator(
+                    await sessions.people.user_language(inc.user.id, inc.user.language)
+                )
                 text = ptr.gettext(
                     "Only a chat admin or the host of the open table can change the group's "
                     "language."
                 )
                 return Reply(Answer(text))
-            await store.set_setting(f"chat:{inc.chat}", "lang", code, PREFS_TTL)
-            await sessions.update(inc.chat, lambda s: _group_language(s, code))
+            await sessions.set_chat_setting(inc.chat, "lang", code)
+            await sessions.change(inc.chat, _language_of(lambda s: _group_language(s, code)))
             text = tr.gettext("Done: I will write in English in this group.")
         edit = await self._own(inc)
         return Reply(Answer(text), [Message(inc.chat, text, edit=edit)])
 
     async def seat_languages(self, user: str, code: str) -> None:
         """The user's seats in the games they sit in speak `code` from now on."""
-        for game_chat in await self.sessions.games_of(user):
-            await self.sessions.update(game_chat, lambda s: _seat_language(s, user, code))
+        for game_chat in await self.sessions.people.games_of(user):
+            change = _language_of(lambda s: _seat_language(s, user, code))
+            await self.sessions.change(game_chat, change)
 
     async def _own(self, inc: Press) -> str | None:
         """The pressed message when help may edit it: never a game's table or lobby (a forged
@@ -288,6 +291,18 @@ def _shown(query: str) -> str:
     if len(query) > QUERY_SHOWN:
         query = query[: QUERY_SHOWN - 1] + "…"
     return html.escape(query)
+
+
+def _language_of(change: Callable[[Session], bool]) -> Work[None]:
+    """A unit of work that saves the session when `change` changed it."""
+
+    async def work(found: Found) -> Outcome[None]:
+        session = found.session
+        if session is None or not change(session):
+            return Outcome(None)
+        return Outcome(None, save=session)
+
+    return work
 
 
 def _seat_language(session: Session, user: str, code: str) -> bool:

@@ -1,31 +1,38 @@
 """The lobby: opening a table, joining (by button or deep link), computer seats, options,
-and the start of the game."""
+and the start of the game; each a unit of work on the chat's session."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from chatbot.core import buttons as b
-from chatbot.core import views
+from chatbot.core import progress, views
+from chatbot.core.endings import Endings
 from chatbot.core.model import Answer, Command, Incoming, Message, Press, Reply
-from chatbot.core.play import GameDesk, deal_of_session
 from chatbot.core.registry import Bundle
+from chatbot.core.render import Renderer, deal_of_session
 from chatbot.core.session import LOBBY, OVER, TURN_TIMERS, BadSession, Seat, Session
-from chatbot.core.sessions import Busy, Sessions
+from chatbot.core.sessions import Sessions
+from chatbot.core.timers import Timers
 from chatbot.core.views import fresh, say, with_slot
+from chatbot.core.work import Found, Outcome
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import RETRIES, Conflict
 from engine.core import BadState
 
 ALREADY_OPEN = N_("A game is already open in this chat: /status shows it, /stop ends it.")
+HOST_ONLY = frozenset({b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER})
 
 
 class LobbyDesk:
     """Everything before the first move."""
 
-    def __init__(self, sessions: Sessions, play: GameDesk) -> None:
+    def __init__(
+        self, sessions: Sessions, renderer: Renderer, timers: Timers, endings: Endings
+    ) -> None:
         self.sessions = sessions
-        self.play = play
+        self.renderer = renderer
+        self.timers = timers
+        self.endings = endings
 
     def find(self, name: str) -> Bundle | None:
         """A game by its name or its title in any language ("" : the default game)."""
@@ -36,75 +43,86 @@ class LobbyDesk:
 
     async def open(self, inc: Command) -> Reply:
         sessions = self.sessions
-        language = await sessions.chat_language(inc)
+        people = sessions.people
+        language = await people.chat_language(inc)
         tr = translator(language)
         bundle = self.find(inc.args)
         if bundle is None:
             titles = tr.list(g.presenter.title(tr) for g in sessions.games)
             return self._notice(inc, tr.t("I know these games: {games}.", games=titles))
         try:
-            session, _ = await sessions.load(inc.chat)
+            stored, _ = await sessions.load(inc.chat)
         except BadSession:  # an unreadable session must not block a new table
             await sessions.delete(inc.chat)
-            session = None
-        if session is not None and session.phase == OVER:  # its end was cut short (a crash)
-            await self.play.finish(session)
-            session = None
-        if session is not None:
-            return self._notice(inc, tr.gettext(ALREADY_OPEN))
-        session = Session(
-            game=bundle.name,
-            chat=inc.chat,
-            creator=inc.user.id,
-            language=language,
-            options=bundle.game.spec.resolve_options(),
-            title=inc.chat_title[:64],
-        )
-        if inc.private or not bundle.private_hands or await sessions.reachable(inc.user.id):
-            session.seats.append(await self.seat_for(inc))
-        try:
-            await sessions.save(session, 0)
-        except Conflict:  # another /newgame opened a table at the same moment
-            return self._notice(inc, tr.gettext(ALREADY_OPEN))
-        if session.seats:  # the host sits down: a private /language must find this game
-            await sessions.seated(inc.user.id, inc.chat)
-        lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
-        return Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)])
+        else:
+            if stored is not None and stored.phase == OVER:  # its end was cut short (a crash)
+                await self.endings.finish(stored.chat)
+        sits = inc.private or not bundle.private_hands or await people.reachable(inc.user.id)
+        seat = await self.seat_for(inc) if sits else None
+
+        async def work(found: Found) -> Outcome[Reply]:
+            if found.doc is not None:
+                return Outcome(self._notice(inc, tr.gettext(ALREADY_OPEN)))
+            session = Session(
+                game=bundle.name,
+                chat=inc.chat,
+                creator=inc.user.id,
+                language=language,
+                options=bundle.game.spec.resolve_options(),
+                title=inc.chat_title[:64],
+                seats=[seat] if seat is not None else [],
+            )
+            lobby = views.lobby(session, bundle, tr, sessions.platform.deep_link, sessions.caps)
+            return Outcome(Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)]), session)
+
+        outcome = await sessions.change(inc.chat, work)
+        if outcome.save is not None and seat is not None:  # a private /language must find it
+            await people.seated(inc.user.id, inc.chat)
+        return outcome.result
 
     async def seat_for(self, inc: Incoming) -> Seat:
-        language = await self.sessions.user_language(inc.user.id, inc.user.language)
+        language = await self.sessions.people.user_language(inc.user.id, inc.user.language)
         return Seat(name=inc.user.name, user=inc.user.id, language=language)
 
     async def join(self, inc: Incoming, chat: str) -> Reply:
         """Join the lobby of `chat` (from its Join button or a deep link in a private chat)."""
         sessions = self.sessions
-        tr = translator(await sessions.user_language(inc.user.id, inc.user.language))
-        for _ in range(RETRIES):
-            session, version = await sessions.load(chat)
+        people = sessions.people
+        tr = translator(await people.user_language(inc.user.id, inc.user.language))
+        seat = await self.seat_for(inc)
+        checked: dict[str, bool] = {}  # what the platform and the store said, asked once
+
+        async def work(found: Found) -> Outcome[Reply]:
+            session = found.session
             if session is None or session.phase != LOBBY:
-                return self._notice(inc, tr.gettext("There is no open table to join."))
+                return Outcome(self._notice(inc, tr.gettext("There is no open table to join.")))
             if session.seat_of(inc.user.id) is not None:
-                return self._notice(inc, tr.gettext("You are already at the table."))
-            if not await sessions.is_member(chat, inc.user.id):  # a link or the group's button
-                return self._notice(inc, tr.gettext("Only members of that group can join."))
+                return Outcome(self._notice(inc, tr.gettext("You are already at the table.")))
+            if "member" not in checked:  # a link or the group's button
+                checked["member"] = await people.is_member(chat, inc.user.id)
+            if not checked["member"]:
+                return Outcome(
+                    self._notice(inc, tr.gettext("Only members of that group can join."))
+                )
             bundle = sessions.bundle(session)
             if len(session.seats) >= bundle.game.spec.max_players:
-                return self._notice(inc, tr.gettext("The table is full."))
-            if (
-                bundle.private_hands
-                and not inc.private
-                and not await sessions.reachable(inc.user.id)
-            ):
-                link = sessions.platform.deep_link(b.deep_link_payload(chat))
-                text = tr.gettext("Open a private chat with me first: your hand goes there.")
-                return Reply(Answer(text, alert=link is None, url=link))
-            session.seats.append(await self.seat_for(inc))
+                return Outcome(self._notice(inc, tr.gettext("The table is full.")))
+            if bundle.private_hands and not inc.private:
+                if "reachable" not in checked:
+                    checked["reachable"] = await people.reachable(inc.user.id)
+                if not checked["reachable"]:
+                    link = sessions.platform.deep_link(b.deep_link_payload(chat))
+                    text = tr.gettext("Open a private chat with me first: your hand goes there.")
+                    return Outcome(Reply(Answer(text, alert=link is None, url=link)))
+            session.seats.append(seat)
             session.stamp += 1
-            if not await sessions.try_save(session, version):
-                continue
-            await sessions.seated(inc.user.id, chat)
-            return self._lobby_changed(inc, session, tr.gettext("You joined the table."))
-        raise Busy(chat)
+            told = tr.gettext("You joined the table.")
+            return Outcome(self._lobby_changed(inc, session, told), session)
+
+        outcome = await sessions.change(chat, work)
+        if outcome.save is not None:
+            await people.seated(inc.user.id, outcome.save.chat)
+        return outcome.result
 
     def _notice(self, inc: Incoming, text: str) -> Reply:
         """A private answer: a pop-up for a press, a message in a private chat otherwise."""
@@ -131,26 +149,36 @@ class LobbyDesk:
         if code.op == b.JOIN:
             return await self.join(inc, inc.chat)
         sessions = self.sessions
-        tr = translator(await sessions.user_language(inc.user.id, inc.user.language))
-        for _ in range(RETRIES):
-            session, version = await sessions.load(inc.chat)
+        tr = translator(await sessions.people.user_language(inc.user.id, inc.user.language))
+        hosts: dict[str, bool] = {}  # whether the presser may host, asked once
+
+        async def work(found: Found) -> Outcome[Reply]:
+            session = found.session
             if session is None or session.phase != LOBBY:
-                return Reply(Answer(tr.gettext("There is no open table here.")))
+                return Outcome(Reply(Answer(tr.gettext("There is no open table here."))))
             if code.op != b.LEAVE and code.stamp != session.stamp:  # the current lobby
                 text = tr.gettext("Someone changed the table just now: try again.")
-                return self._lobby_changed(inc, session, text)
-            outcome = await self._change_lobby(inc, session, code, tr)
+                return Outcome(self._lobby_changed(inc, session, text))
+            if code.op in HOST_ONLY:
+                if "host" not in hosts:
+                    hosts["host"] = await sessions.people.may_host(inc, session)
+                if not hosts["host"]:
+                    text = tr.gettext("Only the host can change the table or start it.")
+                    return Outcome(Reply(Answer(text)))
+            outcome = self._change_lobby(inc, session, code, tr)
             if isinstance(outcome, Reply):
-                return outcome
+                return Outcome(outcome)
             if code.op == b.START:
-                return await self._begin(session, version, tr)
+                return await self._begin(session, tr)
             session.stamp += 1
-            if not await sessions.try_save(session, version):
-                continue
-            return self._lobby_changed(inc, session, outcome)
-        raise Busy(inc.chat)
+            return Outcome(self._lobby_changed(inc, session, outcome), session)
 
-    async def _change_lobby(
+        outcome = await sessions.change(inc.chat, work)
+        if code.op == b.START and outcome.save is not None:
+            return await self._begun(outcome.save, outcome.result)
+        return outcome.result
+
+    def _change_lobby(
         self, inc: Press, session: Session, code: b.Code, tr: Translator
     ) -> Reply | str:
         """Apply a lobby button to `session`; a Reply refuses it, a string confirms it."""
@@ -161,10 +189,6 @@ class LobbyDesk:
                 return Reply(Answer(tr.gettext("You are not at the table.")))
             del session.seats[seat]
             return tr.gettext("You left the table.")
-        if code.op in (b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER) and not (
-            await self.sessions.may_host(inc, session)
-        ):
-            return Reply(Answer(tr.gettext("Only the host can change the table or start it.")))
         if code.op == b.ADD_BOT:
             if len(session.seats) >= spec.max_players:
                 return Reply(Answer(tr.gettext("The table is full.")))
@@ -194,26 +218,23 @@ class LobbyDesk:
             session.turn_timer = TURN_TIMERS[(at + 1) % len(TURN_TIMERS)]
             return tr.gettext("Turn timer changed.")
         if code.op == b.START:
-            return await self._check_start(session, tr)
+            return ""
         return Reply(Answer(tr.gettext("This button is no longer in use.")))
 
-    async def _check_start(self, session: Session, tr: Translator) -> Reply | str:
+    async def _check_start(self, session: Session, tr: Translator) -> Reply | None:
+        """Why the game cannot start now (a player the bot cannot write to), or None."""
         bundle = self.sessions.bundle(session)
-        if bundle.private_hands:
-            away = [
-                s.name
-                for _, s in session.humans()
-                if not await self.sessions.reachable(s.user or "")
-            ]
-            if away:
-                text = tr.t(
-                    "{names} must open a private chat with me first (Join (private chat)).",
-                    names=tr.list(away),
-                )
-                return Reply(Answer(text, alert=True))
-        while len(session.seats) < bundle.game.spec.min_players:
-            session.seats.append(self._computer(session))
-        return ""
+        if not bundle.private_hands:
+            return None
+        reachable = self.sessions.people.reachable
+        away = [s.name for _, s in session.humans() if not await reachable(s.user or "")]
+        if not away:
+            return None
+        text = tr.t(
+            "{names} must open a private chat with me first (Join (private chat)).",
+            names=tr.list(away),
+        )
+        return Reply(Answer(text, alert=True))
 
     def _computer(self, session: Session) -> Seat:
         """A computer player's seat, named after one not yet at the table."""
@@ -222,26 +243,35 @@ class LobbyDesk:
         name = next(n for n in bundle.computer_names if n not in taken)
         return Seat(name=name, bot=bundle.computer.name)
 
-    async def _begin(self, session: Session, version: int, tr: Translator) -> Reply:
-        """Deal the game; the lobby message becomes the start notice; hands go out privately."""
+    async def _begin(self, session: Session, tr: Translator) -> Outcome[Reply]:
+        """Deal the game (computers fill the empty seats); its first messages follow it."""
         sessions = self.sessions
+        if (refused := await self._check_start(session, tr)) is not None:
+            return Outcome(refused)
         bundle = sessions.bundle(session)
+        while len(session.seats) < bundle.game.spec.min_players:
+            session.seats.append(self._computer(session))
         session.seed = sessions.seeds()
         bundle.game.spec.settle(session.options)  # a lobby saved before an option needed another
         session.salt = sessions.salts()
         try:
             state, events = bundle.game.new_game(len(session.seats), session.options, session.seed)
         except BadState:
-            return Reply(Answer(tr.gettext("This button is no longer in use.")))
-        change = self.play.start(session, state, events)
-        dealt = state
+            return Outcome(Reply(Answer(tr.gettext("This button is no longer in use."))))
+        step = progress.start(session, bundle, state, events, sessions.clock(), sessions.settings)
+        rendered = self.renderer.step(session, state, events, step, None)
+        rendered[0] = fresh(rendered[0])
         hurried: list[Message] = []  # computers that act at once (where pushes cost)
-        state = await self.play.hurry(session, state, hurried)
-        try:
-            await sessions.save(session, version, owed=True)
-        except Conflict:
-            return Reply(Answer(tr.gettext("Someone changed the table just now: try again.")))
+        await self.timers.hurry(session, state, hurried)
+        answer = Answer(tr.gettext("The game begins!"))
+        return Outcome(Reply(answer, rendered + hurried), session, owed=True)
+
+    async def _begun(self, session: Session, dealt: Reply) -> Reply:
+        """The start notice (in place of the lobby message) before the game's first messages;
+        the game counts as running."""
+        sessions = self.sessions
         await sessions.running(session)
+        bundle = sessions.bundle(session)
         ctr = translator(session.language)
         started = ctr.t(
             "🎲 {game} begins! Players: {players}",
@@ -255,13 +285,9 @@ class LobbyDesk:
             "🔒 The deal's lock: <code>{lock}</code> (its key comes with the results)", lock=lock
         )
         lobby_id = session.message_ids.get(views.LOBBY_SLOT)
-        messages: list[Message] = []
         if lobby_id and sessions.caps.edits:
-            messages.append(Message(session.chat, started, edit=lobby_id))
+            notice = Message(session.chat, started, edit=lobby_id)
         else:
-            messages.append(say(session.chat, started))
-        rendered = self.play.render(session, dealt, events, change, None)
-        rendered[0] = fresh(rendered[0])
-        messages += rendered + hurried
+            notice = say(session.chat, started)
         confirm = (session.chat, session.change)
-        return Reply(Answer(tr.gettext("The game begins!")), messages, confirm=confirm)
+        return Reply(dealt.answer, [notice, *dealt.messages], confirm=confirm)

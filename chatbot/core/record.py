@@ -36,11 +36,6 @@ PAGE_LINES = 24  # moves on one page at most
 PAGE_CHARS = 3000  # characters on one page at most (every platform's message holds more)
 
 
-def record_key(chat: str, lock: str) -> str:
-    """A record's key: the chat's (its Cluster slot), one per game (its deal's lock)."""
-    return f"rec-{lock}:{chat}"
-
-
 class BadRecord(Exception):
     """A record that cannot be read or replayed."""
 
@@ -164,11 +159,11 @@ class RecordDesk:
 
     async def press(self, inc: Press, lock: str, page: str | None) -> Reply:
         sessions = self.sessions
-        doc = await sessions.store.load(record_key(inc.chat, lock))
+        doc = await sessions.record(inc.chat, lock)
         if doc is None:
-            ptr = translator(await sessions.user_language(inc.user.id, inc.user.language))
+            ptr = translator(await sessions.people.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(ptr.gettext("This game's record is no longer kept.")))
-        tr = translator(await sessions.chat_language(inc))
+        tr = translator(await sessions.people.chat_language(inc))
         caps = sessions.caps
         try:
             record = Record.loads(doc.data)

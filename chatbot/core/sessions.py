@@ -1,35 +1,48 @@
-"""What every desk shares: a chat's session in the store (load, compare-and-set save, update),
-languages, who may host, and the platform's ports. Desks use it; it knows no desk."""
+"""The only door to the store: units of work on a chat's session, and named reads and writes of
+everything else the bot keeps (languages, history, standings, records, the delivery ledger).
+
+A unit of work (`change`) claims the update that asks for it, loads the session, applies a
+function that decides the change (it touches no store) and saves it with a compare-and-set,
+from the load again while another writer wins the race. Every change of a game goes through it.
+"""
 
 from __future__ import annotations
 
-import json
+import asyncio
+import contextlib
 import logging
 import random
 import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from chatbot.core.dedupe import Dedupe
-from chatbot.core.model import Capabilities, Incoming
+from chatbot.core import keys
+from chatbot.core.dedupe import IN_FLIGHT, Dedupe, mark, member
+from chatbot.core.model import Capabilities
+from chatbot.core.people import People
 from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import BadSession, Session
-from chatbot.i18n import negotiate
+from chatbot.core.work import Found, Outcome, Work
 from chatbot.settings import Settings
 from chatbot.store.base import (
     ANY_VERSION,
     RETRIES,
+    Claim,
+    Claimed,
     Conflict,
     Doc,
+    Entry,
     Seen,
     Store,
     StoreUnavailable,
+    Unreadable,
+    Write,
 )
 
 log = logging.getLogger(__name__)
-GAMES_KEPT = 30  # the newest chats a user sat down in (a private /language and /stats)
+T = TypeVar("T")
 HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in the chat's ledger)
 DELIVERED = "change"  # the ledger's field of the last change recorded as delivered
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
@@ -39,7 +52,7 @@ HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its las
 ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 PARKED_KEPT = 20  # group updates parked for a chat's next reply (the oldest go)
-KEPT_DOCS = 4096  # the game documents this process last loaded or saved, newest kept
+CLAIM_POLL = 0.1  # seconds between looks at an update another process is handling
 
 
 class Busy(Exception):
@@ -56,21 +69,8 @@ class Platform:
     is_member: Callable[[str, str], Awaitable[bool]] | None = None  # (chat, user)
 
 
-def game_key(chat: str) -> str:
-    return f"game:{chat}"
-
-
-def ledger_key(chat: str) -> str:
-    """The chat's delivery ledger: its last change delivered and its hand messages' ids."""
-    return f"ledger:{chat}"
-
-
-def chat_of(key: str) -> str:
-    return key.removeprefix("game:")
-
-
 class Sessions:
-    """The sessions of every chat, and what desks need to know about people and chats."""
+    """The sessions of every chat, and everything else the bot keeps about people and chats."""
 
     def __init__(
         self,
@@ -82,7 +82,7 @@ class Sessions:
         seeds: Callable[[], int] = lambda: random.SystemRandom().randrange(1 << 62),
         salts: Callable[[], int] = lambda: random.SystemRandom().randrange(1 << 62),
     ) -> None:
-        self.store = store
+        self._store = store
         self.settings = settings
         self.games = games
         self.platform = platform
@@ -97,10 +97,9 @@ class Sessions:
         # Changes whose save failed with a storage fault: this process will not deliver them,
         # though Redis may have applied the save (chat, change). Kept for the process's life.
         self.unsent: set[tuple[str, int]] = set()
-        self.dedupe = Dedupe(store, self.process)
-        # Game documents as this process last loaded or saved them (key -> document): a press
-        # may change one without loading it, its save checking that nothing changed since.
-        self._kept: OrderedDict[str, Doc] = OrderedDict()
+        self.dedupe = Dedupe()
+        self.in_flight = IN_FLIGHT
+        self.people = People(self)
 
     @property
     def caps(self) -> Capabilities:
@@ -113,30 +112,6 @@ class Sessions:
             raise BadSession(f"unknown game {session.game!r}")
         return bundle
 
-    async def load(self, chat: str) -> tuple[Session | None, int]:
-        doc = await self.store.load(game_key(chat))
-        if doc is None and (moved := await self.moved_to(chat)):
-            doc = await self.store.load(game_key(moved))
-        return self.session(doc)
-
-    async def moved_to(self, chat: str) -> str | None:
-        """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
-        return await self.store.get_setting(f"moved:{chat}", "to")
-
-    def keep(self, key: str, doc: Doc | None) -> None:
-        """Remember `doc` as the document at `key` now (None: forget it)."""
-        kept = self._kept
-        kept.pop(key, None)
-        if doc is not None:
-            kept[key] = doc
-            if len(kept) > KEPT_DOCS:
-                kept.popitem(last=False)
-
-    def kept(self, key: str) -> Doc | None:
-        """The document at `key` as this process last loaded or saved it (it may be stale:
-        only a save that checks its fields, `save(..., kept=doc.fields)`, may rely on it)."""
-        return self._kept.get(key)
-
     @staticmethod
     def session(doc: Doc | None) -> tuple[Session | None, int]:
         """The session of a stored document (BadSession when it cannot be read)."""
@@ -144,24 +119,155 @@ class Sessions:
             return None, 0
         return Session.loads(doc.data, doc.fields), doc.version
 
+    # --- reading a session -------------------------------------------------------------------
+
+    async def load(self, chat: str, follow: bool = True) -> tuple[Session | None, int]:
+        """`chat`'s session and its version (`follow`: of the chat it moved to, if it did)."""
+        return self.session(await self.find(chat, follow))
+
+    async def find(self, chat: str, follow: bool = True) -> Doc | None:
+        """`chat`'s stored session as it is (`follow`: of the chat it moved to, if it did)."""
+        doc = await self._store.load(keys.game(chat))
+        if doc is None and follow and (moved := await self.moved_to(chat)):
+            doc = await self._store.load(keys.game(moved))
+        return doc
+
+    async def moved_to(self, chat: str) -> str | None:
+        """The chat that `chat` became (a Telegram group upgraded to a supergroup), if any."""
+        return await self._store.get_setting(keys.moved(chat), "to")
+
+    # --- the unit of work --------------------------------------------------------------------
+
+    async def change(
+        self, chat: str, work: Work[T], update: str | None = None, also: Sequence[str] = ()
+    ) -> Outcome[T]:
+        """Run `work` on `chat`'s session and write what it decided, in one atomic step; on a
+        race lost to another writer, again from a new load (Busy after RETRIES tries).
+
+        `update`: the platform event asking for the change, claimed in the load's round trip
+        and marked handled by the save (`Found.handled`: it was handled before). `also`: other
+        keys of the chat the work reads (`Found.others`) and may write. A save whose answer
+        was lost on the way (the connection broke, the client sent it again and lost the race
+        to itself) is found applied on the next load: its outcome stands."""
+        tried: Outcome[T] | None = None
+        for _ in range(RETRIES):
+            found = await self._found(chat, update, also)
+            data = None if found.doc is None else found.doc.data
+            if found.handled and tried is not None:
+                if data == tried.written:
+                    return tried
+                self._unsent_if_mine(found)
+            outcome = await work(found)
+            if outcome.writes_nothing:
+                return outcome
+            try:
+                await self._write(found, outcome, update)
+                return outcome
+            except Conflict:
+                tried = outcome if outcome.written is not None else None
+        raise Busy(chat)
+
+    def _unsent_if_mine(self, found: Found) -> None:
+        """A save whose answer was lost still changed the game, and others changed it since:
+        if the stored change is this process's, its messages are delivered by this process's
+        timer after the grace."""
+        with contextlib.suppress(BadSession):
+            session = found.session
+            if session is not None and session.owner == self.process:
+                self.unsent.add((session.chat, session.change))
+
+    async def answer_lost(self, found: Found) -> bool:
+        """Whether the process that saved the game's last change is gone (its heartbeat
+        lapsed): a copy of a move it saved may be all that is left of the press, its answer
+        lost with it. A live owner answered, or answers, its own press."""
+        try:
+            session = found.session
+        except BadSession:
+            return False
+        if session is None or session.owner in ("", self.process):
+            return False
+        return not await self.alive(session.owner)
+
+    async def _found(self, chat: str, update: str | None, also: Sequence[str]) -> Found:
+        """The session of `chat` (or of the chat it moved to), claiming `update` with it."""
+        doc, handled = await self._claimed(chat, update)
+        if doc is None and (moved := await self.moved_to(chat)):
+            chat = moved  # the group became a supergroup: its own set of handled updates
+            doc, again = await self._claimed(moved, update)
+            handled = handled or again
+        return Found(chat, doc, handled, {key: await self._other(key) for key in also})
+
+    async def _other(self, key: str) -> Doc | None:
+        """A document a unit of work reads beside the session; one that is not even a document
+        is removed (it starts again: no version could be compared with it)."""
+        try:
+            return await self._store.load(key)
+        except Unreadable:
+            log.error("unreadable %s: removed", key)
+            await self._store.delete(key, ANY_VERSION)
+            return None
+
+    async def _claimed(self, chat: str, update: str | None) -> tuple[Doc | None, bool]:
+        """The session document of `chat` and whether `update` was handled before (claimed
+        for this process if not), in one round trip; without an update, a load."""
+        if not update:
+            return await self._store.load(keys.game(chat)), False
+        got = await self.claim(chat, update, keys.game(chat))
+        return got.doc, got.handled
+
+    async def claim(self, chat: str, update: str, key: str | None = None) -> Claimed:
+        """Claim `chat`'s `update` for this process, reading the document at `key` in the
+        same round trip. While another process handles the same update (a copy delivered
+        twice at once), wait until it has (the result says handled) or its claim lapses after
+        `in_flight` seconds (it died or stalled: this process handles the update)."""
+        held = member(update)
+        claim = Claim(keys.seen(chat), keys.claims(chat), held, self.process, self.in_flight)
+        waited = 0.0
+        while True:
+            got = await self._store.claim(claim, key)
+            if got.busy is None:
+                return got
+            if waited > self.in_flight + 1:  # a claim that does not lapse: not ours to handle
+                log.warning("update %s in %s: still held by %s", update, chat, got.busy)
+                return Claimed(got.doc, True)
+            if not waited:
+                log.info("update %s in %s: a copy is handled by %s", update, chat, got.busy)
+            await asyncio.sleep(CLAIM_POLL)
+            waited += CLAIM_POLL
+
+    async def _write(self, found: Found, outcome: Outcome[T], update: str | None) -> None:
+        """Write what a unit of work decided (Conflict: another writer was first). The
+        session's document is kept in `outcome.written` before it is sent: a save whose answer
+        is lost is recognised by it on the next load."""
+        key = keys.game(found.chat)
+        if outcome.save is not None and not outcome.writes and not outcome.entries:
+            seen = mark(found.chat, update)
+            await self.save(outcome.save, found.version, outcome.owed, seen, outcome)
+            return
+        if outcome.delete and not outcome.writes and not outcome.entries:
+            await self._store.delete(key, found.version)
+            return
+        data = None if outcome.save is None else outcome.save.dumps()
+        mine = [] if data is None and not outcome.delete else [Write(key, found.version, data)]
+        await self._store.commit([*mine, *outcome.writes], outcome.entries)
+
     async def save(
         self,
         session: Session,
         version: int,
         owed: bool = False,
         seen: Seen | None = None,
-        kept: Mapping[str, str] | None = None,
+        outcome: Outcome[Any] | None = None,
     ) -> None:
-        """Compare-and-set `session`. `owed`: the save makes messages that this process now
-        owes the chats; until it records them delivered, the game is also due a little later,
-        so that another process delivers them if this one dies. `seen`: the update that made
-        the change is marked handled in the same step (its redelivery is then ignored).
-        `kept`: the fields of the kept document (`kept()`) the session was read from, with
-        `seen`'s update unclaimed: the save also checks both (Store.save's `fields`)."""
-        key = game_key(session.chat)
+        """Compare-and-set `session` (Conflict when `version` is stale). `owed`: the save
+        makes messages that this process now owes the chats; until it records them delivered,
+        the game is also due a little later, so that another process delivers them if this
+        one dies. `seen`: the update that made the change is marked handled in the same step
+        (its redelivery is then ignored). `outcome`: where the document is kept as sent."""
+        key = keys.game(session.chat)
         if version:  # ids its document held itself go beside it, before the save drops them
             for slot, message in session.take_unmoved().items():
-                await self.store.set_field(key, slot, message, replace=False)
+                await self._store.set_field(key, slot, message, replace=False)
         deadline = session.deadline
         if owed:
             session.change += 1
@@ -169,43 +275,74 @@ class Sessions:
             grace = self.clock() + OWED_GRACE
             deadline = grace if deadline is None else min(deadline, grace)
         data = session.dumps()
+        if outcome is not None:
+            outcome.written = data
         try:
-            new = await self.store.save(
-                key, data, version, self.settings.idle_ttl, deadline, seen, kept
-            )
-            self.keep(key, Doc(new, data, dict(session.message_ids)))
-        except Conflict:
-            self.keep(key, None)
-            raise
+            await self._store.save(key, data, version, self.settings.idle_ttl, deadline, seen)
         except StoreUnavailable:
-            self.keep(key, None)
             if owed:  # it may have been saved all the same (Redis stalled, then went on)
                 if len(self.unsent) >= UNSENT_KEPT:
                     self.unsent.pop()
                 self.unsent.add((session.chat, session.change))
             raise
 
-    async def try_save(
-        self,
-        session: Session,
-        version: int,
-        owed: bool = False,
-        seen: Seen | None = None,
-        kept: Mapping[str, str] | None = None,
-    ) -> bool:
+    async def delete(self, chat: str) -> None:
+        """Remove `chat`'s session whatever its version (a finished or unreadable game)."""
+        key = keys.game(chat)
+        for _ in range(RETRIES):
+            try:
+                doc = await self._store.load(key)
+            except BadSession:  # not even a document: removed as it is
+                return await self._store.delete(key, ANY_VERSION)
+            if doc is None:
+                return
+            try:
+                await self._store.delete(key, doc.version)
+                return
+            except Conflict:
+                continue
+
+    async def move(self, session: Session, old: str, version: int) -> bool:
+        """Store `session` (now of its new chat) anew and remove it from `old`, whose history
+        follows it; False when it moved already (another process, or a retried update)."""
         try:
-            await self.save(session, version, owed, seen, kept)
-            return True
+            await self.save(session, 0)  # (a new document: nothing beside it yet)
         except Conflict:
             return False
+        with contextlib.suppress(Conflict):
+            await self._store.delete(keys.game(old), version)
+        keep = self.settings.history_keep
+        for raw in reversed(await self._store.history(keys.history(old), keep)):
+            await self._store.push_history(keys.history(session.chat), raw, keep, HISTORY_TTL)
+        return True
+
+    # --- running games, timers and deliveries -----------------------------------------------
 
     async def running(self, session: Session) -> None:
         """Count the session's game as running (for /metrics) until its document goes; a
         count lost to a storage fault only leaves the game uncounted."""
         try:
-            await self.store.mark_running(game_key(session.chat), session.game)
+            await self._store.mark_running(keys.game(session.chat), session.game)
         except StoreUnavailable as exc:
             log.warning("game of %s not counted as running: %r", session.chat, exc)
+
+    async def count_running(self) -> dict[str, int]:
+        """The running games by game."""
+        return await self._store.running()
+
+    async def due(self, limit: int) -> list[str]:
+        """The game keys whose deadline has come, at most `limit`."""
+        return await self._store.due(self.clock(), limit)
+
+    async def drop_deadline(self, key: str) -> None:
+        """Forget the deadline of the game at `key` (its document is unreadable)."""
+        await self._store.clear_deadline(key)
+
+    async def gone(self, key: str) -> None:
+        """A game whose document expired: its deadline and its count as running go too
+        (unless a new game is there meanwhile)."""
+        with contextlib.suppress(Conflict):
+            await self._store.delete(key, 0)
 
     async def delivered(self, chat: str, change: int) -> None:
         """Record that the messages of `chat`'s change `change` went out."""
@@ -219,13 +356,16 @@ class Sessions:
     ) -> None:
         """Record, in one write, chats' delivered changes ({chat: change}), the ids of newly
         sent hand messages ({(chat, slot): message id}, kept beside the sessions: no save of a
-        game, which could race a change), and updates handled that changed no game (their
-        marks: `Dedupe.marks`)."""
+        game, which could race a change), and updates handled that changed no game."""
         for chat, change in delivered.items():
             self.unsent.discard((chat, change))
-        marks = [(ledger_key(chat), DELIVERED, str(change)) for chat, change in delivered.items()]
-        marks += [(ledger_key(chat), slot, message) for (chat, slot), message in hands.items()]
-        await self.store.write_marks(marks, self.settings.idle_ttl, seen)  # as long as the sessions
+        marks = [(keys.ledger(chat), DELIVERED, str(change)) for chat, change in delivered.items()]
+        marks += [(keys.ledger(chat), slot, message) for (chat, slot), message in hands.items()]
+        await self._store.write_marks(marks, self.settings.idle_ttl, seen)
+
+    async def was_handled(self, chat: str, update: str) -> bool:
+        """Whether `chat`'s `update` was handled (marked by a save or the ledger)."""
+        return await self._store.was_seen(keys.seen(chat), member(update))
 
     async def owed(self, session: Session) -> bool:
         """Whether the session's last change was never delivered by a process that is gone."""
@@ -246,7 +386,7 @@ class Sessions:
         if not self._follows_store:
             return
         before = time.time()
-        server = await self.store.server_time()
+        server = await self._store.server_time()
         after = time.time()
         if server is not None:
             self.offset = server - (before + after) / 2
@@ -254,12 +394,12 @@ class Sessions:
     async def heartbeat(self) -> None:
         """This process is alive (it delivers what it owes); its clock follows the store's."""
         await self.sync_clock()
-        await self.store.set_setting(f"alive:{self.process}", "at", repr(self.clock()), ALIVE_TTL)
+        await self._store.set_setting(keys.alive(self.process), "at", repr(self.clock()), ALIVE_TTL)
 
     async def alive(self, process: str) -> bool:
         if process == self.process:
             return True
-        beat = await self.store.get_setting(f"alive:{process}", "at")
+        beat = await self._store.get_setting(keys.alive(process), "at")
         try:
             return beat is not None and float(beat) > self.clock() - ALIVE_FOR
         except ValueError:
@@ -267,26 +407,15 @@ class Sessions:
 
     async def postpone(self, key: str, seconds: float) -> None:
         """Move the deadline of the game at `key` to `seconds` from now."""
-        await self.store.set_deadline(key, self.clock() + seconds)
+        await self._store.set_deadline(key, self.clock() + seconds)
 
     async def reindex(self, session: Session) -> None:
         """Put the session's own deadline back in the index (after a delivery's grace)."""
-        key = game_key(session.chat)
+        key = keys.game(session.chat)
         if session.deadline is None:
-            await self.store.clear_deadline(key)
+            await self._store.clear_deadline(key)
         else:
-            await self.store.set_deadline(key, session.deadline)
-
-    async def update(self, chat: str, change: Callable[[Session], bool]) -> Session | None:
-        """Load `chat`'s session, apply `change` and save it with compare-and-set, again from
-        the load while another writer wins the race; `change` returns False to save nothing."""
-        for _ in range(RETRIES):
-            session, version = await self.load(chat)
-            if session is None or not change(session):
-                return session
-            if await self.try_save(session, version):
-                return session
-        raise Busy(chat)
+            await self._store.set_deadline(key, session.deadline)
 
     async def remember(self, chat: str, slot: str, message: str) -> str | None:
         """Record the platform id of a newly sent slot message beside the chat's session (no
@@ -295,104 +424,98 @@ class Sessions:
         if slot.startswith(HAND_SLOT):
             await self.write_ledger({}, {(chat, slot): message})
             return None
-        key = game_key(chat)
-        before = await self.store.set_field(key, slot, message)
-        if (kept := self._kept.get(key)) is not None:  # as Redis keeps a hash: new fields last
-            self._kept[key] = Doc(kept.version, kept.data, {**kept.fields, slot: message})
+        before = await self._store.set_field(keys.game(chat), slot, message)
         return before if before != message else None
 
     async def park(self, chat: str, update: bytes, tag: str, drop: str) -> None:
         """Park a group update (stored) for the next reply in `chat`, tagged `tag`, after
-        dropping the parked updates tagged `drop` (`Store.append`); kept as long as a
-        session."""
-        key = f"parked:{chat}"
-        await self.store.append(key, update, PARKED_KEPT, self.settings.idle_ttl, tag, drop)
+        dropping the parked updates tagged `drop`; kept as long as a session."""
+        ttl = self.settings.idle_ttl
+        await self._store.append(keys.parked(chat), update, PARKED_KEPT, ttl, tag, drop)
 
     async def unpark(self, chat: str) -> list[bytes]:
         """Every update parked for `chat`, oldest first, taken (no other process gets them)."""
-        return await self.store.take(f"parked:{chat}")
+        return await self._store.take(keys.parked(chat))
 
     async def last_message(self, chat: str, slot: str) -> str | None:
-        """The id of a hand slot's last message not yet bared of its buttons (the ids an older
-        version kept in `hand:<chat>` are not read: those messages keep their buttons, and a
-        press on them is refused as outdated)."""
+        """The id of a hand slot's last message not yet bared of its buttons."""
         return await self._ledger(chat, slot) or None
 
     async def bared(self, chat: str, slot: str) -> None:
         """A hand slot's last message has lost its buttons: nothing more to edit."""
-        await self.store.drop_setting(ledger_key(chat), slot)
+        await self._store.drop_setting(keys.ledger(chat), slot)
 
     async def _ledger(self, chat: str, name: str) -> str | None:
         """A field of `chat`'s ledger; the last change delivered, where it has none, from
-        where an older version kept it (`sent:<chat>`)."""
-        value = await self.store.get_setting(ledger_key(chat), name)
+        where an older version kept it."""
+        value = await self._store.get_setting(keys.ledger(chat), name)
         if value is None and name == DELIVERED:
-            value = await self.store.get_setting(f"sent:{chat}", name)
+            value = await self._store.get_setting(keys.old_ledger(chat), name)
         return value
 
-    async def delete(self, chat: str) -> None:
-        """Remove `chat`'s session whatever its version (a finished or unreadable game)."""
-        key = game_key(chat)
-        for _ in range(RETRIES):
-            try:
-                doc = await self.store.load(key)
-            except BadSession:  # not even a document: removed as it is
-                return await self.store.delete(key, ANY_VERSION)
-            if doc is None:
-                return
-            try:
-                await self.store.delete(key, doc.version)
-                return
-            except Conflict:
-                continue
+    # --- what is kept beside the games -------------------------------------------------------
 
-    async def user_language(self, user_id: str, code: str | None) -> str:
-        chosen = await self.store.get_setting(f"user:{user_id}", "lang", refresh=PREFS_TTL)
-        return chosen or negotiate(code)
+    async def push_history(self, chat: str, entry: bytes) -> None:
+        """The chat's history gets a finished (or stopped) game's line."""
+        keep = self.settings.history_keep
+        await self._store.push_history(keys.history(chat), entry, keep, HISTORY_TTL)
 
-    async def chat_language(self, inc: Incoming) -> str:
-        return await self.known_chat_language(inc) or negotiate(None)
+    def history_entry(self, chat: str, entry: bytes) -> Entry:
+        """A history line to write with a commit."""
+        return Entry(keys.history(chat), entry, self.settings.history_keep, HISTORY_TTL)
 
-    async def known_chat_language(self, inc: Incoming) -> str | None:
-        """The language of the event's chat: chosen for the group, else the platform's guess,
-        else the sender's; None when nothing tells (a group the bot just joined)."""
-        if inc.private:
-            return await self.user_language(inc.user.id, inc.user.language)
-        chosen = await self.store.get_setting(f"chat:{inc.chat}", "lang", refresh=PREFS_TTL)
-        code = chosen or inc.chat_language or inc.user.language
-        return negotiate(code) if code else None
+    async def history(self, chat: str, limit: int) -> list[bytes]:
+        """The chat's latest finished games, newest first."""
+        return await self._store.history(keys.history(chat), limit)
 
-    async def may_host(self, inc: Incoming, session: Session) -> bool:
-        """The player who opened the table, or an admin of the chat."""
-        if inc.user.id == session.creator:
-            return True
-        is_admin = self.platform.is_admin
-        return is_admin is not None and await is_admin(inc.chat, inc.user.id)
+    async def standings(self, chat: str, ttl: int) -> Doc | None:
+        """The chat's standings document (reading it keeps it `ttl` seconds more)."""
+        return await self._store.load(keys.standings(chat), refresh=ttl)
 
-    async def is_admin(self, chat: str, user: str) -> bool:
-        """Whether `user` administers `chat` (True where the platform cannot tell)."""
-        is_admin = self.platform.is_admin
-        return is_admin is None or await is_admin(chat, user)
+    async def drop_standings(self, chat: str) -> None:
+        """Remove standings that are not even a document (they start again)."""
+        await self._store.delete(keys.standings(chat), ANY_VERSION)
 
-    async def is_member(self, chat: str, user: str) -> bool:
-        """Whether `user` is in `chat` (True where the platform cannot tell)."""
-        is_member = self.platform.is_member
-        return is_member is None or await is_member(chat, user)
+    async def record(self, chat: str, lock: str) -> Doc | None:
+        """A finished game's record, by its deal's lock."""
+        return await self._store.load(keys.record(chat, lock))
 
-    async def games_of(self, user: str) -> list[str]:
-        """The chats whose games `user` sat down in lately, newest first."""
-        raw = await self.store.get_setting(f"user:{user}", "games")
-        try:
-            chats = json.loads(raw) if raw else []
-        except ValueError:
-            return []
-        return [c for c in chats if isinstance(c, str)] if isinstance(chats, list) else []
+    async def first_time(self, key: str, ttl: int) -> bool:
+        """True the first time `key` (a `keys` one) is asked for within `ttl` seconds."""
+        return await self._store.first_time(key, ttl)
 
-    async def seated(self, user: str, chat: str) -> None:
-        """Remember that `user` sits in `chat`'s game (a private /language finds it)."""
-        chats = [chat, *(c for c in await self.games_of(user) if c != chat)][:GAMES_KEPT]
-        await self.store.set_setting(f"user:{user}", "games", json.dumps(chats), PREFS_TTL)
+    async def chat_moved(self, old: str, new: str) -> None:
+        """Record that `old` became `new`; its language follows it."""
+        await self._store.set_setting(keys.moved(old), "to", new, PREFS_TTL)
+        language = await self._store.get_setting(keys.chat_prefs(old), "lang")
+        if language:
+            await self._store.set_setting(keys.chat_prefs(new), "lang", language, PREFS_TTL)
 
-    async def reachable(self, user: str) -> bool:
-        """Whether the bot may write to `user` privately (they opened the private chat)."""
-        return await self.store.get_setting(f"user:{user}", "dm") == "1"
+    async def probe(self) -> None:
+        """One read: StoreUnavailable unless the store answers (/healthz)."""
+        await self._store.get_setting(keys.HEALTH, "probe")
+
+    async def close(self) -> None:
+        await self._store.close()
+
+    def same_store(self, other: Sessions) -> bool:
+        """Whether `other` works on the same store (one connection pool to close)."""
+        return self._store is other._store
+
+    # --- people and chats --------------------------------------------------------------------
+
+    async def user_setting(self, user: str, name: str, refresh: bool = False) -> str | None:
+        """One of a person's settings (`refresh`: kept a year more from now)."""
+        ttl = PREFS_TTL if refresh else None
+        return await self._store.get_setting(keys.user_prefs(user), name, refresh=ttl)
+
+    async def set_user_setting(self, user: str, name: str, value: str) -> None:
+        await self._store.set_setting(keys.user_prefs(user), name, value, PREFS_TTL)
+
+    async def chat_setting(self, chat: str, name: str, refresh: bool = False) -> str | None:
+        """One of a chat's settings (`refresh`: kept a year more from now)."""
+        ttl = PREFS_TTL if refresh else None
+        return await self._store.get_setting(keys.chat_prefs(chat), name, refresh=ttl)
+
+    async def set_chat_setting(self, chat: str, name: str, value: str) -> None:
+        await self._store.set_setting(keys.chat_prefs(chat), name, value, PREFS_TTL)

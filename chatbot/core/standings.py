@@ -1,6 +1,6 @@
 """Standings per chat and game: games played, wins and a rating, kept in one versioned
-document per chat (`stats:<chat>`, the chat's Cluster slot) that the end of a game writes in
-the same atomic step as it removes the game (`GameDesk.finish`).
+document per chat (`keys.standings`, the chat's Cluster slot) that the end of a game writes in
+the same atomic step as it removes the game (`Endings.finish`).
 
 The rating is openskill's Plackett-Luce model (Weng-Lin): it rates a whole ranking of any
 number of seats with ties at once, and a win over strong players moves a rating more than a
@@ -24,10 +24,6 @@ TTL = 365 * 24 * 3600  # seconds a chat's standings are kept after their last us
 START_POINTS = 1000
 POINTS_SCALE = 40
 _MODEL = PlackettLuce()
-
-
-def standings_key(chat: str) -> str:
-    return f"stats:{chat}"
 
 
 def player_id(seat: Seat) -> str:

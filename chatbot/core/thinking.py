@@ -58,9 +58,9 @@ def budget(playouts: int | None, seconds: float | None) -> Budget:
     return Budget(playouts=playouts, seconds=seconds, clock=time.perf_counter)
 
 
-class Thinkers:
+class ThinkingPool:
     """A bot process's thinking: up to `workers` worker processes (0: a thread), shared by
-    every game the process hosts; `shutdown` ends them (`chatbot.bootstrap.thinkers` makes
+    every game the process hosts; `shutdown` ends them (`chatbot.bootstrap.thinking_pool` makes
     the process's one and ends it at exit)."""
 
     def __init__(self, workers: int) -> None:

@@ -42,7 +42,7 @@ from chatbot.core.delivery import Undelivered
 from chatbot.core.model import Capabilities, Command, Message, User
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
-from chatbot.core.sessions import PREFS_TTL, Platform, Sessions
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.i18n import negotiate
 from chatbot.line.convert import (
     LABEL_CHARS,
@@ -164,7 +164,7 @@ class LineBot:
         if self.page is not None:
             await self.page.close()
         if close_store:
-            await self.sessions.store.close()
+            await self.sessions.close()
 
     # --- platform ports for the core -------------------------------------------------------
 
@@ -331,7 +331,7 @@ class LineBot:
         key = qualify(group)
         guess = self._guesses.get(group)
         if guess is None:
-            stored = await self.sessions.store.get_setting(f"chat:{key}", "guess")
+            stored = await self.sessions.chat_setting(key, "guess")
             rank, _, told = (stored or "0:").partition(":")
             guess = (int(rank) if rank.isdigit() else 0, told or None)
         learnt = guess
@@ -346,7 +346,7 @@ class LineBot:
                 learnt = (BY_SCRIPT, code)
         if learnt != guess:
             value = f"{learnt[0]}:{learnt[1]}"
-            await self.sessions.store.set_setting(f"chat:{key}", "guess", value, PREFS_TTL)
+            await self.sessions.set_chat_setting(key, "guess", value)
         self._guesses[group] = learnt
         self._guesses.move_to_end(group)
         while len(self._guesses) > PROFILES_KEPT:
@@ -447,7 +447,7 @@ class LineBot:
     async def _may_push(self, message: Message) -> bool:
         """A push goes to a group, or to a user who added the bot (LINE refuses the rest)."""
         to = line_id(message.chat)
-        if not to.startswith("U") or await self.sessions.reachable(message.chat):
+        if not to.startswith("U") or await self.sessions.people.reachable(message.chat):
             return True
         log.info("no push to %s: not the bot's friend", to)
         return False

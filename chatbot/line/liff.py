@@ -40,10 +40,8 @@ from chatbot.bodies import TooLarge, bounded_body
 from chatbot.core import buttons as b
 from chatbot.core.model import Incoming, Message, Press, User
 from chatbot.core.session import BadSession, Session
-from chatbot.core.sessions import game_key
 from chatbot.i18n import N_, Translator, negotiate, translator
 from chatbot.line.convert import PREFIX, line_id, plain, qualify
-from chatbot.store.base import Doc
 
 if TYPE_CHECKING:
     from chatbot.core.runner import Runner
@@ -194,9 +192,9 @@ class HandPage:
     async def hand(self, request: Request) -> JSONResponse:
         try:
             user, chat = await self._player(request, request.query_params.get("game"))
-            doc = await self.bot.sessions.store.load(game_key(chat))
-            tr = await self._translator(user, self._session(doc))
-            shown = self._shown_of(await self.bot.service.play.hand_in(_asking(user), doc))
+            session = await self._session(chat)
+            tr = await self._translator(user, session)
+            shown = self._shown_of(await self.bot.service.moves.hand_of(_asking(user), chat))
             return JSONResponse({"words": _words(tr), **shown})
         except Refusal as refusal:
             return await self._refused(request, refusal)
@@ -223,8 +221,7 @@ class HandPage:
                 raise Refusal(400, NOT_OURS)
             before = await self._moves(chat)
             answer = await self.bot.runner.handle(inc)
-            doc = await self.bot.sessions.store.load(game_key(chat))  # the game after it
-            session = self._session(doc)
+            session = await self._session(chat)  # the game after it
             after = math.inf if session is None else session.moves
             tr = await self._translator(user, session)
             told = [answer.text] if answer is not None and answer.text else []
@@ -232,7 +229,7 @@ class HandPage:
                 told += [m.text for m in answer.shown] if answer is not None else []
                 shown: JSON = {"hand": None, "table": ""}
             else:
-                shown = self._shown_of(await self.bot.service.play.hand_in(_asking(user), doc))
+                shown = self._shown_of(await self.bot.service.moves.hand_of(_asking(user), chat))
             steps = [m for m in answer.shown if m.buttons] if answer else []
             if code.op == b.NAV and steps and after == before:  # a step of a choice
                 shown["hand"] = _message(steps[-1])
@@ -246,9 +243,8 @@ class HandPage:
         try:
             body = await _body(request)
             user, chat = await self._player(request, body.get("game"))
-            doc = await self.bot.sessions.store.load(game_key(chat))
-            tr = await self._translator(user, self._session(doc))
-            if isinstance(await self.bot.service.play.hand_in(_asking(user), doc), str):
+            tr = await self._translator(user, await self._session(chat))
+            if isinstance(await self.bot.service.moves.hand_of(_asking(user), chat), str):
                 raise Refusal(403, N_("You are not playing in this game."))
             await self.bot.runner.delivery.release(chat, None)
             return JSONResponse({"said": tr.gettext(WORDS["unheard"])})
@@ -278,10 +274,10 @@ class HandPage:
         session, _ = await self.bot.sessions.load(chat)
         return math.inf if session is None else session.moves
 
-    def _session(self, doc: Doc | None) -> Session | None:
-        """The game in a stored document (None: gone, or unreadable)."""
+    async def _session(self, chat: str) -> Session | None:
+        """The game of `chat` (None: gone, or unreadable)."""
         try:
-            return self.bot.sessions.session(doc)[0]
+            return (await self.bot.sessions.load(chat))[0]
         except BadSession:
             return None
 
@@ -291,7 +287,7 @@ class HandPage:
         seat = session.seat_of(user.id) if session is not None else None
         if session is not None and seat is not None:
             return translator(session.seats[seat].language)
-        return translator(await self.bot.sessions.user_language(user.id, user.language))
+        return translator(await self.bot.sessions.people.user_language(user.id, user.language))
 
     async def _refused(self, request: Request, refusal: Refusal) -> JSONResponse:
         """The reason, in the player's language when it was told with it, else in the

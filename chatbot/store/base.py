@@ -162,17 +162,12 @@ class Store(ABC):
         ttl: int | None,
         deadline: float | None = None,
         seen: Seen | None = None,
-        fields: Mapping[str, str] | None = None,
     ) -> int:
         """Write `data` if the stored version equals `expected` (0: key absent); returns the new
         version (never issued before for `key`) and sets the key's time to live in seconds
         (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
         (None: unschedules it) and marks `seen` handled. One round trip. Raises Conflict
-        otherwise (and marks nothing).
-
-        `fields`: the change was made on a document the caller kept from before, without
-        claiming `seen`'s update: the save also needs the fields beside the document to be
-        exactly `fields` and the update to be neither handled nor claimed (needs `seen`)."""
+        otherwise (and marks nothing)."""
 
     @abstractmethod
     async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter as Tally
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from chatbot.store.base import (
     ANY_VERSION,
@@ -120,25 +120,12 @@ class MemoryStore(Store):
         ttl: int | None,
         deadline: float | None = None,
         seen: Seen | None = None,
-        fields: Mapping[str, str] | None = None,
     ) -> int:
         """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
-        and its deadline (None: unscheduled); marks `seen` (of the same owner, as in Redis).
-        With `fields`, as in Redis: those fields beside it, `seen`'s update new and unclaimed."""
+        and its deadline (None: unscheduled); marks `seen` (of the same owner, as in Redis)."""
         if seen is not None and owner_of(seen.key) != owner_of(key):
             raise ValueError(f"{seen.key!r} and {key!r} have different owners")
         self._check(key, expected)
-        if fields is not None:
-            if seen is None or seen.held is None:  # as Redis refuses it
-                raise ValueError("a save with fields needs the update it marks and its claims")
-            now = self._clock()
-            claim = self._claims.get((seen.held, seen.update))
-            if (
-                await self.was_seen(seen.key, seen.update)
-                or (claim is not None and claim[1] > now)
-                or list(self._fields.get(key, {}).items()) != list(fields.items())
-            ):
-                raise Conflict(key)
         if seen is not None:
             await self.mark_seen(seen)
         new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1

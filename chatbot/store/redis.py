@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from importlib.resources import files
 from typing import Any, cast
 
 import redis.asyncio as redis
@@ -34,20 +35,19 @@ from chatbot.store.base import (
     owner_of,
     same_owner,
 )
-from chatbot.store.direct import Command, Direct
 
-# A document is one string value b"<version>:<data>", so one GET returns both together. The Lua
-# scripts read only the version prefix (GETRANGE) and compare it, as a decimal string, with the
-# expected version; check and write are atomic on the server. Sets `version` ("0": absent,
-# "?": a value that is no document, which only a delete of ANY_VERSION removes).
-_CURRENT = """
-local head = redis.call('GETRANGE', KEYS[1], 0, 20)
-local version = '0'
-if head ~= '' then
-  local colon = string.find(head, ':', 1, true)
-  version = colon and string.sub(head, 1, colon - 1) or '?'
-end
-"""
+Command = Sequence[Any]  # a command's name and arguments, pipelined by `_batch`
+SCRIPTS = files(__package__ or "chatbot.store") / "lua"  # the Lua scripts, one a file
+# The version counter is a field of the hash beside the document (a game is two keys, not
+# three); a counter still in a key of its own (`ver:`, an older version's) is folded in.
+VERSION_FIELD = "#version"
+_VERSION_KEY = VERSION_FIELD.encode()
+
+
+def script(name: str) -> str:
+    """The Lua script `<name>.lua`, with the helpers every script shares (common.lua)."""
+    common = (SCRIPTS / "common.lua").read_text("utf-8")
+    return common + "\n" + (SCRIPTS / f"{name}.lua").read_text("utf-8")
 
 
 def _raise_lost_cancel() -> None:
@@ -59,314 +59,6 @@ def _raise_lost_cancel() -> None:
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
 
-
-def _mark(key: str, update: str, ttl: str, keep: str) -> str:
-    """Lua: `update` joins the handled set `key` as its newest (score: one more than the
-    newest's), the set keeps its newest `keep`, and lives `ttl` seconds more. The scores are
-    small integers (the order of arrival, no ties), so a set of up to 128 ids stays in Redis's
-    compact listpack encoding: about 13 bytes an id, against 30 with a unix time as score."""
-    return f"""
-local newest = redis.call('ZRANGE', {key}, -1, -1, 'WITHSCORES')
-local score = 1
-if newest[2] then score = tonumber(newest[2]) + 1 end
-redis.call('ZADD', {key}, score, {update})
-redis.call('ZREMRANGEBYRANK', {key}, 0, -(tonumber({keep}) + 1))
-redis.call('EXPIRE', {key}, {ttl})
-"""
-
-
-def _keep_index(key: int, ttl: int) -> str:
-    """Lua: the deadline index KEYS[key] expires in ARGV[ttl] seconds unless it lives longer
-    already (an index with no expiry, written by an older version, gets one)."""
-    k, t = f"KEYS[{key}]", f"ARGV[{ttl}]"
-    return f"""
-if redis.call('TTL', {k}) < tonumber({t}) then redis.call('EXPIRE', {k}, {t}) end
-"""
-
-
-# The version counter is a field of the hash beside the document (`VERSION_FIELD`), so a group's
-# game is two keys, not three; the hash outlives the document by the counter's time
-# (`VERSION_KEEP`), and its other fields, which live and die with the document, are dropped
-# when the document is deleted or created anew. A counter still in a key of its own (`ver:`,
-# written by an older version) is read once and folded in.
-VERSION_FIELD = "#version"
-_VERSION_KEY = VERSION_FIELD.encode()
-
-
-def _next_version(fields: str, legacy: str, current: str) -> str:
-    """Lua: `new`, one more than any version issued for the document: its counter (the
-    field `VERSION_FIELD` of the hash `fields`, folding in the old counter key `legacy`) and
-    its current version `current` (a number)."""
-    return f"""
-local new = redis.call('HINCRBY', {fields}, '{VERSION_FIELD}', 1)
-local legacy = tonumber(redis.call('GET', {legacy}) or '0')
-if legacy > 0 then redis.call('DEL', {legacy}) end
-local floor = math.max({current}, legacy)
-if new <= floor then
-  new = floor + 1
-  redis.call('HSET', {fields}, '{VERSION_FIELD}', new)
-end
-"""
-
-
-def _clear_fields(fields: str, floor: str = "0") -> str:
-    """Lua: every field of the hash `fields` but the version counter goes; the counter is at
-    least `floor` (the version of a document being deleted: issued, so never again)."""
-    return f"""
-local kept = math.max(tonumber(redis.call('HGET', {fields}, '{VERSION_FIELD}') or '0'), {floor})
-redis.call('DEL', {fields})
-if kept > 0 then redis.call('HSET', {fields}, '{VERSION_FIELD}', kept) end
-"""
-
-
-# KEYS: document, its deadline index (a sorted set), the old counter key, the fields beside
-# the document (and its counter), and optionally a set of handled updates. ARGV: expected
-# version, data, ttl seconds or "" (persist), deadline or "" (unschedule), member, seconds the
-# counter outlives the document, the index's time to live; with the set: the update id, the
-# set's ttl and how many ids it keeps; with the hash of claims too, the update's claim is
-# released; then, for a save of a kept document (`fields`), the fields it expects beside the
-# document (name, value, ... joined by newlines, the counter left out): they must be those, and
-# the update neither handled nor claimed. Returns the new version, or 0 when the expected
-# version is stale or a kept document's check fails.
-_SAVE = (
-    _CURRENT
-    + """
-if version ~= ARGV[1] then return 0 end
-if ARGV[11] then
-  if redis.call('ZSCORE', KEYS[5], ARGV[8]) then return 0 end
-  if redis.call('HEXISTS', KEYS[6], ARGV[8]) == 1 then return 0 end
-  local have, parts = redis.call('HGETALL', KEYS[4]), {}
-  for i = 1, #have, 2 do
-    if have[i] ~= '"""
-    + VERSION_FIELD
-    + """' then
-      parts[#parts + 1] = have[i]
-      parts[#parts + 1] = have[i + 1]
-    end
-  end
-  if table.concat(parts, '\\n') ~= ARGV[11] then return 0 end
-end
-if version == '0' then"""
-    + _clear_fields("KEYS[4]")
-    + "end"
-    + _next_version("KEYS[4]", "KEYS[3]", "tonumber(version)")
-    + """
-local value = tostring(new) .. ':' .. ARGV[2]
-if ARGV[3] == '' then
-  redis.call('SET', KEYS[1], value)
-  redis.call('PERSIST', KEYS[4])
-else
-  redis.call('SET', KEYS[1], value, 'EX', ARGV[3])
-  redis.call('EXPIRE', KEYS[4], tonumber(ARGV[3]) + tonumber(ARGV[6]))
-end
-if ARGV[4] == '' then
-  redis.call('ZREM', KEYS[2], ARGV[5])
-else
-  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
-end
-"""
-    + _keep_index(2, 7)
-    + "if KEYS[5] then"
-    + _mark("KEYS[5]", "ARGV[8]", "ARGV[9]", "ARGV[10]")
-    + """end
-if KEYS[6] then
-  redis.call('HDEL', KEYS[6], ARGV[8])
-  redis.call('ZREM', KEYS[7], ARGV[8])
-end
-return new
-"""
-)
-
-# KEYS: a set of handled updates, optionally the hash of claims and their expiries. ARGV: the
-# update, the set's ttl, how many ids it keeps. Marks the update handled, releases its claim.
-_SEEN = (
-    _mark("KEYS[1]", "ARGV[1]", "ARGV[2]", "ARGV[3]")
-    + """
-if KEYS[2] then
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  redis.call('ZREM', KEYS[3], ARGV[1])
-end
-"""
-)
-
-# KEYS: document, its deadline index, the old counter key, the running games' hashes, the
-# fields beside the document (and its counter). ARGV: expected version, member, seconds the
-# counter outlives the document.
-_DELETE = (
-    _CURRENT
-    + """
-if ARGV[1] ~= '-1' and version ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])"""
-    + _clear_fields("KEYS[6]", "(tonumber(version) or 0)")
-    + """
-redis.call('ZREM', KEYS[2], ARGV[2])
-local game = redis.call('HGET', KEYS[4], ARGV[2])
-if game then
-  redis.call('HDEL', KEYS[4], ARGV[2])
-  if redis.call('HINCRBY', KEYS[5], game, -1) <= 0 then redis.call('HDEL', KEYS[5], game) end
-end
-if redis.call('EXISTS', KEYS[6]) == 1 then redis.call('EXPIRE', KEYS[6], ARGV[3]) end
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
-return 1
-"""
-)
-
-# KEYS: the shard's running games (document key -> game) and their counts by game. ARGV: the
-# document key, its game, the hashes' time to live. A game is counted once however often marked;
-# the delete script uncounts it.
-_MARK_RUNNING = (
-    """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
-  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
-end
-"""
-    + _keep_index(1, 3)
-    + _keep_index(2, 3)
-)
-
-# KEYS: a deadline index. ARGV: member, deadline or "" (unschedule), the index's time to live.
-_SCHEDULE = """
-if ARGV[2] == '' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-else
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-end
-""" + _keep_index(1, 3)
-
-# KEYS: a set of handled updates, the hash of claims on its updates (update -> process), their
-# expiries (a sorted set: update by expiry ms), and optionally a document and the fields beside
-# it. ARGV: the update,
-# the claiming process, the claim's time to live (ms). Lapsed claims are removed, oldest first
-# (at most 64 a call: constant work however busy the chat), and both keys expire with their
-# newest claim. Returns {document, 1 if handled, the process holding the update or nil (the
-# claim is ours now), the fields as HGETALL gives them}.
-_CLAIM = """
-local doc, fields = false, {}
-if KEYS[4] then
-  doc = redis.call('GET', KEYS[4])
-  fields = redis.call('HGETALL', KEYS[5])
-end
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {doc, 1, false, fields} end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 64)
-if #lapsed > 0 then
-  redis.call('HDEL', KEYS[2], unpack(lapsed))
-  redis.call('ZREM', KEYS[3], unpack(lapsed))
-end
-local holder = redis.call('HGET', KEYS[2], ARGV[1])
-if holder and holder ~= ARGV[2] then return {doc, 0, holder, fields} end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return {doc, 0, false, fields}
-"""
-
-# KEYS: a document, the fields beside it. ARGV: the field, its value, "1" to replace a value
-# it has, milliseconds the hash outlives the document (its version counter). Nothing is set
-# while the document is absent. Returns the value the field had.
-_SET_FIELD = """
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -2 then return false end
-local before = redis.call('HGET', KEYS[2], ARGV[1])
-if before and ARGV[3] ~= '1' then return before end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-if ttl < 0 then
-  redis.call('PERSIST', KEYS[2])
-elseif redis.call('PTTL', KEYS[2]) < ttl + tonumber(ARGV[4]) then
-  redis.call('PEXPIRE', KEYS[2], ttl + tonumber(ARGV[4]))
-end
-return before
-"""
-
-# KEYS: each document, its old counter key and the fields beside it (and its counter; 3n keys),
-# the deadline index, the running games' hashes (document -> game, game -> count: a deleted
-# document stops counting), then the lists.
-# ARGV: n, the number of lists, seconds a counter outlives its document; per document its
-# expected version, "w" (write) or "d" (delete), data, ttl or "" (persist), member; per list
-# an entry, how many entries it keeps and its ttl or "" (keeps its expiry). Every version is
-# checked before anything is written. Returns {1, new versions...} or {0} when one is stale.
-_COMMIT = (
-    """
-local n, m, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local versions = {}
-for i = 1, n do
-  local head = redis.call('GETRANGE', KEYS[3 * i - 2], 0, 20)
-  local version = '0'
-  if head ~= '' then
-    local colon = string.find(head, ':', 1, true)
-    version = colon and string.sub(head, 1, colon - 1) or '?'
-  end
-  if version ~= ARGV[4 + 5 * (i - 1)] then return {0} end
-  versions[i] = tonumber(version)
-end
-local out = {1}
-local index = KEYS[3 * n + 1]
-for i = 1, n do
-  local a = 4 + 5 * (i - 1)
-  local doc, counter, fields = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
-  redis.call('ZREM', index, ARGV[a + 4])
-  if ARGV[a + 1] == 'd' or versions[i] == 0 then"""
-    + _clear_fields("fields", "versions[i]")
-    + """  end
-  if ARGV[a + 1] == 'd' then
-    redis.call('DEL', doc)
-    local game = redis.call('HGET', KEYS[3 * n + 2], ARGV[a + 4])
-    if game then
-      redis.call('HDEL', KEYS[3 * n + 2], ARGV[a + 4])
-      local left = redis.call('HINCRBY', KEYS[3 * n + 3], game, -1)
-      if left <= 0 then redis.call('HDEL', KEYS[3 * n + 3], game) end
-    end
-    if redis.call('EXISTS', fields) == 1 then redis.call('EXPIRE', fields, keep) end
-    if redis.call('EXISTS', counter) == 1 then redis.call('EXPIRE', counter, keep) end
-    out[i + 1] = 0
-  else"""
-    + _next_version("fields", "counter", "versions[i]")
-    + """
-    local value = tostring(new) .. ':' .. ARGV[a + 2]
-    if ARGV[a + 3] == '' then
-      redis.call('SET', doc, value)
-      redis.call('PERSIST', fields)
-    else
-      redis.call('SET', doc, value, 'EX', ARGV[a + 3])
-      redis.call('EXPIRE', fields, tonumber(ARGV[a + 3]) + keep)
-    end
-    out[i + 1] = new
-  end
-end
-local b = 4 + 5 * n
-for j = 1, m do
-  local list = KEYS[3 * n + 3 + j]
-  redis.call('LPUSH', list, ARGV[b + 3 * (j - 1)])
-  redis.call('LTRIM', list, 0, tonumber(ARGV[b + 3 * (j - 1) + 1]) - 1)
-  local ttl = ARGV[b + 3 * (j - 1) + 2]
-  if ttl ~= '' then redis.call('EXPIRE', list, ttl) end
-end
-return out
-"""
-)
-
-# KEYS: a list. ARGV: the entry as stored (its tag, a newline, the entry), the tag whose entries
-# go first ("": none), how many entries stay (the newest), its time to live.
-_APPEND = """
-if ARGV[2] ~= '' then
-  local prefix = ARGV[2] .. '\\n'
-  for _, old in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-    if string.sub(old, 1, #prefix) == prefix then redis.call('LREM', KEYS[1], 0, old) end
-  end
-end
-redis.call('RPUSH', KEYS[1], ARGV[1])
-redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-"""
-
-# KEYS: a list. Returns its entries, oldest first, and removes it.
-_TAKE = """
-local all = redis.call('LRANGE', KEYS[1], 0, -1)
-redis.call('DEL', KEYS[1])
-return all
-"""
 
 SHARDS = 16  # deadline indexes on a Cluster; a chat's keys share its index's slot
 PACK_FROM = 200  # bytes: a longer document is stored deflated (a session: 1.4 KB to about 0.7)
@@ -406,29 +98,26 @@ class RedisStore(Store):
         prefix: str = "egobot:",
         cluster: bool = False,
         deadline: float | None = None,
-        direct: Direct | None = None,
     ) -> None:
         """`deadline`: seconds a store call may take in all (a wait for a free connection
-        included) before it fails as unavailable; None: the client's own timeouts alone.
-        `direct`: where the busiest calls (a press's claim, load and save, settings, the
-        ledger: `_script`, `_batch`) go on a single server; None: through `client`."""
+        included) before it fails as unavailable; None: the client's own timeouts alone."""
         self._r = client
-        self._direct = direct
         self._deadline = deadline
         self._prefix = prefix
         self._shards = SHARDS if cluster else 1
         self._cluster = cluster
         self._ready = False  # the client knows the cluster's map (a single server: always)
         self._starting = asyncio.Lock()
-        self._save = client.register_script(_SAVE)
-        self._delete = client.register_script(_DELETE)
-        self._mark_running = client.register_script(_MARK_RUNNING)
-        self._schedule = client.register_script(_SCHEDULE)
-        self._claim = client.register_script(_CLAIM)
-        self._commit = client.register_script(_COMMIT)
-        self._set_field = client.register_script(_SET_FIELD)
-        self._append = client.register_script(_APPEND)
-        self._take = client.register_script(_TAKE)
+        self._save = client.register_script(script("save"))
+        self._seen = script("seen")  # sent by EVAL in pipelines (a Cluster's runs no EVALSHA)
+        self._delete = client.register_script(script("delete"))
+        self._mark_running = client.register_script(script("mark_running"))
+        self._schedule = client.register_script(script("schedule"))
+        self._claim = client.register_script(script("claim"))
+        self._commit = client.register_script(script("commit"))
+        self._set_field = client.register_script(script("set_field"))
+        self._append = client.register_script(script("append"))
+        self._take = client.register_script(script("take"))
 
     @classmethod
     def from_url(
@@ -437,12 +126,10 @@ class RedisStore(Store):
         prefix: str = "egobot:",
         settings: Settings | None = None,
         cluster: bool | None = None,
-        direct: bool = True,
     ) -> RedisStore:
         """A store on a new client for `url` (e.g. "redis://localhost:6379/0", or any node
         of a Cluster), with the timeouts, retries, health checks and Cluster mode of
-        `settings` (default: `Settings()`; `cluster` overrides its `redis_cluster`); `direct`:
-        a single server's busy calls straight over their own connections (`Direct`)."""
+        `settings` (default: `Settings()`; `cluster` overrides its `redis_cluster`)."""
         s = settings or Settings()
         cluster = s.redis_cluster if cluster is None else cluster
         # A refused or broken connection (Redis restarting, a pooled connection it closed)
@@ -463,21 +150,17 @@ class RedisStore(Store):
         }
         if cluster:
             return cls(RedisCluster.from_url(url, **options), prefix, cluster=True)
-        # At most `redis_pool_size` connections for the client and as many for `Direct`;
-        # under load a command waits for a free one
+        # At most `redis_pool_size` connections; under load a command waits for a free one
         # (redis-py's default pool would refuse it: "storage unavailable" while Redis is up).
-        # The wait and the command share one deadline, `redis_timeout`: a frozen Redis is
-        # still reported within it, however many commands queue for a connection. That
-        # deadline (`_reachable`) bounds every command, so the connections have no socket
-        # timeout of their own: redis-py would run each write in a task of its own under
-        # `asyncio.wait_for` (a quarter of a round trip's processor time).
+        # The wait and the command share one deadline, `redis_timeout` (`_reachable`): a
+        # frozen Redis is still reported within it, however many commands queue. The
+        # connections need no socket timeout of their own (redis-py would wrap every read
+        # in `asyncio.wait_for`).
         options["socket_timeout"] = None
         pool = redis.BlockingConnectionPool.from_url(
             url, max_connections=s.redis_pool_size, timeout=s.redis_timeout, **options
         )
-        lane = Direct(pool, s.redis_pool_size, s.redis_retries, s.redis_health_check)
-        client = redis.Redis.from_pool(pool)
-        return cls(client, prefix, deadline=s.redis_timeout, direct=lane if direct else None)
+        return cls(redis.Redis.from_pool(pool), prefix, deadline=s.redis_timeout)
 
     @classmethod
     def from_settings(cls, settings: Settings, prefix: str = "egobot:") -> RedisStore:
@@ -506,16 +189,11 @@ class RedisStore(Store):
         _raise_lost_cancel()
 
     async def _script(self, script: Any, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        """A registered script's reply (EVALSHA)."""
-        if self._direct is not None:
-            return await self._direct.script(script.sha, script.script, keys, args)
+        """A registered script's reply (EVALSHA; EVAL where Redis has not cached it)."""
         return await script(keys=keys, args=args)
 
     async def _batch(self, commands: Sequence[Command]) -> list[Any]:
-        """The replies to `commands`, pipelined: one round trip (one a Cluster node). A hash
-        comes as a flat list from `Direct` and as a dict through the client."""
-        if self._direct is not None:
-            return await self._direct.run(commands)
+        """The replies to `commands`, pipelined: one round trip (one a Cluster node)."""
         async with self._r.pipeline(transaction=False) as pipe:
             for command in commands:
                 pipe.execute_command(*command)
@@ -609,7 +287,7 @@ class RedisStore(Store):
         keys = [self.name(seen.key)]
         if seen.held is not None:
             keys += [self.name(seen.held), self._expiries(seen.held)]
-        return ("EVAL", _SEEN, len(keys), *keys, seen.update, seen.ttl, SEEN_KEEP)
+        return ("EVAL", self._seen, len(keys), *keys, seen.update, seen.ttl, SEEN_KEEP)
 
     async def save(
         self,
@@ -619,15 +297,11 @@ class RedisStore(Store):
         ttl: int | None,
         deadline: float | None = None,
         seen: Seen | None = None,
-        fields: Mapping[str, str] | None = None,
     ) -> int:
         """Compare-and-set `key`, its deadline and `seen` in one EVALSHA; (re)sets its TTL
-        and keeps its deadline index at least as long. With `fields`, the same script checks
-        them and that `seen`'s update is new and unclaimed (Store.save)."""
+        and keeps its deadline index at least as long."""
         if seen is not None and owner_of(seen.key) != owner_of(key):
             raise ValueError(f"{seen.key!r} and {key!r} have different owners")
-        if fields is not None and (seen is None or seen.held is None):
-            raise ValueError("a save with fields needs the update it marks and its claims")
         async with self._reachable("save"):
             args: list[bytes | str | int | float] = [
                 expected,
@@ -644,8 +318,6 @@ class RedisStore(Store):
                 args += [seen.update, seen.ttl, SEEN_KEEP]
                 if seen.held is not None:
                     keys += [self.name(seen.held), self._expiries(seen.held)]
-            if fields is not None:
-                args.append("\n".join(f"{k}\n{v}" for k, v in fields.items()))
             new = int(await self._script(self._save, keys, args))
             if not new:
                 raise Conflict(key)
@@ -848,6 +520,4 @@ class RedisStore(Store):
 
     async def close(self) -> None:
         """Close the client and its connections."""
-        if self._direct is not None:
-            await self._direct.close()
         await self._r.aclose()

@@ -189,7 +189,7 @@ class TelegramBot:
         await self.runner.stop()  # while the bot can still send what is owed
 
     async def _stopped(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        await self.sessions.store.close()
+        await self.sessions.close()
 
     async def register_commands(self) -> None:
         """The command menu in every language (the English one is also the default)."""
@@ -429,7 +429,7 @@ class TelegramBot:
         await self.app.stop()
         await self.app.shutdown()
         if close_store:
-            await self.sessions.store.close()
+            await self.sessions.close()
 
     def run_polling(self) -> None:
         """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""

@@ -4,9 +4,10 @@ players), a person's own figures across the groups they played in."""
 from __future__ import annotations
 
 from chatbot.core import buttons as b
+from chatbot.core import keys
 from chatbot.core.model import Command, Incoming, Message, Press, User
 from chatbot.core.session import Seat
-from chatbot.core.standings import TTL, Standings, add_result, standings_key
+from chatbot.core.standings import TTL, Standings, add_result
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 from tests.conftest import make_service
@@ -52,8 +53,8 @@ async def test_a_private_stats_gathers_the_persons_figures_from_every_group() ->
     ann, som = Seat("Ann", HOST.id), Seat("Som", bot="sensible")
     for chat, title, places in ((GROUP, "Lyceum", [1, 2]), (OTHER, "Agora", [2, 1])):
         table = add_result(Standings(), "ano", [ann, som], places, 1.0, title)
-        await store.save(standings_key(chat), table.dumps(), 0, TTL)
-        await service.sessions.seated(HOST.id, chat)
+        await store.save(keys.standings(chat), table.dumps(), 0, TTL)
+        await service.sessions.people.seated(HOST.id, chat)
     (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
     assert "📊 Your standings" in mine.text
     assert "Lyceum: place 1 of 2" in mine.text and "Agora: place 2 of 2" in mine.text
@@ -76,8 +77,8 @@ async def test_a_private_stats_reaches_the_thirty_latest_groups() -> None:
     ann, som = Seat("Ann", HOST.id), Seat("Som", bot="sensible")
     for i in range(31):
         table = add_result(Standings(), "ano", [ann, som], [1, 2], 1.0, f"Club {i}")
-        await store.save(standings_key(f"tg:-200{i}"), table.dumps(), 0, TTL)
-        await service.sessions.seated(HOST.id, f"tg:-200{i}")
+        await store.save(keys.standings(f"tg:-200{i}"), table.dumps(), 0, TTL)
+        await service.sessions.people.seated(HOST.id, f"tg:-200{i}")
     (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
     assert mine.text.count("place 1 of 2") == 30
     assert "Club 30:" in mine.text and "Club 1:" in mine.text and "Club 0:" not in mine.text
@@ -93,8 +94,8 @@ async def test_a_private_stats_fills_one_message_at_most() -> None:
         table = Standings()
         for game in ("ano", "ego", "egonomy"):
             table = add_result(table, game, [ann, som], [1, 2], 1.0, f"Club {i}")
-        await store.save(standings_key(f"tg:-200{i}"), table.dumps(), 0, TTL)
-        await service.sessions.seated(HOST.id, f"tg:-200{i}")
+        await store.save(keys.standings(f"tg:-200{i}"), table.dumps(), 0, TTL)
+        await service.sessions.people.seated(HOST.id, f"tg:-200{i}")
     (mine,) = (await service.handle(stats(HOST, HOST.id))).messages
     shown = mine.text.count("place 1 of 2")
     assert 10 < shown < 90 and len(mine.text) <= 4096

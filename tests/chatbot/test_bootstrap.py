@@ -25,7 +25,7 @@ print(os.environ.get("PTB_TIMEDELTA"), [h for h in hooks if h.startswith("chatbo
 chatbot.bootstrap.prepare()
 chatbot.bootstrap.prepare()
 print(os.environ.get("PTB_TIMEDELTA"), [h for h in hooks if h.startswith("chatbot")])
-assert chatbot.bootstrap.thinkers(1) is chatbot.bootstrap.thinkers(1)
+assert chatbot.bootstrap.thinking_pool(1) is chatbot.bootstrap.thinking_pool(1)
 print([h for h in hooks if h.startswith("chatbot")])
 """
 

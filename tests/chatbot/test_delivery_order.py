@@ -258,7 +258,7 @@ async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> 
     sessions = runner.service.sessions
     session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
     session.phase, session.change = PLAYING, 2
-    assert await sessions.try_save(session, 0)
+    await sessions.save(session, 0)
     table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), host=GROUP)
     table = replace(table, coalesce=True)
     runner.delivery.post([table], confirm=(GROUP, 1))
@@ -267,7 +267,7 @@ async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> 
     stored, version = await sessions.load(GROUP)
     assert stored is not None
     stored.change = 3  # the other process's reveal
-    assert await sessions.try_save(stored, version)
+    await sessions.save(stored, version)
     clock.now += 9.0
     runner.delivery.wake()
     await settled(runner)

@@ -141,8 +141,8 @@ async def test_a_section_that_does_not_exist_is_refused(service: GameService) ->
 async def test_rules_asked_from_a_table_go_to_the_private_chat(service: GameService) -> None:
     """The table's button: the overview goes to the presser, in their language; the group's
     shared message (the table) is not edited."""
-    await service.sessions.store.set_setting(f"chat:{GROUP}", "lang", "th")
-    await service.sessions.store.set_setting(
+    await service.sessions._store.set_setting(f"chat:{GROUP}", "lang", "th")
+    await service.sessions._store.set_setting(
         "user:tg:1", "dm", "1"
     )  # has a private chat with the bot
     reply = await service.handle(press(b.encode(b.RULE, "egonomy", SEND_PRIVATELY), user(1, "ja")))
@@ -280,8 +280,8 @@ async def test_a_group_language_button_sets_the_chats_language(
     reply = await service.handle(press(b.encode(b.LANGUAGE, "c", code), user(1, "en")))
     done = translator(code).gettext("Done: I will write in English in this group.")
     assert reply == Reply(Answer(done), [Message(GROUP, done, edit="7")])
-    assert await service.sessions.store.get_setting(f"chat:{GROUP}", "lang") == code
-    assert await service.sessions.store.get_setting("user:tg:1", "lang") is None
+    assert await service.sessions._store.get_setting(f"chat:{GROUP}", "lang") == code
+    assert await service.sessions._store.get_setting("user:tg:1", "lang") is None
     help_text = only(await service.handle(command("help", who=user(2, "en")))).text
     assert help_text.startswith(intro(code))
 
@@ -293,8 +293,8 @@ async def test_a_private_language_button_sets_the_players_language(
     reply = await service.handle(press(b.encode(b.LANGUAGE, "u", code), user(1, "en"), "private"))
     done = translator(code).gettext("Done: I will write to you in English.")
     assert reply == Reply(Answer(done), [Message("tg:1", done, edit="7")])
-    assert await service.sessions.store.get_setting("user:tg:1", "lang") == code
-    assert await service.sessions.store.get_setting(f"chat:{GROUP}", "lang") is None
+    assert await service.sessions._store.get_setting("user:tg:1", "lang") == code
+    assert await service.sessions._store.get_setting(f"chat:{GROUP}", "lang") is None
 
 
 @pytest.mark.parametrize("code", ["xx", "", "TH", "th-TH", "../th"])
@@ -302,8 +302,8 @@ async def test_a_language_without_a_catalogue_is_refused(service: GameService, c
     for scope, chat in (("c", GROUP), ("u", "private")):
         reply = await service.handle(press(b.encode(b.LANGUAGE, scope, code), user(1, "ja"), chat))
         assert reply == Reply(Answer(translator("ja").gettext(NO_LONGER)))
-    assert await service.sessions.store.get_setting(f"chat:{GROUP}", "lang") is None
-    assert await service.sessions.store.get_setting("user:tg:1", "lang") is None
+    assert await service.sessions._store.get_setting(f"chat:{GROUP}", "lang") is None
+    assert await service.sessions._store.get_setting("user:tg:1", "lang") is None
 
 
 async def open_lobby(service: GameService, host: User, guest: User) -> None:

@@ -9,8 +9,9 @@ import re
 from chatbot import bootstrap
 from chatbot.__main__ import main
 from chatbot.core import buttons as b
+from chatbot.core import keys
 from chatbot.core.model import Capabilities, Command, Message, Press, User
-from chatbot.core.record import Record, lines, pages, record_key
+from chatbot.core.record import Record, lines, pages
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
 from chatbot.games import registry
@@ -49,7 +50,8 @@ def plain(text: str) -> str:
 
 async def test_a_record_shows_only_what_the_table_saw() -> None:
     service = GameService(
-        Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinkers(0)
+        Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform()),
+        bootstrap.thinking_pool(0),
     )
     group, data, _ = await finished(service, "ano")
     seen = "\n".join(plain(m.text) for m in group)
@@ -82,7 +84,7 @@ async def test_a_record_shows_only_what_the_table_saw() -> None:
 async def test_a_record_exists_only_once_its_game_is_over() -> None:
     store = MemoryStore()
     service = GameService(
-        Sessions(store, Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinkers(0)
+        Sessions(store, Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinking_pool(0)
     )
     await service.handle(Command(chat=GROUP, private=False, user=HOST, name="newgame", args="ano"))
     session, _ = await service.sessions.load(GROUP)
@@ -92,10 +94,10 @@ async def test_a_record_exists_only_once_its_game_is_over() -> None:
     )
     live, _ = await service.sessions.load(GROUP)
     assert live is not None and live.phase == "playing"
-    from chatbot.core.play import deal_of_session
+    from chatbot.core.render import deal_of_session
 
     lock = deal_of_session(live, GAMES["ano"]).commitment
-    assert await store.load(record_key(GROUP, lock)) is None
+    assert await store.load(keys.record(GROUP, lock)) is None
     early = await service.handle(
         Press(chat=GROUP, private=False, user=HOST, data=f"{b.RECORD}|{lock}")
     )
@@ -106,7 +108,8 @@ async def test_a_record_exists_only_once_its_game_is_over() -> None:
 async def test_where_messages_cannot_be_edited_the_record_is_one_reply() -> None:
     caps = Capabilities(edits=False, message_chars=5000)
     service = GameService(
-        Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform(caps)), bootstrap.thinkers(0)
+        Sessions(MemoryStore(), Settings(bot_delay=0), GAMES, Platform(caps)),
+        bootstrap.thinking_pool(0),
     )
     _, data, _ = await finished(service, "ano")
     reply = await service.handle(Press(chat=GROUP, private=False, user=HOST, data=data))
@@ -118,11 +121,11 @@ async def test_where_messages_cannot_be_edited_the_record_is_one_reply() -> None
 async def test_the_terminal_plays_a_record_back(capsys: object) -> None:
     store = MemoryStore()
     service = GameService(
-        Sessions(store, Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinkers(0)
+        Sessions(store, Settings(bot_delay=0), GAMES, Platform()), bootstrap.thinking_pool(0)
     )
     _, data, _ = await finished(service, "ano")
     lock = data.split("|")[1]
-    doc = await store.load(record_key(GROUP, lock))
+    doc = await store.load(keys.record(GROUP, lock))
     assert doc is not None
     record = Record.loads(doc.data)
     assert main(["replay", record.code(), "--pace", "0", "--lang", "th"]) == 0

@@ -14,9 +14,10 @@ from dataclasses import replace
 import pytest
 
 from chatbot.core import buttons as b
+from chatbot.core import keys
 from chatbot.core.model import Capabilities, Command, Message, Press, User
 from chatbot.core.runner import Runner
-from chatbot.core.sessions import DELIVERED, Platform, ledger_key
+from chatbot.core.sessions import DELIVERED, Platform
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.core import restore
@@ -179,13 +180,13 @@ async def test_deliveries_are_recorded_together_in_one_write(
                 runner.delivery.post([Message(chat, f"change {change}")], confirm=(chat, change))
             await asyncio.sleep(0.05)  # every message is out, the record waits
         assert not writes.names
-        assert await store.get_setting(ledger_key(chats[0]), DELIVERED) is None
+        assert await store.get_setting(keys.ledger(chats[0]), DELIVERED) is None
         with Packets() as writes:
             await runner.delivery.flush()
         names = writes.names
         recorded = len(names)
         for i, chat in enumerate(chats):
-            assert await store.get_setting(ledger_key(chat), DELIVERED) == str(len(chats) + i + 1)
+            assert await store.get_setting(keys.ledger(chat), DELIVERED) == str(len(chats) + i + 1)
         # one pipeline: a single packet, or one per Cluster node holding some of the keys
         assert 1 <= recorded <= (3 if cluster else 1), names
     finally:
@@ -208,7 +209,7 @@ async def test_the_ledger_reads_an_older_versions_record_and_forgets_bared_hands
         assert await sessions.last_message("ln:g", "hand:s:0") == "m1"
         await sessions.bared("ln:g", "hand:s:0")
         assert await sessions.last_message("ln:g", "hand:s:0") is None
-        assert await store.get_setting(ledger_key("ln:g"), "hand:s:0") is None
+        assert await store.get_setting(keys.ledger("ln:g"), "hand:s:0") is None
     finally:
         await store.close()
 

@@ -14,11 +14,12 @@ import orjson
 import pytest
 
 from chatbot.core import buttons as b
-from chatbot.core import views
+from chatbot.core import keys, views
 from chatbot.core.model import Capabilities, Command, Incoming, Message, Press, Reply, User
 from chatbot.core.service import GameService
 from chatbot.core.session import LOBBY, OVER, Session
-from chatbot.core.standings import Standings, standings_key
+from chatbot.core.standings import Standings
+from chatbot.core.work import Found, Outcome
 from chatbot.games import registry
 from chatbot.i18n import translator
 from chatbot.settings import Settings
@@ -144,14 +145,16 @@ class WriteBeforeDelete(MemoryStore):
         if not self.raced and doc is not None and b'"phase":"over"' in doc.data:
             self.raced = True
             assert self.service is not None
-            await self.service.sessions.update(key.removeprefix("game:"), _renamed)
+            await self.service.sessions.change(key.removeprefix("game:"), _renamed)
         return await super().commit(writes, entries)
 
 
-def _renamed(session: Session) -> bool:
+async def _renamed(found: Found) -> Outcome[None]:
     """A change of the session that is no move (as a language choice would be)."""
+    session = found.session
+    assert session is not None
     session.title = "renamed"
-    return True
+    return Outcome(None, save=session)
 
 
 async def play_computers(service: GameService) -> Reply:
@@ -177,7 +180,7 @@ async def test_a_finished_game_leaves_the_store_even_when_a_write_races_its_end(
     assert session is None, "the finished game is gone: /newgame may open the next one"
     (entry,) = await store.history(f"hist:{GROUP}", 5)
     assert orjson.loads(entry)["stopped"] is False
-    doc = await store.load(standings_key(GROUP))
+    doc = await store.load(keys.standings(GROUP))
     assert doc is not None
     (table,) = Standings.loads(doc.data).games.values()  # type: ignore[union-attr]
     assert all(f.played == 1 for f in table.values()), "counted once, after the retry"
@@ -246,7 +249,7 @@ async def test_two_tables_opened_at_the_same_moment_both_get_an_answer() -> None
     """Two /newgame at once: one lobby opens, the other asker is told a game is open."""
 
     service = make_service(MemoryStore(), Settings())
-    await service.sessions.store.set_setting("user:tg:1", "dm", "1")
+    await service.sessions._store.set_setting("user:tg:1", "dm", "1")
     asks = [
         Command(chat="tg:-9", private=False, user=User(f"tg:{n}", f"P{n}", "en"), name="newgame")
         for n in (1, 2)

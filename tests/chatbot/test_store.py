@@ -30,7 +30,6 @@ from chatbot.store.base import (
     StoreUnavailable,
     Write,
 )
-from chatbot.store.direct import packed
 from chatbot.store.memory import MemoryStore
 from chatbot.store.redis import SHARDS, RedisStore
 from tests.clock import Clock
@@ -622,40 +621,6 @@ async def test_a_save_that_marks_an_update_handled_releases_its_claim(
     assert (await redis_store.claim(Claim("seen:c", "claims:c", "u8", "p2", 60))).busy == "p1"
 
 
-async def test_a_save_of_a_kept_document_checks_its_fields_and_the_update(store: Store) -> None:
-    """`save(..., fields=...)` (a press on the document this process kept, unclaimed): it goes
-    through only while the fields beside the document are the ones kept and the update is new
-    and unclaimed, in the same atomic step; otherwise Conflict, and nothing is written or
-    marked."""
-
-    def seen(update: str) -> Seen:
-        return Seen("seen:c", update, 60, "claims:c")
-
-    first = await store.save("game:c", DATA, 0, 60)
-    await store.set_field("game:c", "table", "11")
-    kept = {"table": "11"}
-    second = await store.save("game:c", b"two", first, 60, seen=seen("u1"), fields=kept)
-    assert await store.was_seen("seen:c", "u1"), "marked by the save"
-    for fields in ({}, {"table": "12"}, {"table": "11", "lobby": "3"}):
-        with pytest.raises(Conflict):
-            await store.save("game:c", b"x", second, 60, seen=seen("u2"), fields=fields)
-    with pytest.raises(Conflict):  # the update was handled (a copy of it, delivered again)
-        await store.save("game:c", b"x", second, 60, seen=seen("u1"), fields=kept)
-    assert (await store.claim(Claim("seen:c", "claims:c", "u3", "p2", 60))).busy is None
-    with pytest.raises(Conflict):  # another process handles a copy of it now
-        await store.save("game:c", b"x", second, 60, seen=seen("u3"), fields=kept)
-    with pytest.raises(Conflict):  # the game changed since it was kept
-        await store.save("game:c", b"x", first, 60, seen=seen("u4"), fields=kept)
-    doc = await store.load("game:c")
-    assert doc is not None and (doc.version, doc.data, dict(doc.fields)) == (second, b"two", kept)
-    for update in ("u2", "u4"):
-        assert not await store.was_seen("seen:c", update), "a refused save marks nothing"
-    await store.set_field("game:c", "lobby", "3")  # a new field comes last, as kept
-    fields = kept | {"lobby": "3"}
-    third = await store.save("game:c", b"3", second, 60, seen=seen("u2"), fields=fields)
-    assert third > second
-
-
 async def test_an_update_recorded_handled_releases_its_claim(store: Store) -> None:
     """Marked handled with the deliveries (`record`), as by a save: its claim goes with it."""
     assert (await store.claim(Claim("seen:c", "claims:c", "u1", "p1", 60))).busy is None
@@ -889,8 +854,9 @@ async def test_redis_after_a_restart_every_pooled_connection_is_opened_anew(
     killer = aioredis.Redis.from_url(redis_url)
     try:
         await asyncio.gather(*(store.save(f"g{n}", DATA, 0, 60) for n in range(5)))
-        assert store._direct is not None and len(store._direct._idle) == 5
-        for conn, _ in store._direct._idle:
+        idle = store._r.connection_pool._available_connections  # type: ignore[union-attr]
+        assert len(idle) == 5
+        for conn in idle:
             host, port = conn._writer.get_extra_info("sockname")[:2]  # type: ignore[union-attr]
             await killer.execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")
         for n in range(5):
@@ -928,39 +894,3 @@ async def test_a_settings_field_can_be_dropped(store: Store) -> None:
     await store.drop_setting("user:1", "nothing")
     assert await store.get_setting("user:1", "lang") is None
     assert await store.get_setting("user:1", "games") == "[]"
-
-
-def test_commands_are_packed_as_redis_py_packs_them() -> None:
-    """`packed` writes the bytes redis-py's connection would send for the same commands
-    (RESP: arrays of bulk strings), for every kind of argument the store passes, and refuses
-    what redis-py refuses."""
-    conn = Connection()
-    commands = [
-        ("EVALSHA", "ab12", 2, "k:1", b"\x00z\xff" * 3000, -7, 2.5, "ไทย 日本"),
-        ("HGET", b"key", ""),
-        ("ZADD", "s", 1e-300, b""),
-    ]
-    assert packed(commands) == b"".join(conn.pack_commands(commands))
-    for bad in (True, None, [1]):
-        with pytest.raises(TypeError):
-            packed([("SET", "k", bad)])
-
-
-async def test_direct_commands_reach_redis_as_sent(redis_url: str, redis_prefix: str) -> None:
-    """What `packed` sends is what Redis stores and answers: text, bytes of any value, numbers."""
-    store = RedisStore.from_url(redis_url, redis_prefix)
-    try:
-        assert store._direct is not None
-        value = bytes(range(256)) * 100
-        key = f"{redis_prefix}packed"
-        replies = await store._direct.run(
-            [
-                ("SET", key, value),
-                ("GET", key),
-                ("INCRBYFLOAT", f"{key}:n", 2.5),
-                ("DEL", key, f"{key}:n"),
-            ]
-        )
-        assert replies[1] == value and float(replies[2]) == 2.5
-    finally:
-        await store.close()

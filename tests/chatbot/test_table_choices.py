@@ -24,7 +24,7 @@ GAMES = registry()
 
 def service_at(clock: Clock) -> GameService:
     sessions = Sessions(MemoryStore(), Settings(bot_delay=1.0), GAMES, Platform(), clock=clock)
-    return GameService(sessions, bootstrap.thinkers(0))
+    return GameService(sessions, bootstrap.thinking_pool(0))
 
 
 async def lobby_of(service: GameService) -> Session:

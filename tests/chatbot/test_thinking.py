@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chatbot.bootstrap import thinkers
+from chatbot.bootstrap import thinking_pool
 from chatbot.core.thinking import budget
 from chatbot.games import registry
 from chatbot.settings import Settings
@@ -34,7 +34,7 @@ async def test_every_games_computer_thinks_within_the_chats_budget(workers: int)
             if not legal:
                 continue
             view = game.view(state, seat)
-            action = await thinkers(workers).think(bundle.computer, view, legal, Rng(3), limit)
+            action = await thinking_pool(workers).think(bundle.computer, view, legal, Rng(3), limit)
             assert action in legal or (action is None and seat not in game.to_move(state))
 
 
@@ -51,4 +51,4 @@ async def test_the_budget_reaches_the_thinking_process() -> None:
             break
     else:
         pytest.fail("no position where the budget matters")
-    assert await thinkers(1).think(player, view, legal, Rng(seed), one) == quick
+    assert await thinking_pool(1).think(player, view, legal, Rng(seed), one) == quick

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from chatbot.core import buttons as b
+from chatbot.core.progress import record
 from chatbot.core.session import Session
 from chatbot.present.ano.text import JOKER_TEXT, SUIT_SYMBOLS
 from engine.ano import GAME
@@ -122,8 +123,9 @@ async def arrange(
         idle=0,
         over=False,
     )._replace(**changes)
-    h.bot.service.play.note_change(session, state, [], None)
-    assert await h.bot.sessions.try_save(session, version)
+    sessions = h.bot.sessions
+    record(session, sessions.bundle(session), state, [], None, sessions.clock(), sessions.settings)
+    await h.bot.sessions.save(session, version)
     for user in users:
         await h.command(user["id"], user, "/start " + b.hand_payload(CHAT))
     return state

@@ -20,4 +20,4 @@ async def harness(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncI
         yield h
     finally:
         await h.stop()
-        await h.bot.sessions.store.close()
+        await h.bot.sessions._store.close()

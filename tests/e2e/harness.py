@@ -125,7 +125,7 @@ async def two_processes(
         tg.release()
         for h in pair:
             await h.stop()
-            await h.bot.sessions.store.close()
+            await h.bot.sessions._store.close()
 
 
 def hand_message(tg: FakeTelegram, user_id: int) -> StoredMessage | None:

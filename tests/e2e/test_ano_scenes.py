@@ -181,7 +181,7 @@ async def pair(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIter
     finally:
         for h in (a, b2):
             await h.stop()
-            await h.bot.sessions.store.close()
+            await h.bot.sessions._store.close()
 
 
 Processes = tuple[Harness, Harness]
@@ -210,7 +210,7 @@ async def test_a_jump_in_race_the_first_saved_wins_and_the_other_is_told(
     turn = tg.callback_update(ann, hand_of(tg, ann), data_of(hand_of(tg, ann), "J♥️"))
     first, second = (jump, turn) if bob_first else (turn, jump)
     for h in pair:  # open connections first, as a busy bot has them
-        await asyncio.gather(*(h.bot.sessions.store.load("warm") for _ in range(4)))
+        await asyncio.gather(*(h.bot.sessions._store.load("warm") for _ in range(4)))
     await asyncio.gather(a.feed(first), b2.feed(second))
     state = await state_now(a)
     assert len(state.discard) == len(before.discard) + 1, "one card went down, not two"

@@ -47,7 +47,7 @@ async def h(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterato
         yield harness
     finally:
         await harness.stop()
-        await harness.bot.service.sessions.store.close()
+        await harness.bot.service.sessions._store.close()
 
 
 async def two_players(h: Harness, tg: FakeTelegram) -> list[JSON]:
@@ -187,17 +187,17 @@ async def test_stop_needs_the_host_or_a_chat_admin(h: Harness, tg: FakeTelegram)
     carl = tg.users[43].to_dict()
     await h.command(GROUP, users[1], "/stop")
     assert "Only the player who opened the game or a chat admin" in tg.last_message(GROUP).text  # type: ignore[union-attr]
-    assert await h.bot.service.sessions.store.load(f"game:{CHAT}") is not None, "still running"
+    assert await h.bot.service.sessions._store.load(f"game:{CHAT}") is not None, "still running"
     await h.command(GROUP, carl, "/stop")
-    assert await h.bot.service.sessions.store.load(f"game:{CHAT}") is not None, (
+    assert await h.bot.service.sessions._store.load(f"game:{CHAT}") is not None, (
         "Carl is no admin yet"
     )
     tg.set_admins(GROUP, [carl])
     await h.command(GROUP, carl, "/stop")
     said = tg.last_message(GROUP)
     assert said is not None and said.text.startswith("The game was stopped by Carl.\n\n🔓")
-    assert await h.bot.service.sessions.store.load(f"game:{CHAT}") is None
-    (entry,) = await h.bot.service.sessions.store.history(f"hist:{CHAT}", 5)
+    assert await h.bot.service.sessions._store.load(f"game:{CHAT}") is None
+    (entry,) = await h.bot.service.sessions._store.history(f"hist:{CHAT}", 5)
     assert orjson.loads(entry)["stopped"] is True
 
 
@@ -244,7 +244,7 @@ async def test_markup_in_names_breaks_nothing_and_status_shows_the_result(
     await h.command(GROUP, stars, "/status")
     status = tg.last_message(GROUP)
     assert status is not None and status.text.startswith("No game is running here. Latest results:")
-    (entry,) = await h.bot.service.sessions.store.history(f"hist:{CHAT}", 5)
+    (entry,) = await h.bot.service.sessions._store.history(f"hist:{CHAT}", 5)
     ranking = orjson.loads(entry)["ranking"]
     stored_names = sorted((r["name"], r["bot"]) for r in ranking)
     assert stored_names == sorted([("<b>x</b>", False), ("*_[", False), ("Socrates", True)])

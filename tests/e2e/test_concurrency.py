@@ -60,7 +60,7 @@ async def processes(
     finally:
         for h in (a, b2):
             await h.stop()
-            await h.bot.service.sessions.store.close()
+            await h.bot.service.sessions._store.close()
 
 
 async def two_players(tg: FakeTelegram, a: Harness) -> list[JSON]:
@@ -76,7 +76,7 @@ async def race(processes: Processes, updates: list[JSON]) -> None:
     First each process opens enough Redis connections, as a busy bot has: else the first
     press would finish on an open connection while the others still connect."""
     for h in processes:
-        await asyncio.gather(*(h.bot.service.sessions.store.load("warm") for _ in updates))
+        await asyncio.gather(*(h.bot.service.sessions._store.load("warm") for _ in updates))
 
     async def deliver(i: int, update: JSON) -> None:
         h = processes[i % 2]

@@ -246,7 +246,7 @@ async def rig(h: Harness, **changes: Any) -> State:
     assert session is not None
     state = state_of(session)._replace(**changes)
     session.state = stored(GAMES["ego"].game, state)
-    assert await h.bot.sessions.try_save(session, version)
+    await h.bot.sessions.save(session, version)
     return state
 
 

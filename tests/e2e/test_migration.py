@@ -58,8 +58,8 @@ async def test_a_refused_send_moves_the_game_and_old_buttons_keep_working(
     rng = random.Random(1)
     for _ in range(12):  # private buttons still name the old group
         await press_once(h, tg, users, rng)
-    assert await h.bot.service.sessions.store.load(f"game:tg:{OLD}") is None, "the old key is gone"
-    after = await h.bot.service.sessions.store.load(f"game:tg:{NEW}")
+    assert await h.bot.service.sessions._store.load(f"game:tg:{OLD}") is None, "the old key is gone"
+    after = await h.bot.service.sessions._store.load(f"game:tg:{NEW}")
     assert after is not None
     session, _ = await h.bot.service.sessions.load(f"tg:{NEW}")
     assert session is not None and session.chat == f"tg:{NEW}" and session.moves > before.moves

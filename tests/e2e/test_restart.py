@@ -56,7 +56,7 @@ async def test_process_b_finishes_the_game_process_a_began(
         before = await load(a)
     finally:
         await a.stop()
-        await a.bot.service.sessions.store.close()
+        await a.bot.service.sessions._store.close()
     assert before.moves >= dealt.moves + 8, "A played moves"
     table_no = int(table_id(before))
     restart = len(tg.calls)
@@ -74,18 +74,18 @@ async def test_process_b_finishes_the_game_process_a_began(
         assert all(c.ok for c in sends)
         first_send = tg.calls.index(sends[0]) if sends else len(tg.calls)
         assert tg.calls.index(edits[0]) < first_send, "no new table before the first edit"
-        assert await b.bot.service.sessions.store.load(f"game:{CHAT}") is None, (
+        assert await b.bot.service.sessions._store.load(f"game:{CHAT}") is None, (
             "the game left the store"
         )
         final = tg.last_message(GROUP)
         assert final is not None and "🏆" in final.text, "the game ended with a ranking"
-        (entry,) = await b.bot.service.sessions.store.history(f"hist:{CHAT}", 5)
+        (entry,) = await b.bot.service.sessions._store.history(f"hist:{CHAT}", 5)
         ranking = orjson.loads(entry)["ranking"]
         assert sorted(r["name"] for r in ranking) == sorted(["Ann", "Bob", "Socrates"])
         assert not real_failures(tg), real_failures(tg)
     finally:
         await b.stop()
-        await b.bot.service.sessions.store.close()
+        await b.bot.service.sessions._store.close()
 
 
 async def test_a_computer_move_scheduled_by_a_is_played_by_b(
@@ -110,7 +110,7 @@ async def test_a_computer_move_scheduled_by_a_is_played_by_b(
         scheduled = await load(a)
     finally:
         await a.stop()
-        await a.bot.service.sessions.store.close()
+        await a.bot.service.sessions._store.close()
     assert waiting(scheduled) == WAIT_BOT and scheduled.deadline == clock.now + 5.0
     assert scheduled.seats[to_move(scheduled)].bot, "the computer is to move"
     table_no = int(table_id(scheduled))
@@ -128,4 +128,4 @@ async def test_a_computer_move_scheduled_by_a_is_played_by_b(
         assert not real_failures(tg), real_failures(tg)
     finally:
         await b.stop()
-        await b.bot.service.sessions.store.close()
+        await b.bot.service.sessions._store.close()

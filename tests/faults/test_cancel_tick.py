@@ -13,9 +13,9 @@ from dataclasses import replace
 
 import pytest
 
+from chatbot.core import keys
 from chatbot.core.registry import Registry
 from chatbot.core.session import Session
-from chatbot.core.sessions import game_key
 from chatbot.store.redis import RedisStore
 from tests.clock import Clock
 from tests.e2e.fake_telegram import FakeTelegram
@@ -28,7 +28,7 @@ STEPS = 400  # more event-loop steps than a tick takes
 
 @pytest.fixture
 async def h(tg: FakeTelegram, redis_url: str, redis_prefix: str) -> AsyncIterator[Harness]:
-    settings = replace(TEST_SETTINGS, bot_delay=5.0, thinkers=0)
+    settings = replace(TEST_SETTINGS, bot_delay=5.0, think_workers=0)
     store = RedisStore.from_url(redis_url, redis_prefix)
     harness = await Harness(tg, store, settings, Clock(), Registry([pick.bundle()])).start()
     try:
@@ -48,10 +48,10 @@ async def test_a_tick_cancelled_at_every_step_ends_cancelled(h: Harness, tg: Fak
     await open_table(h, tg, [tg.user(401, "Ann")], computers=1)
     clock = h.bot.sessions.clock
     assert isinstance(clock, Clock)
-    store, runner = h.bot.sessions.store, h.bot.runner
+    store, runner = h.bot.sessions._store, h.bot.runner
     before = await loaded(h)
     assert before.deadline is not None
-    original = await store.load(game_key(CHAT))
+    original = await store.load(keys.game(CHAT))
     assert original is not None
     clock.now = before.deadline + 1  # the computer's move is due
     cancelled = 0
@@ -71,9 +71,9 @@ async def test_a_tick_cancelled_at_every_step_ends_cancelled(h: Harness, tg: Fak
         if not requested:
             assert after.moves == before.moves + 1, "the tick that ran to its end moved"
             break
-        current = await store.load(game_key(CHAT))  # back to the due move, for the next step
+        current = await store.load(keys.game(CHAT))  # back to the due move, for the next step
         assert current is not None
-        await store.save(game_key(CHAT), original.data, current.version, 3600, before.deadline)
+        await store.save(keys.game(CHAT), original.data, current.version, 3600, before.deadline)
     else:
         pytest.fail(f"no tick ran to its end within {STEPS} steps")
     assert cancelled > 5, "the cancels landed at many points of the tick"

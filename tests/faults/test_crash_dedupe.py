@@ -74,7 +74,7 @@ async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
     client = aioredis.Redis.from_url(redis_url)
     a = await Harness(tg, RedisStore(client, redis_prefix), clock=clock).start()
     b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix), clock=clock).start()
-    a.bot.sessions.dedupe.in_flight = 0.5  # A's hold on the update it died handling lapses soon
+    a.bot.sessions.in_flight = 0.5  # A's hold on the update it died handling lapses soon
     try:
         users = [tg.user(85, "Gus"), tg.user(86, "Hal")]
         await open_table(a, tg, users)
@@ -83,7 +83,7 @@ async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
         reached = asyncio.Event()
 
         evalsha = client.evalsha
-        saving = a.bot.sessions.store._save.sha  # type: ignore[attr-defined]
+        saving = a.bot.sessions._store._save.sha  # type: ignore[attr-defined]
 
         async def dies(*args: Any, **kwargs: Any) -> Any:
             if args[0] != saving:
@@ -107,7 +107,7 @@ async def test_a_press_cut_short_before_its_save_is_handled_on_redelivery(
         assert len(tg.calls) == sent
     finally:
         await b2.stop()
-        await b2.bot.sessions.store.close()
+        await b2.bot.sessions._store.close()
         a.bot.errors.clear()
         await a.bot.runner.stop()
         await a.bot.app.shutdown()
@@ -130,7 +130,7 @@ async def test_a_move_saved_while_its_save_timed_out_is_announced(
         shown = tg.message(GROUP, table).text
         update = await move_update(h, tg, users)
         evalsha = client.evalsha
-        saving = h.bot.sessions.store._save.sha  # type: ignore[attr-defined]
+        saving = h.bot.sessions._store._save.sha  # type: ignore[attr-defined]
 
         async def late(*args: Any, **kwargs: Any) -> Any:
             result = await evalsha(*args, **kwargs)
@@ -232,7 +232,7 @@ async def test_a_copy_delivered_while_another_process_handles_the_update_is_reco
         assert len(tg.sent_to(GROUP)) == before + 1, "and a later copy is ignored"
     finally:
         await b2.stop()
-        await b2.bot.sessions.store.close()
+        await b2.bot.sessions._store.close()
         await a.stop()
         await client.aclose()
 
@@ -245,7 +245,7 @@ async def test_a_copy_whose_first_handler_died_holding_it_is_handled_after_the_c
     client = aioredis.Redis.from_url(redis_url)
     a = await Harness(tg, RedisStore(client, redis_prefix)).start()
     b2 = await Harness(tg, RedisStore.from_url(redis_url, redis_prefix)).start()
-    a.bot.sessions.dedupe.in_flight = 1.0
+    a.bot.sessions.in_flight = 1.0
     try:
         users = [tg.user(73, "Tam"), tg.user(74, "Uma")]
         await open_table(a, tg, users)
@@ -268,7 +268,7 @@ async def test_a_copy_whose_first_handler_died_holding_it_is_handled_after_the_c
         assert 0.5 < waited < 3.0, waited
     finally:
         await b2.stop()
-        await b2.bot.sessions.store.close()
+        await b2.bot.sessions._store.close()
         a.bot.errors.clear()
         await a.bot.runner.stop()
         await a.bot.app.shutdown()
@@ -306,4 +306,4 @@ async def test_a_step_delivered_again_is_answered_once_by_either_process(
     finally:
         for h in (a, b2):
             await h.stop()
-            await h.bot.sessions.store.close()
+            await h.bot.sessions._store.close()

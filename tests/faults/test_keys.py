@@ -11,7 +11,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
-from chatbot.core.sessions import HISTORY_TTL, PREFS_TTL, game_key
+from chatbot.core import keys
+from chatbot.core.sessions import HISTORY_TTL, PREFS_TTL
 from chatbot.store.base import INDEX_KEEP
 from chatbot.store.redis import RedisStore
 from tests.e2e.fake_telegram import FakeTelegram
@@ -63,7 +64,7 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
         await h.tick()
         await h.bot.sessions.heartbeat()
         during = await _ttls(client, redis_prefix)
-        index = store.index(game_key(CHAT))
+        index = store.index(keys.game(CHAT))
         assert index in during, sorted(during)  # the game is scheduled (its computer)
         assert during[index] > INDEX_KEEP - 60
         await play_out(h, tg, users, seed=9)
@@ -78,8 +79,8 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
     assert crossslot == 0, "no script or pipeline crossed slots"
     faults = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert not [f for f in faults if "storage" in f or "handled" in f], faults
-    for keys in (during, after):
-        forever = sorted(k for k, ttl in keys.items() if ttl == -1)  # (-2: gone since SCAN)
+    for ttls in (during, after):
+        forever = sorted(k for k, ttl in ttls.items() if ttl == -1)  # (-2: gone since SCAN)
         assert forever == [], forever
     assert after[store.name(f"hist:{CHAT}")] > HISTORY_TTL - 60
     assert PREFS_TTL - 60 < after[store.name("user:tg:87")] <= PREFS_TTL
@@ -87,6 +88,6 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
     assert handled and all(m.isdigit() for m in handled), "ids kept bare: Redis packs numbers"
     if cluster:  # every key the chat's game wrote together: one slot
         chat = [store.name(f"{kind}:{CHAT}") for kind in ("game", "seen", "ledger")]
-        chat += [store._fields(game_key(CHAT)), index]
+        chat += [store._fields(keys.game(CHAT)), index]
         assert len({key_slot(k.encode()) for k in chat}) == 1
-        assert store.name(game_key(CHAT)) in during and store._fields(game_key(CHAT)) in during
+        assert store.name(keys.game(CHAT)) in during and store._fields(keys.game(CHAT)) in during

@@ -40,7 +40,7 @@ async def bot(tg: FakeTelegram, own_redis: RedisProcess) -> AsyncIterator[Harnes
             own_redis.start()
         own_redis.thaw()
         await h.stop()
-        await h.bot.sessions.store.close()
+        await h.bot.sessions._store.close()
 
 
 def storage_failures() -> float:

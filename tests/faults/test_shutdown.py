@@ -2,7 +2,7 @@
 workers, their forkserver and the resource tracker, by polling and by webhook, within a few
 seconds; the game's timers are left in the store for the next process. By webhook, /healthz
 and /metrics answer on METRICS_PORT only (issue 21, item 5). Real processes: the
-bot (`python -m chatbot`, THINKERS=1), the fake Bot API server and Redis of the tests."""
+bot (`python -m chatbot`, THINK_WORKERS=1), the fake Bot API server and Redis of the tests."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ async def test_sigterm_ends_the_bot_and_every_process_it_started(
         "TELEGRAM_TOKEN": tg.token,
         "TELEGRAM_BASE_URL": f"http://127.0.0.1:{tg.port}",
         "REDIS_URL": db,
-        "THINKERS": "1",
+        "THINK_WORKERS": "1",
         "BOT_DELAY": "0.2",
         "REMIND_AFTER": "0.3",  # the person is idle: a computer plays for them at once
         "TAKEOVER_AFTER": "0.3",

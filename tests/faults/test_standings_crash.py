@@ -13,7 +13,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from chatbot.core.standings import Standings, standings_key
+from chatbot.core import keys
+from chatbot.core.standings import Standings
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from tests.conftest import make_service
@@ -53,7 +54,7 @@ async def test_a_game_ended_by_a_killed_process_is_counted_once(
         for _ in range(3):
             await later.tick()
         assert await store.load(f"game:{CHAT}") is None
-        board = await store.load(standings_key(CHAT))
+        board = await store.load(keys.standings(CHAT))
         assert board is not None
         (table,) = (Standings.loads(board.data).games or {}).values()
         assert len(table) >= 2 and all(f.played == 1 for f in table.values())

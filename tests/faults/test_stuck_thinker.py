@@ -4,7 +4,7 @@ THINK_TIMEOUT, the worker process is ended and the seat plays its fallback move;
 the heartbeat goes on, the group's /status is answered, and another group's computer moves
 at its own pace: within its delay, its budget and LATE (when a busy worker counts as stuck)
 plus a margin for starting a fresh worker, long before the stuck move's timeout. Real worker
-processes (THINKERS=1)."""
+processes (THINK_WORKERS=1)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from chatbot.bootstrap import thinkers
+from chatbot.bootstrap import thinking_pool
 from chatbot.core import buttons as b
 from chatbot.core import thinking
 from chatbot.core.registry import Registry
@@ -32,7 +32,7 @@ from tests.games import pick, stuck
 WARM, STALLED, OTHER = -1007710000003, -1007710000001, -1007710000002
 TIMEOUT = 8.0
 MARGIN = 3.5  # a fresh worker process on a loaded machine, well under TIMEOUT (a bound)
-SETTINGS = replace(TEST_SETTINGS, thinkers=1, think_timeout=TIMEOUT, bot_delay=0.05, tick=0.05)
+SETTINGS = replace(TEST_SETTINGS, think_workers=1, think_timeout=TIMEOUT, bot_delay=0.05, tick=0.05)
 
 
 async def until(check: Callable[[], Awaitable[bool]], seconds: float, what: str) -> None:
@@ -72,7 +72,7 @@ def workers() -> set[int]:
 async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
     cause: str, tg: FakeTelegram, redis_url: str, redis_prefix: str, tmp_path: Path
 ) -> None:
-    thinkers(SETTINGS.thinkers).shutdown()  # (no worker left by an earlier test)
+    thinking_pool(SETTINGS.think_workers).shutdown()  # (no worker left by an earlier test)
     marker = tmp_path / "stuck.pid"
     games = Registry([stuck.bundle(str(marker)), pick.bundle()])
     store = RedisStore.from_url(redis_url, redis_prefix)
@@ -152,4 +152,4 @@ async def test_a_stuck_thinker_is_abandoned_and_stalls_nothing_else(
     finally:
         await h.stop()
         await store.close()
-        thinkers(SETTINGS.thinkers).shutdown()
+        thinking_pool(SETTINGS.think_workers).shutdown()

@@ -63,4 +63,4 @@ async def test_poisoned_deadlines_delay_a_computer_move_by_at_most_one_tick(
     finally:
         h.bot.errors.clear()
         await h.stop()
-        await h.bot.sessions.store.close()
+        await h.bot.sessions._store.close()

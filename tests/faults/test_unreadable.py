@@ -16,9 +16,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from chatbot.core import buttons as b
+from chatbot.core import keys
 from chatbot.core.model import Command, Press, User
-from chatbot.core.sessions import game_key
-from chatbot.core.standings import Standings, standings_key
+from chatbot.core.standings import Standings
 from chatbot.i18n import translator
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
@@ -78,9 +78,9 @@ async def test_an_unreadable_game_is_answered_and_stop_clears_it(
     await h.command(GROUP, ann, "/newgame")
     lobby = tg.last_message(GROUP)
     assert lobby is not None
-    key = redis_prefix + game_key(CHAT)
+    key = redis_prefix + keys.game(CHAT)
     if isinstance(stored, str):  # a readable session naming a game not hosted here
-        doc = await h.bot.sessions.store.load(game_key(CHAT))
+        doc = await h.bot.sessions._store.load(keys.game(CHAT))
         assert doc is not None
         data = orjson.loads(doc.data)
         data["game"] = "chess"
@@ -144,7 +144,7 @@ async def test_unreadable_standings_are_answered_as_such(
 ) -> None:
     ann = tg.user(505, "Ann", language_code=lang)
     tg.group(GROUP, "Agora", creator=ann)
-    await redis_client.set(redis_prefix + standings_key(CHAT), stored)
+    await redis_client.set(redis_prefix + keys.standings(CHAT), stored)
     await h.command(GROUP, ann, "/stats")
     expected = translator(lang).gettext(
         "The standings here could not be read: the next game's results start them again."
@@ -163,7 +163,7 @@ async def test_standings_that_are_no_document_start_again_at_a_games_end(
     service.sessions.clock = lambda: now[0]
     host = User("tg:1", "Host", "en")
     try:
-        await redis_client.set(redis_prefix + standings_key(CHAT), b"~~~~")
+        await redis_client.set(redis_prefix + keys.standings(CHAT), b"~~~~")
         await service.handle(
             Command(chat=CHAT, private=False, user=host, name="newgame", args="ano")
         )
@@ -172,13 +172,13 @@ async def test_standings_that_are_no_document_start_again_at_a_games_end(
         start = b.encode(b.START, stamp=session.stamp)
         await service.handle(Press(chat=CHAT, private=False, user=host, data=start, message="1"))
         for _ in range(2000):  # its computers play, the host's seat is taken over
-            if await store.load(game_key(CHAT)) is None:
+            if await store.load(keys.game(CHAT)) is None:
                 break
             now[0] += 600
             await service.tick()
         else:
             pytest.fail("the game did not end")
-        board = await store.load(standings_key(CHAT))
+        board = await store.load(keys.standings(CHAT))
         assert board is not None
         (table,) = (Standings.loads(board.data).games or {}).values()
         assert all(f.played == 1 for f in table.values())

@@ -34,7 +34,7 @@ async def ano_bot(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncIte
     production): a person's move and the computers' answers go out as one push. Its clock
     skips the interval once the computers have answered (`delivered`)."""
     # a computer thinks in a thread: no process pool starting mid-game
-    settings = bot_settings(line, table_interval=INTERVAL, thinkers=0)
+    settings = bot_settings(line, table_interval=INTERVAL, think_workers=0)
     store = RedisStore.from_url(redis_url, redis_prefix)
     lb = line_bot(settings, store, registry(), monotonic=Skipping())
     await lb.start()

@@ -24,11 +24,13 @@ async def test_follow_and_unfollow_open_and_close_the_private_chat(
     bot: LineBot, line: FakeLine
 ) -> None:
     ann = line.user("Ann", "en", friend=False)
-    assert not await bot.sessions.reachable(qualify(ann))
+    assert not await bot.sessions.people.reachable(qualify(ann))
     await deliver(bot, line, line.follow(ann))
-    assert await bot.sessions.reachable(qualify(ann))
+    assert await bot.sessions.people.reachable(qualify(ann))
     await deliver(bot, line, line.unfollow(ann))
-    assert not await bot.sessions.reachable(qualify(ann)), "blocked: nothing is sent privately"
+    assert not await bot.sessions.people.reachable(qualify(ann)), (
+        "blocked: nothing is sent privately"
+    )
 
 
 async def test_newcomers_see_an_open_table(bot: LineBot, line: FakeLine) -> None:

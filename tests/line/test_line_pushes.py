@@ -13,7 +13,8 @@ import pytest
 
 from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
-from chatbot.core.sessions import DELIVERED, OWED_GRACE, ledger_key
+from chatbot.core import keys
+from chatbot.core.sessions import DELIVERED, OWED_GRACE
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
@@ -112,7 +113,7 @@ async def test_a_push_that_never_went_through_goes_again_after_the_grace(
     assert not [s for s in line.pushes if s.chat == group], "nothing got through"
     session, _ = await bot.sessions.load(qualify(group))
     assert session is not None
-    sent = await bot.sessions.store.get_setting(ledger_key(session.chat), DELIVERED)
+    sent = await bot.sessions._store.get_setting(keys.ledger(session.chat), DELIVERED)
     assert sent is None or int(sent) < session.change, "not recorded as delivered"
     now[0] += OWED_GRACE + 1
     await bot.runner.tick()
@@ -206,5 +207,5 @@ async def test_a_waiting_table_update_rides_on_the_next_reply(
         await lb.stop()
     assert not line.pushes, "the table went with the reply"
     assert not lb.errors
-    sent = await lb.sessions.store.get_setting(ledger_key(session.chat), DELIVERED)
+    sent = await lb.sessions._store.get_setting(keys.ledger(session.chat), DELIVERED)
     assert sent is not None and int(sent) == session.change, "recorded as delivered"

@@ -89,13 +89,13 @@ async def test_every_process_counts_the_games_of_the_shared_store(
             await deliver(two if turn % 2 else one, line, line.postback(first, user, one_pick))
     assert (await one.sessions.load(qualify(first)))[0] is None, "the first game is over"
     assert await scraped(one) == {"pick": 1}
-    assert await RunningGames(two.sessions.store, ["pick"]).count() == {"pick": 1}
+    assert await RunningGames(two.sessions.count_running, ["pick"]).count() == {"pick": 1}
     assert not one.errors and not two.errors
 
 
 async def test_a_store_out_of_reach_leaves_the_gauge_out(line: FakeLine) -> None:
     lost = RedisStore.from_url("redis://127.0.0.1:1/0")  # nothing listens there
-    running = RunningGames(lost, ["pick"])
+    running = RunningGames(lost.running, ["pick"])
     RUNNING.labels("pick").set(3)  # an earlier count
     try:
         await running.refresh()

@@ -48,8 +48,8 @@ async def test_the_command_builds_one_store_for_both_platforms(
     server = web_app(_settings(line, tg, redis_url), registry())
     lb, tb = server.state.adapters
     assert isinstance(lb, LineBot) and isinstance(tb, TelegramBot)
-    assert lb.sessions.store is tb.sessions.store, "one store, one connection pool"
-    assert isinstance(lb.sessions.store, RedisStore)
+    assert lb.sessions._store is tb.sessions._store, "one store, one connection pool"
+    assert isinstance(lb.sessions._store, RedisStore)
     async with server.router.lifespan_context(server):
         assert tg.webhook_url == WEBHOOK and lb.basic_id == "@fakebot"
 

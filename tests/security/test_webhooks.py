@@ -15,7 +15,7 @@ import pytest
 
 from chatbot import bootstrap
 from chatbot.bootstrap import line_bot
-from chatbot.core.sessions import game_key
+from chatbot.core import keys
 from chatbot.games import registry
 from chatbot.line.bot import EVENT_WINDOW, LineBot
 from chatbot.line.convert import qualify
@@ -235,4 +235,4 @@ async def test_a_line_event_replayed_after_the_window_is_dropped_and_a_copy_with
         await bot.runner.delivery.flush()
     assert (await bot.sessions.load(chat))[0] is None, "the /stop within the window stopped it"
     assert len(line.to(group)) == said + 1, "one answer for the two copies"
-    assert await bot.sessions.store.load(game_key(chat)) is None
+    assert await bot.sessions._store.load(keys.game(chat)) is None

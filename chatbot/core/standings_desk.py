@@ -1,4 +1,4 @@
-"""The leaderboard desk: /stats in a group (its standings per game), /stats in a private chat
+"""The standings desk: /stats in a group (its standings per game), /stats in a private chat
 (the sender's own figures in the groups they played in lately), and the standings button
 under a game's results."""
 
@@ -7,23 +7,26 @@ from __future__ import annotations
 import asyncio
 import html
 
+from chatbot.core import keys
 from chatbot.core.model import Answer, Command, Incoming, Message, Press, Reply, units
+from chatbot.core.session import BadSession
 from chatbot.core.sessions import Sessions
-from chatbot.core.standings import SHOWN, TTL, Figures, Standings, standings_key
+from chatbot.core.standings import SHOWN, TTL, Figures, Standings
 from chatbot.core.views import say
 from chatbot.i18n import N_, Translator, translator
-from chatbot.store.base import Unreadable
 
 SHOWN_TTL = 2 * 24 * 3600  # seconds a results message's standings button posts only once
 UNREADABLE = N_("The standings here could not be read: the next game's results start them again.")
 
 
-class BoardDesk:
+class StandingsDesk:
+    """Shows the standings kept per chat (`chatbot.core.standings`)."""
+
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
     async def command(self, inc: Command) -> Reply:
-        tr = translator(await self.sessions.chat_language(inc))
+        tr = translator(await self.sessions.people.chat_language(inc))
         if inc.private:
             return Reply(messages=[await self.mine(inc, tr)])
         wanted = inc.args.strip().lower()
@@ -43,16 +46,18 @@ class BoardDesk:
         """The standings button under a game's results: the game's leaderboard in the group,
         once per results message (later presses: the top three in a pop-up)."""
         if game not in self.sessions.games:
-            tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
+            tr = translator(
+                await self.sessions.people.user_language(inc.user.id, inc.user.language)
+            )
             return Reply(Answer(tr.gettext("This button is no longer in use.")))
         standings = await self._load(inc.chat)
-        key = f"shown:{inc.chat}:{inc.message}:{game}"
-        if inc.private or not inc.message or await self.sessions.store.first_time(key, SHOWN_TTL):
-            tr = translator(await self.sessions.chat_language(inc))
+        key = keys.shown(inc.chat, inc.message or "", game)
+        if inc.private or not inc.message or await self.sessions.first_time(key, SHOWN_TTL):
+            tr = translator(await self.sessions.people.chat_language(inc))
             if standings is None:
                 return Reply(Answer(), [say(inc.chat, tr.gettext(UNREADABLE))])
             return Reply(Answer(), [self.board(inc.chat, standings, [game], tr)])
-        tr = translator(await self.sessions.user_language(inc.user.id, inc.user.language))
+        tr = translator(await self.sessions.people.user_language(inc.user.id, inc.user.language))
         if standings is None:
             return Reply(Answer(tr.gettext(UNREADABLE)[: self.sessions.caps.answer_chars]))
         lines = [_line(i, f, tr) for i, (_, f) in enumerate(standings.ranked(game)[:3])]
@@ -63,8 +68,8 @@ class BoardDesk:
         """The chat's standings (None: unreadable); reading them keeps them (their time to
         live starts again)."""
         try:
-            doc = await self.sessions.store.load(standings_key(chat), refresh=TTL)
-        except Unreadable:  # (not even a document)
+            doc = await self.sessions.standings(chat, TTL)
+        except BadSession:  # (not even a document)
             return None
         return Standings.read(doc.data if doc else None)
 
@@ -89,7 +94,7 @@ class BoardDesk:
         """The sender's figures in every chat where they sat down lately, per game."""
         user = inc.user.id
         lines = []
-        chats = await self.sessions.games_of(user)
+        chats = await self.sessions.people.games_of(user)
         for standings in await asyncio.gather(*(self._load(chat) for chat in chats)):
             if standings is None:  # (no figures of theirs can be told there)
                 continue

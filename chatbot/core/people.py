@@ -1,0 +1,79 @@
+"""Who people and chats are to the bot: their languages, their private chats, the games they
+sit in, and who may host a table. Kept through `Sessions`' settings."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from chatbot.core.model import Incoming
+from chatbot.core.session import Session
+from chatbot.i18n import negotiate
+
+if TYPE_CHECKING:
+    from chatbot.core.sessions import Sessions
+
+GAMES_KEPT = 30  # the newest chats a user sat down in (a private /language and /stats)
+
+
+class People:
+    """What the bot knows of the people and chats it meets."""
+
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+
+    async def games_of(self, user: str) -> list[str]:
+        """The chats whose games `user` sat down in lately, newest first."""
+        raw = await self.sessions.user_setting(user, "games")
+        try:
+            chats = json.loads(raw) if raw else []
+        except ValueError:
+            return []
+        return [c for c in chats if isinstance(c, str)] if isinstance(chats, list) else []
+
+    async def seated(self, user: str, chat: str) -> None:
+        """Remember that `user` sits in `chat`'s game (a private /language finds it)."""
+        chats = [chat, *(c for c in await self.games_of(user) if c != chat)][:GAMES_KEPT]
+        await self.sessions.set_user_setting(user, "games", json.dumps(chats))
+
+    async def reachable(self, user: str) -> bool:
+        """Whether the bot may write to `user` privately (they opened the private chat)."""
+        return await self.sessions.user_setting(user, "dm") == "1"
+
+    async def set_reachable(self, user: str, reachable: bool) -> None:
+        """The person opened (or closed, or blocked) their private chat with the bot."""
+        await self.sessions.set_user_setting(user, "dm", "1" if reachable else "0")
+
+    async def user_language(self, user_id: str, code: str | None) -> str:
+        """The language a person chose, else the one their platform reports."""
+        chosen = await self.sessions.user_setting(user_id, "lang", refresh=True)
+        return chosen or negotiate(code)
+
+    async def chat_language(self, inc: Incoming) -> str:
+        return await self.known_chat_language(inc) or negotiate(None)
+
+    async def known_chat_language(self, inc: Incoming) -> str | None:
+        """The language of the event's chat: chosen for the group, else the platform's guess,
+        else the sender's; None when nothing tells (a group the bot just joined)."""
+        if inc.private:
+            return await self.user_language(inc.user.id, inc.user.language)
+        chosen = await self.sessions.chat_setting(inc.chat, "lang", refresh=True)
+        code = chosen or inc.chat_language or inc.user.language
+        return negotiate(code) if code else None
+
+    async def may_host(self, inc: Incoming, session: Session) -> bool:
+        """The player who opened the table, or an admin of the chat."""
+        if inc.user.id == session.creator:
+            return True
+        is_admin = self.sessions.platform.is_admin
+        return is_admin is not None and await is_admin(inc.chat, inc.user.id)
+
+    async def is_admin(self, chat: str, user: str) -> bool:
+        """Whether `user` administers `chat` (True where the platform cannot tell)."""
+        is_admin = self.sessions.platform.is_admin
+        return is_admin is None or await is_admin(chat, user)
+
+    async def is_member(self, chat: str, user: str) -> bool:
+        """Whether `user` is in `chat` (True where the platform cannot tell)."""
+        is_member = self.sessions.platform.is_member
+        return is_member is None or await is_member(chat, user)
