@@ -8,9 +8,9 @@ from chatbot.present.ano import PRESENTER as ANO_PRESENTER
 from chatbot.present.ego import PRESENTER as EGO_PRESENTER
 from chatbot.present.egonomy import PRESENTER as EGONOMY_PRESENTER
 from chatbot.present.egonomy import TURN_CONTEXT as EGONOMY_CONTEXT
-from chatbot.rules.ano import ANO_RULES
-from chatbot.rules.ego import EGO_RULES
-from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.rule_help.ano import ANO_RULES
+from chatbot.rule_help.ego import EGO_RULES
+from chatbot.rule_help.egonomy import EGONOMY_RULES
 from engine.ano import GAME as ANO
 from engine.ano.players import SensiblePlayer
 from engine.ego import GAME as EGO

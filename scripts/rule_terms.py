@@ -19,7 +19,7 @@ from chatbot.core.help import HelpDesk
 from chatbot.core.sessions import Platform, Sessions
 from chatbot.games import registry
 from chatbot.i18n import translator, translators
-from chatbot.rules import names, normalise
+from chatbot.rule_help import names, normalise
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 

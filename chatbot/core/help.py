@@ -14,7 +14,7 @@ from chatbot.core.session import Session
 from chatbot.core.sessions import Sessions
 from chatbot.core.work import Found, Outcome, Work
 from chatbot.i18n import N_, Translator, available_locales, negotiate, translator, translators
-from chatbot.rules import CLOSE, GlossaryEntry, RuleBook, match_term
+from chatbot.rule_help import CLOSE, GlossaryEntry, RuleBook, match_term
 
 INTRO = N_(
     "👋 I host card games in this chat: {games}, with computer players for empty seats. "

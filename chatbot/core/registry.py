@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chatbot.present.base import Presenter
-from chatbot.rules import RuleBook
+from chatbot.rule_help import RuleBook
 from engine.core import Game, OptionValue, Player
 
 

@@ -23,9 +23,9 @@ from chatbot.core.model import Answer, Button, Command, Incoming, Message, Press
 from chatbot.core.service import GameService
 from chatbot.games import registry
 from chatbot.i18n import available_locales, translator
-from chatbot.rules import names as rule_names
-from chatbot.rules import normalise
-from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.rule_help import names as rule_names
+from chatbot.rule_help import normalise
+from chatbot.rule_help.egonomy import EGONOMY_RULES
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 from tests.conftest import make_service

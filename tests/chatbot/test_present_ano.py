@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from chatbot.i18n import translator
 from chatbot.present.ano import EXPLANATIONS, PRESENTER
 from chatbot.present.base import Option, Options
-from chatbot.rules.ano import ANO_RULES
+from chatbot.rule_help.ano import ANO_RULES
 from engine.ano import GAME
 from engine.ano.rules import CALL, CATCH, DRAW, FORGOT_CALL, OWES, Action, State
 from tests.engine.ano.helpers import position

@@ -14,7 +14,7 @@ import engine.ego.rules as rules_module
 from chatbot.i18n import available_locales, translator
 from chatbot.present.ego import EXPLANATIONS, PRESENTER
 from chatbot.present.ego.questions import question
-from chatbot.rules.ego import EGO_RULES
+from chatbot.rule_help.ego import EGO_RULES
 from engine.ego import GAME
 from engine.ego.events import GameEnded, Guess, Revealed
 from engine.ego.rules import REFUSE, Action, State
@@ -170,7 +170,7 @@ def test_the_rule_help_says_an_idle_answerer_has_refused() -> None:
     """RULINGS.md, EGO, "An idle active player": the turn counts as their refusal, with its
     cost; "Changing a pick": an answer may be changed into a refusal. The help says both, as
     the bot's ruling, in every language."""
-    from chatbot.rules.ego import EGO_RULES
+    from chatbot.rule_help.ego import EGO_RULES
 
     ruling = EGO_RULES.section("refusing").ruling
     assert "A player who does not answer in time has refused, and pays what a refusal costs" in (

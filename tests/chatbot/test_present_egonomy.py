@@ -23,7 +23,7 @@ from chatbot.i18n import Translator, translator
 from chatbot.present.base import Option, Options, Presenter
 from chatbot.present.egonomy import PRESENTER, EgonomyPresenter, card_text
 from chatbot.present.egonomy.choices import ONE_PRESS
-from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.rule_help.egonomy import EGONOMY_RULES
 from engine.core import IllegalAction
 from engine.egonomy import GAME
 from engine.egonomy.cards import parse

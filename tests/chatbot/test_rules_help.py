@@ -13,8 +13,8 @@ import pytest
 
 from chatbot import i18n
 from chatbot.i18n import Translator
-from chatbot.rules import RuleBook, find_term, names, normalise
-from chatbot.rules.egonomy import EGONOMY_RULES, TOPIC_EMOJI, TOPIC_NAMES
+from chatbot.rule_help import RuleBook, find_term, names, normalise
+from chatbot.rule_help.egonomy import EGONOMY_RULES, TOPIC_EMOJI, TOPIC_NAMES
 from engine.egonomy.rules import new_game
 
 REPO = Path(__file__).resolve().parents[2]

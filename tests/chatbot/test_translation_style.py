@@ -100,7 +100,10 @@ def ano_msgids() -> set[tuple[str | None, str]]:
 
     keywords = {"t": None, "nt": (1, 2), "N_": None, "gettext": None, "ngettext": (1, 2)}
     keywords["pgettext"] = ((1, "c"), 2)
-    files = [*(ROOT / "chatbot" / "present" / "ano").glob("*.py"), ROOT / "chatbot/rules/ano.py"]
+    files = [
+        *(ROOT / "chatbot" / "present" / "ano").glob("*.py"),
+        ROOT / "chatbot/rule_help/ano.py",
+    ]
     out: set[tuple[str | None, str]] = set()
     for path in files:
         with path.open("rb") as fp:
@@ -143,9 +146,9 @@ RULING_MARKS = {
 def test_every_games_rulings_carry_one_label(lang: str) -> None:
     """RULINGS.md: a ruling of this bot is marked as the bot's. The three games once marked them
     three ways in Thai (two in Japanese and English): one label now, whatever the game."""
-    from chatbot.rules.ano import ANO_RULES
-    from chatbot.rules.ego import EGO_RULES
-    from chatbot.rules.egonomy import EGONOMY_RULES
+    from chatbot.rule_help.ano import ANO_RULES
+    from chatbot.rule_help.ego import EGO_RULES
+    from chatbot.rule_help.egonomy import EGONOMY_RULES
 
     tr = translator(lang)
     rulings = [
@@ -263,7 +266,7 @@ def test_thai_ano_rule_help_has_no_stray_spaces_or_doubled_words() -> None:
 
 def test_ano_headings_are_the_thai_rulebooks() -> None:
     """The Thai Ano rulebook's headings are อุปกรณ์ and วิธีการเล่น (seed 004)."""
-    from chatbot.rules.ano import ANO_RULES
+    from chatbot.rule_help.ano import ANO_RULES
 
     th = translator("th")
     titles = {s.key: th.gettext(s.title) for s in ANO_RULES.sections}
@@ -271,7 +274,7 @@ def test_ano_headings_are_the_thai_rulebooks() -> None:
 
 
 def test_egonomy_round_end_rules_say_each_thing_once() -> None:
-    from chatbot.rules.egonomy import EGONOMY_RULES, RULING_NOTES
+    from chatbot.rule_help.egonomy import EGONOMY_RULES, RULING_NOTES
 
     flip = next(s for s in EGONOMY_RULES.sections if s.key == "flip_mode")
     th, ja = translator("th"), translator("ja")

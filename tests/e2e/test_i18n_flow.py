@@ -23,7 +23,7 @@ from chatbot.core.session import Session
 from chatbot.games import registry
 from chatbot.i18n import Translator, translator
 from chatbot.present.egonomy import TURN_CONTEXT
-from chatbot.rules.egonomy import EGONOMY_RULES
+from chatbot.rule_help.egonomy import EGONOMY_RULES
 from chatbot.store.redis import RedisStore
 from engine.egonomy.rules import BABBLE, CUT_OFF, Action, encode_action
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage

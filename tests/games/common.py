@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chatbot.i18n import Translator
-from chatbot.rules import GlossaryEntry, RuleBook, Section
+from chatbot.rule_help import GlossaryEntry, RuleBook, Section
 
 
 def rulebook(game: str, text: str) -> RuleBook:

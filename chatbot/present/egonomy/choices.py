@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from chatbot.i18n import N_, Translator
 from chatbot.present.base import Option, Options
 from chatbot.present.egonomy.text import action_name, card_text, cards_text, table_name
-from chatbot.rules.egonomy import TOPIC_EMOJI
+from chatbot.rule_help.egonomy import TOPIC_EMOJI
 from engine.egonomy.cards import NUMBER, TOPIC
 from engine.egonomy.rules import (
     ARGUE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from chatbot.i18n import Translator
-from chatbot.rules.egonomy import TOPIC_EMOJI, TOPIC_NAMES
+from chatbot.rule_help.egonomy import TOPIC_EMOJI, TOPIC_NAMES
 from engine.egonomy.cards import NUMBER, TOPIC
 from engine.egonomy.rules import (
     ARGUE,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chatbot.i18n import N_
-from chatbot.rules import GlossaryEntry, RuleBook, Section
+from chatbot.rule_help import GlossaryEntry, RuleBook, Section
 
 # The house rulings a player looks for in a given section (docs/rulings.md, "EGO").
 RULING_NOTES = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chatbot.i18n import N_
-from chatbot.rules import GlossaryEntry, RuleBook, Section
+from chatbot.rule_help import GlossaryEntry, RuleBook, Section
 
 # The rulebook shows the three topics only as icons; the names are a ruling (docs/rulings.md,
 # "Egonomy: topics and flip sides"), in the order of engine.egonomy.cards (topics A, B, C).

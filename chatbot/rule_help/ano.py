@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from chatbot.i18n import N_
-from chatbot.rules import GlossaryEntry, RuleBook, Section
+from chatbot.rule_help import GlossaryEntry, RuleBook, Section
 
 RULING_NOTES = {
     "setup": N_(
