@@ -4,6 +4,7 @@ and the start of the game; each a unit of work on the chat's session."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypeVar
 
 from chatbot.core import buttons as b
 from chatbot.core import progress, views
@@ -20,6 +21,7 @@ from chatbot.i18n import N_, Translator, translator
 from engine.core import BadState
 
 ALREADY_OPEN = N_("A game is already open in this chat: /status shows it, /stop ends it.")
+T = TypeVar("T")
 HOST_ONLY = frozenset({b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER})
 
 
@@ -106,7 +108,7 @@ class LobbyDesk:
                 )
             bundle = sessions.bundle(session)
             if len(session.seats) >= bundle.game.spec.max_players:
-                return Outcome(self._notice(inc, tr.gettext("The table is full.")))
+                return Outcome(self._notice(inc, self._full(session, tr)))
             if bundle.private_hands and not inc.private:
                 if "reachable" not in checked:
                     checked["reachable"] = await people.reachable(inc.user.id)
@@ -123,6 +125,10 @@ class LobbyDesk:
         if outcome.save is not None:
             await people.seated(inc.user.id, outcome.save.chat)
         return outcome.result
+
+    def _full(self, session: Session, tr: Translator) -> str:
+        """Why no one more can sit down: the table is full, with who sits at it."""
+        return tr.t("The table is full: {players}.", players=tr.list(views.names(session, tr)))
 
     def _notice(self, inc: Incoming, text: str) -> Reply:
         """A private answer: a pop-up for a press, a message in a private chat otherwise."""
@@ -156,20 +162,20 @@ class LobbyDesk:
             session = found.session
             if session is None or session.phase != LOBBY:
                 return Outcome(Reply(Answer(tr.gettext("There is no open table here."))))
-            if code.op != b.LEAVE and code.stamp != session.stamp:  # the current lobby
-                text = tr.gettext("Someone changed the table just now: try again.")
-                return Outcome(self._lobby_changed(inc, session, text))
             if code.op in HOST_ONLY:
                 if "host" not in hosts:
                     hosts["host"] = await sessions.people.may_host(inc, session)
                 if not hosts["host"]:
                     text = tr.gettext("Only the host can change the table or start it.")
                     return Outcome(Reply(Answer(text)))
+            before = session.dumps()
             outcome = self._change_lobby(inc, session, code, tr)
             if isinstance(outcome, Reply):
                 return Outcome(outcome)
             if code.op == b.START:
                 return await self._begin(session, tr)
+            if session.dumps() == before:  # the lobby already is what the button asked for
+                return Outcome(Reply(Answer(outcome)))
             session.stamp += 1
             return Outcome(self._lobby_changed(inc, session, outcome), session)
 
@@ -191,7 +197,7 @@ class LobbyDesk:
             return tr.gettext("You left the table.")
         if code.op == b.ADD_BOT:
             if len(session.seats) >= spec.max_players:
-                return Reply(Answer(tr.gettext("The table is full.")))
+                return Reply(Answer(self._full(session, tr)))
             session.seats.append(self._computer(session))
             return tr.gettext("A computer player joined.")
         if code.op == b.REMOVE_BOT:
@@ -202,10 +208,14 @@ class LobbyDesk:
             return tr.gettext("A computer player left.")
         if code.op == b.OPTION and code.fields and code.fields[0] in session.options:
             name = code.fields[0]
-            if not spec.offered(spec.option(name), session.options):
+            option = spec.option(name)
+            if not spec.offered(option, session.options):
                 bundle = self.sessions.bundle(session)
                 return Reply(Answer(views.option_needs(bundle, name, tr), alert=True))
-            session.options[name] = spec.option(name).next(session.options[name])
+            value = _choice(option.choices, code.fields[1:])
+            if value is None:  # (a button drawn before buttons carried their value)
+                value = option.next(session.options[name])
+            session.options[name] = value
             spec.settle(session.options)  # an option whose need went away goes off
             return tr.gettext("Options changed.")
         if code.op == b.PRESET and code.fields and code.fields[0].isdigit():
@@ -214,11 +224,22 @@ class LobbyDesk:
                 session.options = spec.resolve_options(presets[int(code.fields[0])].options)
                 return tr.gettext("Options changed.")
         if code.op == b.TIMER:
-            at = TURN_TIMERS.index(session.turn_timer) if session.turn_timer in TURN_TIMERS else -1
-            session.turn_timer = TURN_TIMERS[(at + 1) % len(TURN_TIMERS)]
+            seconds = _choice(TURN_TIMERS, code.fields)
+            session.turn_timer = (
+                views.next_timer(session.turn_timer) if seconds is None else seconds
+            )
             return tr.gettext("Turn timer changed.")
         if code.op == b.START:
-            return ""
+            shown = code.fields[0] if code.fields else ""
+            if shown.isdigit() and len(session.seats) < int(shown):  # someone left meanwhile
+                text = tr.t(
+                    "The table changed: now {players}. Press Start again to begin.",
+                    players=tr.list(views.names(session, tr)) or tr.gettext("nobody"),
+                )
+                reply = self._lobby_changed(inc, session, text)
+                reply.answer = Answer(text, alert=True)
+                return reply
+            return "start"
         return Reply(Answer(tr.gettext("This button is no longer in use.")))
 
     async def _check_start(self, session: Session, tr: Translator) -> Reply | None:
@@ -291,3 +312,10 @@ class LobbyDesk:
             notice = say(session.chat, started)
         confirm = (session.chat, session.change)
         return Reply(dealt.answer, [notice, *dealt.messages], confirm=confirm)
+
+
+def _choice(choices: tuple[T, ...], fields: tuple[str, ...]) -> T | None:
+    """The choice a button's first field names by its index (None: no such field)."""
+    if not fields or not fields[0].isdigit() or int(fields[0]) >= len(choices):
+        return None
+    return choices[int(fields[0])]

@@ -10,7 +10,7 @@ from typing import Any
 from chatbot.core import buttons as b
 from chatbot.core.model import Button, Capabilities, Keyboard, Message
 from chatbot.core.registry import Bundle
-from chatbot.core.session import Seat, Session
+from chatbot.core.session import TURN_TIMERS, Seat, Session
 from chatbot.core.sessions import HAND_SLOT
 from chatbot.i18n import N_, Translator, translator
 from chatbot.present.base import Option, Options
@@ -114,7 +114,6 @@ def lobby(
     ]
     lines.extend(f"{i + 1}. {name}" for i, name in enumerate(names(session, tr)))
     lines += ["", tr.gettext("Join, then the host presses Start. Empty seats get computers.")]
-    stamp = session.stamp
     link = deep_link(b.deep_link_payload(session.chat)) if bundle.private_hands else None
     join = [Button(tr.gettext("🙋 Join"), b.encode(b.JOIN))]
     if link:
@@ -123,15 +122,14 @@ def lobby(
         tuple(join),
         (
             Button(tr.gettext("🚪 Leave"), b.encode(b.LEAVE)),
-            Button(tr.gettext("🤖 Add"), b.encode(b.ADD_BOT, stamp=stamp)),
-            Button(tr.gettext("🤖 Remove"), b.encode(b.REMOVE_BOT, stamp=stamp)),
+            Button(tr.gettext("🤖 Add"), b.encode(b.ADD_BOT)),
+            Button(tr.gettext("🤖 Remove"), b.encode(b.REMOVE_BOT)),
         ),
     ]
+    # A lobby button carries what it means (the value it sets, the seats it starts with), not
+    # the picture it was drawn on: a press on a copy that lags still does what it said.
     option_buttons = [
-        Button(
-            option_text(bundle, o.name, session.options[o.name], tr),
-            b.encode(b.OPTION, o.name, stamp=stamp),
-        )
+        Button(option_text(bundle, o.name, session.options[o.name], tr), option_data(o, session))
         for o in offered
     ]
     rows += [
@@ -139,9 +137,24 @@ def lobby(
     ]
     if bundle.presets:
         rows.append(tuple(preset_buttons(session, bundle, tr)))
-    rows.append((Button(timer_label(session.turn_timer, tr), b.encode(b.TIMER, stamp=stamp)),))
-    rows.append((Button(tr.gettext("▶️ Start"), b.encode(b.START, stamp=stamp)),))
+    timer = b.encode(b.TIMER, str(TURN_TIMERS.index(next_timer(session.turn_timer))))
+    rows.append((Button(timer_label(session.turn_timer, tr), timer),))
+    start = b.encode(b.START, str(len(session.seats)))
+    rows.append((Button(tr.gettext("▶️ Start"), start),))
     return Message(session.chat, "\n".join(lines), fit(tuple(rows), caps))
+
+
+def option_data(option: OptionSpec, session: Session) -> str:
+    """An option button's data: the option and the index of the value a press sets (the one
+    after the value shown)."""
+    after = option.next(session.options[option.name])
+    return b.encode(b.OPTION, option.name, str(option.choices.index(after)))
+
+
+def next_timer(seconds: int) -> int:
+    """The turn timer after `seconds` when its lobby button cycles."""
+    at = TURN_TIMERS.index(seconds) if seconds in TURN_TIMERS else -1
+    return TURN_TIMERS[(at + 1) % len(TURN_TIMERS)]
 
 
 def preset_buttons(session: Session, bundle: Bundle, tr: Translator) -> list[Button]:
@@ -152,7 +165,7 @@ def preset_buttons(session: Session, bundle: Bundle, tr: Translator) -> list[But
         label = tr.gettext(preset.label)
         if spec.resolve_options(preset.options) == session.options:
             label = "✓ " + label
-        out.append(Button(label, b.encode(b.PRESET, str(i), stamp=session.stamp)))
+        out.append(Button(label, b.encode(b.PRESET, str(i))))
     return out
 
 

@@ -67,22 +67,50 @@ async def test_non_ascii_digits_in_button_data_are_refused_not_crashed_on(
 # --- the lobby -----------------------------------------------------------------------------
 
 
-async def test_a_press_on_an_outdated_lobby_shows_the_current_lobby(service: GameService) -> None:
-    """The lobby message missed an edit (lost, or overtaken by an older one): its buttons are
-    refused, and the refusal brings the lobby up to date so the next press works."""
+async def test_a_press_on_a_lobby_that_lags_does_what_its_button_said(
+    service: GameService,
+) -> None:
+    """The lobby message on screen missed an edit (a join, the host's own toggle): its buttons
+    still mean what they showed. An option button sets the value it offered (pressed twice,
+    it stays), Start starts with whoever sits now."""
     for who in (HOST, GUEST):
         await service.handle(command("start", who, chat=who.id))
     opened = await service.handle(command("newgame", HOST))
     await service.sessions.remember(GROUP, views.LOBBY_SLOT, "10")
-    stale_start = data_of(opened.messages[0], b.START)
+    stale = opened.messages[0]
+    flip = data_of(stale, b.OPTION)  # Egonomy's first option: the flip-table mode, off
+    for _ in range(2):  # the second press on the same picture: no flip back
+        answer = (await service.handle(press(flip, HOST))).answer
+        assert answer is not None and answer.text == "Options changed."
+        session, _ = await service.sessions.load(GROUP)
+        assert session is not None and session.options["flip"] is True
     await service.handle(press(b.encode(b.JOIN), GUEST))  # its lobby edit never arrives
+    started = await service.handle(press(data_of(stale, b.START), HOST))
+    assert started.answer is not None and started.answer.text == "The game begins!"
+    session, _ = await service.sessions.load(GROUP)
+    assert session is not None and [s.name for _, s in session.humans()] == ["Ann", "Bob"]
 
-    refused = await service.handle(press(stale_start, HOST))
+
+async def test_start_is_refused_with_the_table_as_it_is_when_someone_left(
+    service: GameService,
+) -> None:
+    """Start promised the seats it showed: when one of them left meanwhile, the host is told
+    who sits now (and the lobby is brought up to date), and the next Start begins."""
+    for who in (HOST, GUEST):
+        await service.handle(command("start", who, chat=who.id))
+    await service.handle(command("newgame", HOST))
+    await service.sessions.remember(GROUP, views.LOBBY_SLOT, "10")
+    joined = await service.handle(press(b.encode(b.JOIN), GUEST))
+    (lobby,) = joined.messages
+    await service.handle(press(b.encode(b.LEAVE), GUEST))
+    refused = await service.handle(press(data_of(lobby, b.START), HOST))
     assert refused.answer is not None
-    assert refused.answer.text == "Someone changed the table just now: try again."
-    (lobby,) = refused.messages
-    assert lobby.edit == "10" and "Bob" in lobby.text
-    started = await service.handle(press(data_of(lobby, b.START), HOST))
+    assert refused.answer.text == "The table changed: now Ann. Press Start again to begin."
+    (current,) = refused.messages
+    assert current.edit == "10" and "Bob" not in current.text
+    session, _ = await service.sessions.load(GROUP)
+    assert session is not None and session.phase == LOBBY
+    started = await service.handle(press(data_of(current, b.START), HOST))
     assert started.answer is not None and started.answer.text == "The game begins!"
 
 

@@ -76,7 +76,7 @@ async def open_ano(
             assert session is not None
             if session.options[name] == value:
                 break
-            data = next(d for d in lobby.callback_data if b.decode(d).fields == (name,))
+            data = next(d for d in lobby.callback_data if b.decode(d).fields[:1] == (name,))
             await h.press(host, lobby, data)
             lobby = tg.message(GROUP, lobby.message_id)
         else:

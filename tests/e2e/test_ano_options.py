@@ -117,10 +117,10 @@ async def test_the_lobby_offers_jump_in_only_with_two_decks(
     await h.command(GROUP, ann, "/newgame ano")
     lobby = tg.last_message(GROUP)
     assert lobby is not None and "Jump-in" not in lobby.text
-    assert not any(b.decode(d).fields == ("jump_in",) for d in lobby.callback_data)
+    assert not any(b.decode(d).fields[:1] == ("jump_in",) for d in lobby.callback_data)
 
     def option(name: str) -> str:
-        return next(d for d in lobby.callback_data if b.decode(d).fields == (name,))
+        return next(d for d in lobby.callback_data if b.decode(d).fields[:1] == (name,))
 
     await h.press(ann, lobby, option("decks"))
     lobby = tg.message(GROUP, lobby.message_id)
@@ -134,10 +134,7 @@ async def test_the_lobby_offers_jump_in_only_with_two_decks(
     assert "Decks: 1" in lobby.text and "Jump-in" not in lobby.text
     session = await load(h)
     assert session.options["jump_in"] is False
-    stamp = b.decode(option("decks")).stamp
-    stale = b.encode(b.OPTION, "jump_in", stamp=stamp)
-    assert b.decode(jump_in).fields == b.decode(stale).fields
-    update = tg.callback_update(ann, lobby, stale, check=False)
+    update = tg.callback_update(ann, lobby, jump_in, check=False)  # the button of a lobby before
     await h.feed(update)
     answer = tg.callback_answer(update["callback_query"]["id"])
     assert answer is not None and answer["show_alert"]
