@@ -89,3 +89,8 @@ def shown(chat: str, message: str, game: str) -> str:
 
 
 HEALTH = "health"  # what /healthz reads: the store answers
+
+
+def budget(name: str) -> str:
+    """A message budget shared by every process (`chatbot.core.budget`): `name` is its owner."""
+    return f"budget:{name}"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from chatbot.core import keys
+from chatbot.core.budget import Budgets
 from chatbot.core.dedupe import IN_FLIGHT, Dedupe, mark, member
 from chatbot.core.model import Capabilities
 from chatbot.core.people import People
@@ -100,6 +101,7 @@ class Sessions:
         self.dedupe = Dedupe()
         self.in_flight = IN_FLIGHT
         self.people = People(self)
+        self.budgets = Budgets(store, self.clock, self.process)
 
     @property
     def caps(self) -> Capabilities:

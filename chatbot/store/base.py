@@ -131,6 +131,33 @@ class Claimed:
     busy: str | None = None
 
 
+@dataclass(frozen=True)
+class Pace:
+    """A message budget: at most `limit` messages in any `period` seconds; after a burst of
+    `burst` at once they are spread out (at the pace that alone never exceeds `limit`)."""
+
+    limit: int
+    period: float
+    burst: int
+
+    @property
+    def spacing(self) -> float:
+        """Seconds between spread-out messages (0: no spreading)."""
+        return self.period / (self.limit - self.burst) if self.burst < self.limit else 0.0
+
+
+@dataclass(frozen=True)
+class Place:
+    """A reserved place in a budget: seconds until it (`wait`), until a next place would not
+    wait (`ready`), places left in the period (`room`), and processes that reserved in the
+    last minute (0: not asked)."""
+
+    wait: float
+    ready: float
+    room: int
+    processes: int = 0
+
+
 class Store(ABC):
     """Where sessions, settings and deadlines live. Implementations: memory.py, redis.py."""
 
@@ -258,6 +285,18 @@ class Store(ABC):
     @abstractmethod
     async def due(self, now: float, limit: int) -> list[str]:
         """Members whose deadline is at or before `now` (they stay until cleared or reset)."""
+
+    @abstractmethod
+    async def reserve(
+        self, key: str, pace: Pace, now: float, earliest: float = 0.0, who: str = ""
+    ) -> Place:
+        """Reserve the first place of budget `key` at or after `earliest` seconds from `now`
+        (`now`: the clock every process shares), after any pause; `who` (a process) is
+        counted among the budget's users. One atomic step, one round trip."""
+
+    @abstractmethod
+    async def pause(self, key: str, until: float) -> None:
+        """No place of budget `key` before `until` (a platform asked to wait)."""
 
     async def server_time(self) -> float | None:
         """The store's own clock (Unix seconds), which every process shares; None when the

@@ -14,6 +14,8 @@ from chatbot.store.base import (
     Conflict,
     Doc,
     Entry,
+    Pace,
+    Place,
     Seen,
     Store,
     Write,
@@ -43,6 +45,7 @@ class MemoryStore(Store):
         self._running: dict[str, str] = {}  # document key -> its game, while it runs
         self._claims: dict[tuple[str, str], tuple[str, float]] = {}  # -> (process, expiry)
         self._fields: dict[str, dict[str, str]] = {}  # document key -> the fields beside it
+        self._budgets: dict[str, _Budget] = {}
 
     def _live(self, key: str) -> Doc | None:
         """The unexpired document at `key`, dropping it if it has expired."""
@@ -276,5 +279,43 @@ class MemoryStore(Store):
         ready = sorted((at, member) for member, at in self._deadlines.items() if at <= now)
         return [member for _, member in ready[: max(limit, 0)]]
 
+    async def reserve(
+        self, key: str, pace: Pace, now: float, earliest: float = 0.0, who: str = ""
+    ) -> Place:
+        return self._budgets.setdefault(key, _Budget()).reserve(pace, now, earliest, who)
+
+    async def pause(self, key: str, until: float) -> None:
+        budget = self._budgets.setdefault(key, _Budget())
+        budget.paused = max(budget.paused, until)
+
     async def close(self) -> None:
         """Nothing to release."""
+
+
+class _Budget:
+    """A message budget's reserved moments, spreading and pause (`reserve.lua`'s state)."""
+
+    def __init__(self) -> None:
+        self.moments: list[float] = []  # the newest `limit` reserved moments, in order made
+        self.free: float | None = None
+        self.paused = 0.0
+        self.users: dict[str, float] = {}
+
+    def edge(self, pace: Pace) -> float | None:
+        ordered = sorted(self.moments)
+        return ordered[-pace.limit] + pace.period if len(ordered) >= pace.limit else None
+
+    def reserve(self, pace: Pace, now: float, earliest: float, who: str) -> Place:
+        spacing, burst = pace.spacing, pace.burst
+        at = max(now + earliest, self.paused)
+        if self.free is not None:
+            at = max(at, self.free - (burst - 1) * spacing)
+        at = max(at, self.edge(pace) or at)
+        self.moments = sorted([*self.moments, at])[-pace.limit :]
+        self.free = max(self.free if self.free is not None else at, at) + spacing
+        ready = max(now, self.free - (burst - 1) * spacing, self.edge(pace) or now, self.paused)
+        room = pace.limit - sum(1 for m in self.moments if m > now - pace.period)
+        if who:
+            self.users[who] = now
+        self.users = {w: t for w, t in self.users.items() if t > now - 60}
+        return Place(at - now, ready - now, room, len(self.users) if who else 0)

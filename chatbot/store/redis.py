@@ -26,6 +26,8 @@ from chatbot.store.base import (
     Conflict,
     Doc,
     Entry,
+    Pace,
+    Place,
     Seen,
     Store,
     StoreUnavailable,
@@ -118,6 +120,8 @@ class RedisStore(Store):
         self._set_field = client.register_script(script("set_field"))
         self._append = client.register_script(script("append"))
         self._take = client.register_script(script("take"))
+        self._reserve = client.register_script(script("reserve"))
+        self._pause = client.register_script(script("pause"))
 
     @classmethod
     def from_url(
@@ -424,6 +428,21 @@ class RedisStore(Store):
         async with self._reachable("take"):
             stored = cast(list[bytes], await self._script(self._take, [self.name(key)], []))
         return [entry.partition(b"\n")[2] for entry in stored]
+
+    async def reserve(
+        self, key: str, pace: Pace, now: float, earliest: float = 0.0, who: str = ""
+    ) -> Place:
+        """One EVALSHA (reserve.lua)."""
+        keys = [self.name(key), self.name(f"{key}#state")]
+        args = [now, earliest, pace.limit, pace.period, pace.spacing, pace.burst, who]
+        async with self._reachable("reserve"):
+            wait, ready, room, users = await self._script(self._reserve, keys, args)
+        return Place(float(wait), float(ready), int(room), int(users))
+
+    async def pause(self, key: str, until: float) -> None:
+        """One EVALSHA (pause.lua)."""
+        async with self._reachable("pause"):
+            await self._script(self._pause, [self.name(f"{key}#state")], [until, 3600])
 
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries, newest first (LRANGE)."""

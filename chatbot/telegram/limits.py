@@ -7,11 +7,17 @@ their turn instead of failing; a 429 answer pauses only the chat that got it (no
 a single global pause would) and the request is retried after the time Telegram asked for.
 `ready` and `room` let the sender choose what to send when a place frees up, instead of
 committing a message early to a long wait.
+
+With several processes behind one bot, the windows and the pauses are one budget for all of
+them (`share`: places reserved in the shared store, `chatbot.core.budget`); a process that
+cannot reach the store falls back to its own windows at its share of the limits (the limits
+divided by the processes that used the budget in the last minute).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dtm
 import logging
 import math
@@ -22,6 +28,9 @@ from typing import Any
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
+
+from chatbot.core.budget import Budgets
+from chatbot.store.base import Pace, StoreUnavailable
 
 log = logging.getLogger(__name__)
 Result = bool | dict[str, Any] | list[dict[str, Any]]
@@ -125,6 +134,15 @@ class FloodLimiter(BaseRateLimiter[int]):
         self.overall = Bucket(overall_rate, 1.0, clock)
         self.groups: dict[int | str, Window] = {}
         self.paused: dict[int | str, float] = {}  # chat -> until when (after a 429)
+        self.shared: Budgets | None = None  # the budget every process shares (`share`)
+        self.name = ""  # the bot's budget in `shared`
+        self.processes = 1  # processes seen using the shared budget (the fallback's divisor)
+        self.known: dict[int | str, tuple[float, int]] = {}  # group -> (ready at, room), shared
+
+    def share(self, budgets: Budgets, name: str) -> None:
+        """Keep the bot's budget in `budgets` (named `name`, e.g. the bot's id), shared with
+        every process behind the same bot."""
+        self.shared, self.name = budgets, name
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -133,14 +151,37 @@ class FloodLimiter(BaseRateLimiter[int]):
         """Nothing to release."""
 
     def _window(self, chat: int | str) -> Window | None:
-        """The chat's message window (groups, supergroups and channels; None for a person)."""
-        if not (isinstance(chat, str) or chat < 0):
+        """The chat's message window (groups, supergroups and channels; None for a person);
+        with a shared budget, this process's share of it (used when the store is out of
+        reach)."""
+        if not _group(chat):
             return None
         window = self.groups.get(chat)
-        if window is None:
-            window = Window(self.group_rate, GROUP_PERIOD, self.clock, self.burst)
+        rate = self.group_rate / self.processes
+        if window is None or window.limit != max(1, int(rate)):
+            window = Window(rate, GROUP_PERIOD, self.clock, self.burst)
             self.groups[chat] = window
         return window
+
+    async def _shared_wait(self, chat: int | str, endpoint: str) -> float | None:
+        """Reserve the request's places in the shared budget: the bot's rate, and for a
+        message to a group the group's window; the seconds to wait (None: the store is out
+        of reach)."""
+        assert self.shared is not None
+        overall = int(self.overall_rate)
+        try:
+            place = await self.shared.reserve(self.name, Pace(overall, 1.0, overall), 0, True)
+            self.processes = max(1, place.processes)
+            wait = place.wait
+            if endpoint in MESSAGE_METHODS and _group(chat):
+                pace = Pace(int(self.group_rate), GROUP_PERIOD, self.burst)
+                place = await self.shared.reserve(f"{self.name}/{chat}", pace, wait)
+                self.known[chat] = (self.clock() + place.ready, place.room)
+                wait = place.wait
+        except StoreUnavailable as exc:
+            log.warning("the shared flood budget is out of reach (%r): this process's share", exc)
+            return None
+        return max(wait, self.paused.get(chat, 0.0) - self.clock())
 
     def _wait(self, chat: int | str, endpoint: str) -> float:
         wait = max(self.overall.reserve(), self.paused.get(chat, 0.0) - self.clock())
@@ -150,13 +191,20 @@ class FloodLimiter(BaseRateLimiter[int]):
 
     def ready(self, chat: int | str) -> float:
         """Seconds until a message to `chat` would go without waiting for its window (or a
-        pause after a 429); nothing is reserved."""
-        paused = self.paused.get(chat, 0.0) - self.clock()
+        pause after a 429); nothing is reserved. With a shared budget: as the store said at
+        this process's last message there."""
+        now = self.clock()
+        paused = self.paused.get(chat, 0.0) - now
+        if self.shared is not None and chat in self.known:
+            return max(0.0, paused, self.known[chat][0] - now)
         window = self._window(chat)
         return max(0.0, paused, window.ready() if window is not None else 0.0)
 
     def room(self, chat: int | str) -> int:
         """Messages `chat` could get now without waiting (a person: the group limit)."""
+        if self.shared is not None and chat in self.known:
+            ready_at, room = self.known[chat]
+            return room if ready_at > self.clock() - GROUP_PERIOD else int(self.group_rate)
         window = self._window(chat)
         return window.room() if window is not None else int(self.group_rate)
 
@@ -173,7 +221,9 @@ class FloodLimiter(BaseRateLimiter[int]):
         retries = self.max_retries if rate_limit_args is None else rate_limit_args
         for attempt in range(retries + 1):
             if chat is not None:
-                wait = self._wait(chat, endpoint)
+                wait = None if self.shared is None else await self._shared_wait(chat, endpoint)
+                if wait is None:
+                    wait = self._wait(chat, endpoint)
                 if wait > 0:
                     await asyncio.sleep(wait)
             try:
@@ -184,7 +234,15 @@ class FloodLimiter(BaseRateLimiter[int]):
                 pause = _seconds(exc.retry_after) + 0.1
                 self.paused[chat] = max(self.paused.get(chat, 0.0), self.clock() + pause)
                 log.info("429 in %s: retrying %s in %.1f s", chat, endpoint, pause)
+                if self.shared is not None and _group(chat):  # every process waits
+                    with contextlib.suppress(StoreUnavailable):
+                        await self.shared.pause(f"{self.name}/{chat}", pause)
         raise AssertionError("unreachable")
+
+
+def _group(chat: int | str) -> bool:
+    """Whether `chat` is a group, a supergroup or a channel (an @username, or an id below 0)."""
+    return isinstance(chat, str) or chat < 0
 
 
 def _seconds(duration: object) -> float:

@@ -199,7 +199,7 @@ async def test_a_membership_check_never_waits_behind_the_groups_messages(
         carl = tg.user(63, "Carl")
         tg.set_admins(GROUP, [])
         for _ in range(20):  # the group's minute is spent (as 20 sends reserve it)
-            h.bot.limiter._wait(GROUP, "sendMessage")
+            await h.bot.limiter._shared_wait(GROUP, "sendMessage")
         assert h.bot.limiter.room(GROUP) == 0 and h.bot.limiter.ready(GROUP) > 30
         before = len(tg.calls_to("getChatMember"))
         began = time.time()

@@ -1,4 +1,4 @@
--- Shared by every script of the store (chatbot/store/scripts.py puts it before each one).
+-- Shared by every script of the store (`script()` in chatbot/store/redis.py puts it first).
 --
 -- A document is one string value "<version>:<data>", so one GET returns both. The version
 -- counter is the field VERSION_FIELD of the hash beside the document (its fields), which
