@@ -119,7 +119,8 @@ class TelegramBot:
     def attach(self, runner: Runner) -> None:
         self.runner, self.service, self.sessions = runner, runner.service, runner.service.sessions
         # every process behind this bot shares one flood budget, named after the bot's id
-        self.limiter.share(self.sessions.budgets, "tg" + self.settings.telegram.token.split(":")[0])
+        bot_id = (self.settings.telegram.token or "").split(":")[0]
+        self.limiter.share(self.sessions.budgets, f"tg{bot_id}")
 
     @property
     def errors(self) -> list[BaseException]:

@@ -103,4 +103,4 @@ async def test_the_memory_store_keeps_the_same_budget_as_redis(store: RedisStore
         limiter.share(Budgets(kept, clock, "p0"), "tg45")
         got.append(await sends([limiter], clock, 45, GROUP))
     assert got[0] == pytest.approx(got[1], abs=1e-3)  # (Redis keeps microseconds)
-    assert most_in_any(got[0], GROUP_PERIOD) == 20
+    assert most_in_any(got[0], GROUP_PERIOD) <= 20
