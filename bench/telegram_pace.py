@@ -15,6 +15,8 @@ replies the spammer got.
 
     .venv/bin/python bench/telegram_pace.py              # every game, whole games
     .venv/bin/python bench/telegram_pace.py --turns 8    # EGO: stop after 8 turns
+    .venv/bin/python bench/telegram_pace.py --processes 3  # three bots on one Redis, one token:
+                                                           # each update goes to the next one
 """
 
 from __future__ import annotations
@@ -78,13 +80,18 @@ def quantile(values: list[float], q: float) -> float:
 class Table:
     """One group at play: its people, the bot, and what they measured."""
 
-    def __init__(self, bot: TelegramBot, tg: FakeTelegram, group: int, name: str) -> None:
-        self.bot, self.tg, self.group, self.chat = bot, tg, group, f"tg:{group}"
+    def __init__(self, bots: list[TelegramBot], tg: FakeTelegram, group: int, name: str) -> None:
+        self.bots, self.tg, self.group, self.chat = bots, tg, group, f"tg:{group}"
+        self.bot = bots[0]
+        self.fed = 0
         self.figures = Figures(name)
         self.over = False
 
     async def feed(self, update: JSON) -> None:
-        await self.bot.app.process_update(Update.de_json(update, self.bot.app.bot))
+        """Deliver an update as Telegram's webhook would: to the next process in turn."""
+        bot = self.bots[self.fed % len(self.bots)]
+        self.fed += 1
+        await bot.app.process_update(Update.de_json(update, bot.app.bot))
 
     async def press(self, user: JSON, message: StoredMessage, data: str) -> str:
         """Press a button as a person would; the answer's text."""
@@ -314,11 +321,14 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
             settings = Settings(
                 telegram=TelegramSettings(token=tg.token, base_url=tg.base_url.removesuffix("/bot"))
             )
-            bot = telegram_bot(
-                settings, store, GAMES, request=request(), get_updates_request=request()
-            )
-            await bot.app.initialize()
-            bot.runner.start()
+            bots = []
+            for _ in range(args.processes):
+                bot = telegram_bot(
+                    settings, store, GAMES, request=request(), get_updates_request=request()
+                )
+                await bot.app.initialize()
+                bot.runner.start()
+                bots.append(bot)
             scenarios = [
                 ("egonomy", 3, 0),
                 ("ano", 3, 1),
@@ -328,10 +338,11 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
             scenarios = [s for s in scenarios if s[0] in args.games]
             jobs: list[Awaitable[tuple[Figures, int]]] = []
             for i, (game, humans, computers) in enumerate(scenarios):
-                jobs.append(_play(bot, tg, -1000500 - i, game, humans, computers, args, i))
+                jobs.append(_play(bots, tg, -1000500 - i, game, humans, computers, args, i))
             results = await asyncio.gather(*jobs)
-            await bot.runner.stop()
-            await bot.app.shutdown()
+            for bot in bots:
+                await bot.runner.stop()
+                await bot.app.shutdown()
             return list(results)
     finally:
         await store.close()
@@ -340,7 +351,7 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
 
 
 async def _play(
-    bot: TelegramBot,
+    bots: list[TelegramBot],
     tg: FakeTelegram,
     group: int,
     game: str,
@@ -350,7 +361,7 @@ async def _play(
     index: int,
 ) -> tuple[Figures, int]:
     name = f"{game} {humans} people + {computers} computers"
-    table = Table(bot, tg, group, name)
+    table = Table(bots, tg, group, name)
     base = 7000 + 100 * index
     people = [tg.user(base + i, f"P{index}{i}", language_code="en") for i in range(humans)]
     spammer = tg.user(base + 50, f"Spammer{index}", language_code="en")
@@ -423,6 +434,7 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=900.0, help="seconds a game may take")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--redis-url", default=None)
+    parser.add_argument("--processes", type=int, default=1, help="bots on one Redis (1)")
     parser.add_argument("--interval-grace", type=float, default=4.0)
     parser.add_argument(
         "--no-spam", dest="spam", action="store_false", help="no member spams the group"

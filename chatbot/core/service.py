@@ -34,7 +34,7 @@ from chatbot.core.moves import Moves
 from chatbot.core.record import RecordDesk
 from chatbot.core.render import Renderer, key_revealed
 from chatbot.core.session import LOBBY, PLAYING, BadSession, Session
-from chatbot.core.sessions import Busy, Sessions
+from chatbot.core.sessions import WROTE, Busy, Sessions
 from chatbot.core.standings_desk import StandingsDesk
 from chatbot.core.thinking import ThinkingPool
 from chatbot.core.timers import Timers
@@ -142,8 +142,14 @@ class GameService:
             if not inc.private:
                 return Reply()  # in a group it may be meant for another bot
             handler = self.help.command  # an unknown command in private: the help
-        reply = await handler(inc)
-        reply.chatter = inc.name in TELLING or (inc.name == "start" and not inc.private)
+        wrote = WROTE.set(False)
+        try:
+            reply = await handler(inc)
+            # A reply that changed no game only tells or refuses: it waits for the game's
+            # messages, and a member's burst of them gets one reply.
+            reply.chatter = inc.name in TELLING or not WROTE.get()
+        finally:
+            WROTE.reset(wrote)
         return reply
 
     async def _press(self, inc: Press) -> Reply:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import random
 import time
@@ -43,6 +44,9 @@ from chatbot.store.base import (
 )
 
 log = logging.getLogger(__name__)
+# Whether the task's units of work wrote a change (a command's reply that wrote none only
+# tells or refuses: it is chatter, `GameService._command`).
+WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("wrote", default=False)
 T = TypeVar("T")
 HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in the chat's ledger)
 DELIVERED = "change"  # the ledger's field of the last change recorded as delivered
@@ -164,6 +168,7 @@ class Sessions:
                 return outcome
             try:
                 await self._write(found, outcome, update)
+                WROTE.set(True)
                 return outcome
             except Conflict:
                 tried = outcome if outcome.written is not None else None
@@ -290,6 +295,7 @@ class Sessions:
 
     async def delete(self, chat: str) -> None:
         """Remove `chat`'s session whatever its version (a finished or unreadable game)."""
+        WROTE.set(True)
         key = keys.game(chat)
         for _ in range(RETRIES):
             try:

@@ -287,3 +287,19 @@ async def test_two_tables_opened_at_the_same_moment_both_get_an_answer() -> None
     assert len(texts) == 2
     assert sum("a new table is open" in t for t in texts) == 1
     assert sum(t.startswith("A game is already open") for t in texts) == 1
+
+
+async def test_a_command_that_changes_no_game_is_chatter(service: GameService) -> None:
+    """A reply that only tells or refuses (/newgame while a table is open, /stats, /verify,
+    an unknown command) waits for the game's messages; one that opened or ended a game does
+    not."""
+    opened = await service.handle(command("newgame", HOST))
+    assert not opened.chatter, "a new table is the game's own message"
+    for name, args in (("newgame", ""), ("stats", ""), ("verify", "x y"), ("status", "")):
+        reply = await service.handle(command(name, GUEST, args=args))
+        assert reply.chatter, name
+    refused = await service.handle(command("stop", GUEST))  # not the host
+    assert refused.chatter and refused.messages
+    stopped = await service.handle(command("stop", HOST))
+    assert not stopped.chatter
+    assert (await service.sessions.load(GROUP))[0] is None
