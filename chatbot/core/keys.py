@@ -94,3 +94,8 @@ HEALTH = "health"  # what /healthz reads: the store answers
 def budget(name: str) -> str:
     """A message budget shared by every process (`chatbot.core.budget`): `name` is its owner."""
     return f"budget:{name}"
+
+
+def record_shown(chat: str, lock: str) -> str:
+    """Marks that a finished game's record was posted in the chat (it is posted once)."""
+    return f"rec-shown-{lock}:{chat}"

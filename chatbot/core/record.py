@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from chatbot.core import buttons as b
+from chatbot.core import keys
 from chatbot.core.fairness import Deal
 from chatbot.core.model import Answer, Button, Message, Press, Reply
 from chatbot.core.registry import Registry
@@ -152,7 +153,7 @@ LINE_MESSAGES = 5  # pages sent together where messages cannot be edited (one re
 class RecordDesk:
     """The "📜 Record" button under a game's results: its record as the pages of one message
     (turned with ◀️ ▶️, edited in place), or every page in one reply where messages cannot be
-    edited."""
+    edited; posted once a game (a later press says it is above)."""
 
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
@@ -163,6 +164,10 @@ class RecordDesk:
         if doc is None:
             ptr = translator(await sessions.people.user_language(inc.user.id, inc.user.language))
             return Reply(Answer(ptr.gettext("This game's record is no longer kept.")))
+        if page is None and not await sessions.first_time(keys.record_shown(inc.chat, lock), TTL):
+            ptr = translator(await sessions.people.user_language(inc.user.id, inc.user.language))
+            text = ptr.gettext("The record of this game is already in the chat, above.")
+            return Reply(Answer(text))  # one record message a game, its pages turned in place
         tr = translator(await sessions.people.chat_language(inc))
         caps = sessions.caps
         try:
@@ -172,7 +177,8 @@ class RecordDesk:
             log.error("unreadable record %s in %s: %r", lock, inc.chat, exc)
             return Reply(Answer(tr.gettext("This game's record is no longer kept.")))
         code = tr.t(
-            "▶️ In a terminal: python -m chatbot replay <code>{code}</code>", code=record.code()
+            "🔑 This record's code, to play the game back or check it: <code>{code}</code>",
+            code=record.code(),
         )
         if not caps.edits:
             chars = min(caps.message_chars, 4500)

@@ -20,6 +20,7 @@ from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 
 GROUP, HOST = "tg:-100555", User("tg:1", "Ann", "en")
+GUEST = User("tg:2", "Bob", "en")
 GAMES = registry()
 
 
@@ -72,7 +73,12 @@ async def test_a_record_shows_only_what_the_table_saw() -> None:
         assert message.edit == "51", "the pages are one message, edited in place"
         texts.append(message.text)
     assert len(texts) == total >= 2
-    assert "python -m chatbot replay" in texts[-1]
+    assert "record's code" in texts[-1] and "python" not in texts[-1], "no terminal command"
+    again = await service.handle(
+        Press(chat=GROUP, private=False, user=GUEST, data=data, message="50")
+    )
+    assert again.messages == [], "one record message a game"
+    assert again.answer is not None and "already in the chat" in again.answer.text
     told = [plain(line) for t in texts[:-1] for line in t.split("\n\n", 1)[1].splitlines()]
     moves = [re.sub(r"^\d+\. ", "", line) for line in told[3:] if line]
     assert moves, "the moves are there"
