@@ -49,7 +49,7 @@ from tests.e2e.harness import hand_message, pick, request
 
 JSON = dict[str, Any]
 GAMES = registry()
-OUTDATED = "That button is outdated"
+OUTDATED = ("That button is outdated", "That turn is over")  # a press refused as stale
 MESSAGE_CALLS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
 
 

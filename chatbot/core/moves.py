@@ -23,6 +23,7 @@ from chatbot.i18n import N_, Translator, translator
 from engine.core import BadState, IllegalAction
 
 log = logging.getLogger(__name__)
+TURN_NEWS = 4  # lines of a finished turn's result told to a press on its table
 NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
 
 
@@ -182,7 +183,12 @@ class Moves:
         current = session.epoch if group else session.stamps[seat]
         if stamp >= 0 and stamp != current:
             tr = translator(session.seats[seat].language)
-            if group or not inc.private:
+            if group:  # the turn (or round) it was pressed for is over: what it came to
+                bundle = self.sessions.bundle(session)
+                told = news(session, bundle, tr, TURN_NEWS)
+                text = tr.contextual(bundle.context, "That turn is over.")
+                return Reply(Answer(text + ("\n" + told if told else "")))
+            if not inc.private:
                 return Reply(Answer(tr.gettext("That button is outdated.")))
             text = tr.gettext("That button is outdated: here is your current hand.")
             bundle = self.sessions.bundle(session)

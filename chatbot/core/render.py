@@ -47,13 +47,17 @@ def recent_events(session: Session, bundle: Bundle) -> list[Any]:
     return [load_event(bundle.game.event_types, e) for e in recent]
 
 
-def news(session: Session, bundle: Bundle, tr: Translator) -> str | None:
-    """The first thing the game's last step told the table, as plain text (a pop-up)."""
+def news(session: Session, bundle: Bundle, tr: Translator, most: int = 1) -> str | None:
+    """The first `most` things the game's last step told the table, as plain text (a
+    pop-up), one a line; None when it told nothing."""
     group_names = views.names(session, tr)
+    told = []
     for event in recent_events(session, bundle):
         if (line := bundle.presenter.narrate(event, group_names, tr)) is not None:
-            return html.unescape(re.sub(r"<[^>]*>", "", line))
-    return None
+            told.append(html.unescape(re.sub(r"<[^>]*>", "", line)))
+            if len(told) == most:
+                break
+    return "\n".join(told) or None
 
 
 class Renderer:

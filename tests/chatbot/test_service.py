@@ -303,3 +303,27 @@ async def test_a_command_that_changes_no_game_is_chatter(service: GameService) -
     stopped = await service.handle(command("stop", HOST))
     assert not stopped.chatter
     assert (await service.sessions.load(GROUP))[0] is None
+
+
+async def test_a_pick_on_a_finished_turns_table_is_told_how_the_turn_ended() -> None:
+    """EGO's table lags behind a turn's end (its edit waits for a place in the group's
+    budget): a pick pressed on it is refused with what the turn came to, not a bare
+    "outdated"."""
+    service = make_service(MemoryStore(), Settings(bot_delay=0))
+    opened = await service.handle(command("newgame", HOST, args="ego"))
+    await service.handle(press(b.encode(b.JOIN), GUEST))
+    session, _ = await service.sessions.load(GROUP)
+    assert session is not None
+    begun = await service.handle(press(data_of(opened.messages[0], b.START), HOST))
+    table = next(m for m in begun.messages if any(data_of_all(m, b.GROUP_MOVE)))
+    refuse = next(d for d in data_of_all(table, b.GROUP_MOVE) if d.endswith("|x"))
+    refused = await service.handle(press(refuse, HOST))  # the one asked refuses: the turn ends
+    assert refused.answer is not None and refused.messages
+    late = await service.handle(press(data_of_all(table, b.GROUP_MOVE)[0], HOST))
+    assert late.answer is not None and late.answer.text.startswith("That turn is over.")
+    told = late.answer.text.split("\n")[1:]
+    assert told and all(line.strip() for line in told), "the turn's result follows"
+
+
+def data_of_all(message: Message, op: str) -> list[str]:
+    return [x.data for row in message.buttons for x in row if x.data and x.data[0] == op]

@@ -47,6 +47,7 @@ REMINDERS = (
         "When it is your turn, press 🃏 My hand on the table in the group: "
         "your choices come with the answer.",
     ),
+    P_("Egonomy's turn", "That turn is over."),
 )
 
 # --- the presenter -------------------------------------------------------------------------
