@@ -119,13 +119,17 @@ class Signal:
 
     The chat core re-sends the table and every hand on ROUND_BEGAN, outdates every button on
     ROUND_BEGAN and TURN_BEGAN, closes the game on GAME_ENDED, and never shows the content of a
-    SECRET event to anyone but its player."""
+    SECRET event to anyone but its player; the table's narration keeps KEY events in view
+    longer than routine ones."""
 
     ROUND_BEGAN = "round_began"
     TURN_BEGAN = "turn_began"  # a new turn of a game whose turns are rounds of choices (EGO)
     GAME_ENDED = "game_ended"
     SECRET = "secret"  # a hidden choice was made (its content must stay private)
     REVEALED = "revealed"  # hidden choices were shown to everyone
+    # Changes a player's lot or place (a finish, a catch, a penalty): the table's narration
+    # keeps it in view longer than routine lines, so merged updates never drop it.
+    KEY = "key"
 
 
 def signals(events: Sequence[Any]) -> frozenset[str]:

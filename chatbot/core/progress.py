@@ -15,7 +15,9 @@ from chatbot.core.session import OVER, PLAYING, WAIT_BOT, WAIT_REMIND, Session
 from chatbot.settings import Settings
 from engine.core import Signal, dump_event, signals, stored
 
-LOG_LINES = 6  # events kept for the table's narration (more when one step has more)
+# Events kept for the table's narration (more when one step has more): enough that a key
+# event (a finish, a catch) stays in view after several steps merged into one edit.
+LOG_LINES = 12
 # Stamps start from a random number below this (from the deal's salt), not from zero: the buttons
 # left on an earlier game's messages in the chat must not match the next game's.
 STAMP_START = 1_000_000

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chatbot.i18n import Translator
+from engine.core import Signal
 
 
 @dataclass(frozen=True)
@@ -99,3 +100,21 @@ class Presenter(Protocol):
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         """Why the engine refused an action (reason code): the text and the rule section key."""
         ...
+
+
+KEY_LINES = 3  # key events (Signal.KEY) kept in the narration above its routine lines
+
+
+def told_lines(
+    presenter: Presenter, log: Sequence[Any], names: Sequence[str], tr: Translator, most: int
+) -> list[str]:
+    """The table's narration: the last `most` narrated events, after the key events before
+    them (a finish, a catch, a penalty: at most KEY_LINES), so that updates merged into one
+    edit never drop what changed a player's lot."""
+    told = [
+        (line, getattr(type(e), "signal", None) == Signal.KEY)
+        for e in log
+        if (line := presenter.narrate(e, names, tr))
+    ]
+    older = [line for line, key in told[:-most] if key][-KEY_LINES:]
+    return [f"• {line}" for line in older + [line for line, _ in told[-most:]]]

@@ -93,6 +93,7 @@ class Fumbled:
     """Fumble option: a wrong card (or a wrong jump-in) stays in the hand and costs 2."""
 
     kind: ClassVar[str] = "fumbled"
+    signal: ClassVar[str] = Signal.KEY
     player: int
     cards: tuple[int, ...]
     jump: bool
@@ -131,6 +132,7 @@ class AnoForgotten:
 @dataclass(frozen=True)
 class Caught:
     kind: ClassVar[str] = "caught"
+    signal: ClassVar[str] = Signal.KEY
     catcher: int
     player: int
     drew: int
@@ -141,6 +143,7 @@ class FalseCatch:
     """Fumble option (the bot's extension): catching a player who owes nothing costs 2."""
 
     kind: ClassVar[str] = "false_catch"
+    signal: ClassVar[str] = Signal.KEY
     catcher: int
     player: int
     drew: int
@@ -149,6 +152,7 @@ class FalseCatch:
 @dataclass(frozen=True)
 class Finished:
     kind: ClassVar[str] = "finished"
+    signal: ClassVar[str] = Signal.KEY
     player: int
     place: int
 

@@ -127,3 +127,20 @@ def test_the_bots_own_rulings_are_in_the_rule_help_marked_in_every_language() ->
         for lang, mark in RULING_MARK.items():
             text = translator(lang).gettext(ruling)
             assert text.startswith(mark) and (lang == "en" or text != ruling), (key, lang)
+
+
+def test_a_finish_stays_in_the_tables_narration_after_routine_lines() -> None:
+    """Two players finish, then a round of draws: updates merged into one edit show only
+    the newest routine lines, never dropping who finished (Signal.KEY)."""
+    from engine.ano.events import Drew, Finished
+
+    tr = translator("en")
+    names = ["Ann", "Bob", "Cid", "Dee"]
+    log = [Finished(0, 1), Finished(1, 2), *(Drew(p % 2 + 2, 1, "turn") for p in range(8))]
+    state = position(["", "", "2C 3C", "4C 5C"], top="7H", turn=2)
+    lines = PRESENTER.table(GAME.view(state, None), names, log, tr).splitlines()
+    told = [line for line in lines if line.startswith("• ")]
+    finishes = [line for line in told if "Ann" in line or "Bob" in line]
+    assert len(finishes) == 2, told
+    assert told[:2] == finishes, "in the order they happened, before the routine lines"
+    assert len(told) == 2 + 5

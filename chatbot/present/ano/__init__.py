@@ -8,7 +8,7 @@ from typing import Any
 from chatbot.core.model import units
 from chatbot.i18n import N_, Translator
 from chatbot.present.ano.text import SUIT_SYMBOLS, by_suit, card_text, cards_text, choices
-from chatbot.present.base import Option, Options
+from chatbot.present.base import Option, Options, told_lines
 from engine.ano.events import (
     CAUGHT,
     CHAIN,
@@ -142,9 +142,8 @@ class AnoPresenter:
             lines.append(tr.gettext("The game is over."))
         else:
             lines.append(tr.t("{player} is to play.", player=f"<b>{names[view.turn]}</b>"))
-        narrated = [line for e in log if (line := self.narrate(e, names, tr))]
-        if narrated:
-            lines += ["", *(f"• {line}" for line in narrated[-LOG_LINES:])]
+        if narrated := told_lines(self, log, names, tr, LOG_LINES):
+            lines += ["", *narrated]
         return "\n".join(lines)
 
     def table_options(

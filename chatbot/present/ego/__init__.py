@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatbot.i18n import N_, Translator
-from chatbot.present.base import Option, Options
+from chatbot.present.base import Option, Options, told_lines
 from chatbot.present.ego.questions import question
 from engine.ego.events import GameEnded, Refused, Revealed, Skipped, TurnStarted
 from engine.ego.rules import ANSWERS, REFUSAL_COST, REFUSE, STAKES, Action
@@ -149,9 +149,8 @@ class EgoPresenter:
                 )
             else:
                 lines.append(tr.gettext("Nobody has tokens to bet this turn."))
-        narrated = [line for e in log if (line := self.narrate(e, names, tr))]
-        if narrated:
-            lines += ["", *(f"• {line}" for line in narrated[-LOG_LINES:])]
+        if narrated := told_lines(self, log, names, tr, LOG_LINES):
+            lines += ["", *narrated]
         return "\n".join(lines)
 
     def table_options(

@@ -7,7 +7,7 @@ from typing import Any
 
 from chatbot.core.model import units
 from chatbot.i18n import NP_, P_, Translator
-from chatbot.present.base import Options
+from chatbot.present.base import Options, told_lines
 from chatbot.present.egonomy.choices import choices
 from chatbot.present.egonomy.narration import (
     announce_game,
@@ -162,9 +162,8 @@ class EgonomyPresenter:
             "",
             _turn_line(view, names, tr),
         ]
-        narrated = [line for e in log if (line := self.narrate(e, names, tr))]
-        if narrated:
-            lines += ["", *(f"• {line}" for line in narrated[-LOG_LINES:])]
+        if narrated := told_lines(self, log, names, tr, LOG_LINES):
+            lines += ["", *narrated]
         return "\n".join(lines)
 
     def hand(
