@@ -412,15 +412,15 @@ class Delivery:
         """Edit the slot's last message (known here, or recorded by any process) in place, once;
         nothing when there is none."""
         assert message.slot and message.host
-        key, sessions = (message.host, message.slot), self.sessions
+        key, liveness = (message.host, message.slot), self.sessions.liveness
         self.ledger.forget_hand(key)  # its id, not yet recorded, need not be any more
         try:
             target = self.slots.get(key)
             if target is None:
-                target = await sessions.last_message(message.host, message.slot)
+                target = await liveness.last_message(message.host, message.slot)
             if target:
                 await self.outbox.send(replace(message, edit=target, slot=None, host=None))
-                await sessions.bared(message.host, message.slot)
+                await liveness.bared(message.host, message.slot)
         except Exception as exc:  # the buttons stay: pressing them is refused with a reason
             log.warning("could not take the buttons off %s: %r", message.slot, exc)
         self.slots.bared(key)

@@ -63,7 +63,7 @@ class Ledger:
         if not changes and not hands and not seen:
             return
         try:
-            await self.sessions.write_ledger(changes, hands, seen)
+            await self.sessions.liveness.write_ledger(changes, hands, seen)
         except Exception as exc:  # another process may deliver them again, or not bare a hand
             count = len(changes) + len(hands) + len(seen)
             log.warning("could not record %d deliveries: %r", count, exc)

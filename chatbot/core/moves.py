@@ -55,7 +55,7 @@ class Moves:
 
         async def work(found: Found) -> Outcome[Reply]:
             if found.handled:  # delivered again: handled (and answered) before
-                lost = await self.sessions.answer_lost(found)
+                lost = await self.sessions.liveness.answer_lost(found)
                 return Outcome(await self._already(inc, found) if lost else Reply())
             seated = await self._check(inc, found, code.stamp, group)
             if isinstance(seated, Reply):

@@ -239,7 +239,7 @@ class Runner:
         """This process's "alive" mark every HEARTBEAT seconds, whatever the games do."""
         while not self._stopping:
             try:
-                await self.sessions.heartbeat()
+                await self.sessions.liveness.heartbeat()
             except Exception as exc:
                 log.warning("heartbeat failed: %r", exc)
             await asyncio.sleep(HEARTBEAT)

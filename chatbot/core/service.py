@@ -333,7 +333,7 @@ class GameService:
             reply = await self.timeout(key)
             out.extend(reply.messages)
             if reply.confirm:
-                await self.sessions.delivered(*reply.confirm)
+                await self.sessions.liveness.delivered(*reply.confirm)
         return out
 
 

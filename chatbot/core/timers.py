@@ -94,7 +94,7 @@ class Timers:
             return Outcome(_Ticked(Reply(), lambda: sessions.drop_deadline(key)))
         messages: list[Message] = []
         confirm: tuple[str, int] | None = None
-        if session.phase != LOBBY and await sessions.owed(session):
+        if session.phase != LOBBY and await sessions.liveness.owed(session):
             log.warning("delivering change %d of %s again", session.change, session.chat)
             messages = self.renderer.recover(session, state)
             confirm = (session.chat, session.change)
