@@ -1,5 +1,8 @@
-"""The ledger's writer: delivered changes, new hand message ids and handled updates, recorded
-every LEDGER_EVERY seconds in one store write (docs/delivery.md)."""
+"""The ledger's writer: what this process delivered, recorded in one store write a second.
+
+Delivered changes, new hand message ids and handled updates are recorded every LEDGER_EVERY
+seconds in one write (docs/delivery.md).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Liveness: which process is alive (heartbeats on the store's clock), and which saved changes
-are still owed to their chats (the chats' delivery ledgers). Reached through `Sessions`."""
+"""Liveness: which process is alive, and which saved changes are still owed to their chats.
+
+Heartbeats on the store's clock tell who is alive; the chats' delivery ledgers tell what was
+delivered. Reached through `Sessions` (`sessions.liveness`).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Presses on a running game: a move (from a private hand or the group's table), a step of a
-choice, the hand peek and the hand asked for; each a unit of work on the game's session."""
+"""Presses on a running game, each a unit of work on the game's session.
+
+A move (from a private hand or the group's table), a step of a choice, the hand peek and the
+hand asked for.
+"""
 
 from __future__ import annotations
 

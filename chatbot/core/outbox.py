@@ -1,5 +1,8 @@
-"""The ports and parts of delivery: a platform's `Outbox` and `Budget`, a chat's queue, a change's
-batch of messages, and the pure helpers that merge and bundle messages (docs/delivery.md)."""
+"""The ports and parts of delivery: outbox, budget, a chat's queue and the merging helpers.
+
+A platform's `Outbox` and `Budget`, a chat's `Queue`, a change's `Batch` of messages, and the
+pure helpers that merge and bundle messages (docs/delivery.md).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Parking: group updates kept in the store for the next reply in their chat, where unasked
-messages cost and players read the game on a page (docs/delivery.md, "Parked updates")."""
+"""Parking: group updates kept in the store for the next reply in their chat.
+
+Where unasked messages cost and players read the game on a page (docs/delivery.md, "Parked
+updates").
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The only door to the store: units of work on a chat's session, and named reads and writes of
-everything else the bot keeps (languages, history, standings, records; heartbeats and the
-delivery ledgers through its `Liveness`).
+"""The only door to the store: units of work on a chat's session, and named reads and writes.
+
+Named reads and writes of everything else the bot keeps (languages, history, standings,
+records; heartbeats and the delivery ledgers through its `Liveness`).
 
 A unit of work (`change`) claims the update that asks for it, loads the session, applies a
 function that decides the change (it touches no store) and saves it with a compare-and-set,

@@ -1,5 +1,8 @@
-"""Slots as this process knows them: which message shows each slot, whether a message it sent
-shows buttons, and what a press's edit made a message show (docs/delivery.md, "Message ids")."""
+"""Slots as this process knows them: which message shows each slot, and with what.
+
+Whether a message it sent shows buttons, and what a press's edit made a message show
+(docs/delivery.md, "Message ids").
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Every seat's timer and the computer players: a computer moves when its timer runs out, an
-idle person is reminded and then replaced for the turn, and a change whose messages were never
-delivered (its process died) is delivered again by whichever process gets to it first."""
+"""Every seat's timer and the computer players, and changes owed by a process that died.
+
+A computer moves when its timer runs out, an idle person is reminded and then replaced for the
+turn, and a change whose messages were never delivered (its process died) is delivered again
+by whichever process gets to it first.
+"""
 
 from __future__ import annotations
 
