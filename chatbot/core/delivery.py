@@ -69,10 +69,6 @@ class Delivery:
         self._flushing = False  # stopping: every update goes, minor ones included
 
     @property
-    def platform(self) -> str:
-        return self.outbox.platform
-
-    @property
     def caps(self) -> Capabilities:
         return self.outbox.capabilities
 
