@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chatbot.core import keys
-from chatbot.core.delivery import Budget, Outbox
+from chatbot.core.outbox import Budget, Outbox
 from chatbot.core.registry import Registry
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService

@@ -115,3 +115,18 @@ def test_the_wheel_finds_every_package_and_the_catalogues() -> None:
     assert "chatbot.locales" in wheel and "chatbot.store" in wheel
     assert (REPO / "chatbot" / "locales" / "messages.pot").is_file()
     assert (REPO / "chatbot" / "locales").resolve() == REPO / "locales"
+
+
+def test_every_shared_module_is_short_and_opens_with_its_job() -> None:
+    """No module of chatbot/core is over 500 lines, and each opens with a docstring whose
+    first line names its one job (a sentence of its own)."""
+    for path in sorted((REPO / "chatbot" / "core").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if path.name == "__init__.py" and not text.strip():
+            continue
+        assert len(text.splitlines()) <= 500, f"{path.name}: {len(text.splitlines())} lines"
+        doc = ast.get_docstring(ast.parse(text), clean=False)
+        assert doc, f"{path.name} has no docstring"
+        first, *rest = doc.split("\n")
+        assert first.rstrip().endswith((".", "?")), f"{path.name}: {first!r} goes on"
+        assert not rest or not rest[0].strip(), f"{path.name}: its first line goes on"

@@ -1,8 +1,9 @@
 """Button data: short ASCII codes that carry what a press means, made to fit `DATA_BYTES`.
 
 A code that changes a game carries a stamp: a seat's stamp on private buttons, the game's
-epoch on group buttons, the lobby's stamp in the lobby; a press whose stamp is not the current
-one is refused, not applied. Fields are separated by "|" (chat ids contain ":").
+epoch on group buttons (lobby buttons carry none: each names the value it sets); a press whose
+stamp is not the current one is refused, not applied. Fields are separated by "|" (chat ids
+contain ":").
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
-"""A game's end: a finished game leaves the store, its result joins the chat's history and
-standings and its record is kept, in one atomic step; a stopped game joins the history only."""
+"""A game's end: the game leaves the store and its result is kept, in one atomic step.
+
+A finished game's result joins the chat's history and standings and its record is kept; a
+stopped game joins the history only.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Deals anyone can verify: a game's start shows a commitment to its deal, its end reveals
-the deal's key, and anyone can check that the key matches and replay the deal.
+"""Deals anyone can verify: a commitment to the deal at the start, its key at the end.
+
+A game's start shows a commitment to its deal, its end reveals the deal's key, and anyone can
+check that the key matches and replay the deal.
 
 The key names everything a deal depends on, `<game>.<seats>.<options>.<seed>.<salt>` (the
 options' values in the game's order, yes/no as 1/0), so that a changed option fails the check

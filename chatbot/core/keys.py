@@ -2,7 +2,8 @@
 
 The owner (what follows the first colon) is a chat or a user: the store keeps one owner's keys
 together (one Redis Cluster slot), so a save and what it marks, or a game and its standings,
-change in one atomic step. Only `chatbot.core.sessions` reads and writes them.
+change in one atomic step. Only `chatbot.core.sessions` (and the `Liveness` it owns) reads and
+writes them.
 """
 
 from __future__ import annotations

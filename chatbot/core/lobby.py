@@ -1,5 +1,8 @@
-"""The lobby: opening a table, joining (by button or deep link), computer seats, options,
-and the start of the game; each a unit of work on the chat's session."""
+"""The lobby: everything before the first move, each a unit of work on the chat's session.
+
+Opening a table, joining (by button or deep link), computer seats, options, and the start of
+the game.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Platform-neutral chat model: what comes in (commands, button presses, text) and what goes
-out (messages with buttons, pop-up answers). Adapters translate platforms to and from these.
+"""Platform-neutral chat model: what comes in and what goes out.
+
+In: commands, button presses, text; out: messages with buttons, pop-up answers. Adapters
+translate platforms to and from these.
 
 Ids are strings qualified by the adapter ("tg:-1001234" for a Telegram group); a private chat's
 id is the user's id. Message text uses a tiny HTML subset (<b>, <i>, <code>); names are escaped.

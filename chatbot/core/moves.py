@@ -1,5 +1,8 @@
-"""Presses on a running game: a move (from a private hand or the group's table), a step of a
-choice, the hand peek and the hand asked for; each a unit of work on the game's session."""
+"""Presses on a running game, each a unit of work on the game's session.
+
+A move (from a private hand or the group's table), a step of a choice, the hand peek and the
+hand asked for.
+"""
 
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ class Moves:
 
         async def work(found: Found) -> Outcome[Reply]:
             if found.handled:  # delivered again: handled (and answered) before
-                lost = await self.sessions.answer_lost(found)
+                lost = await self.sessions.liveness.answer_lost(found)
                 return Outcome(await self._already(inc, found) if lost else Reply())
             seated = await self._check(inc, found, code.stamp, group)
             if isinstance(seated, Reply):

@@ -1,5 +1,7 @@
-"""Who people and chats are to the bot: their languages, their private chats, the games they
-sit in, and who may host a table. Kept through `Sessions`' settings."""
+"""Who people and chats are to the bot, kept through `Sessions`' settings.
+
+Their languages, their private chats, the games they sit in, and who may host a table.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""A running game's progress in its session: each step recorded (state, log, every seat's
-freshness, the epoch of the group's buttons) and every seat's timer set. Pure: the clock and
-the settings are passed in."""
+"""A running game's progress in its session: each step recorded and every seat's timer set.
+
+A step records the state, the log, every seat's freshness and the epoch of the group's
+buttons. Pure: the clock and the settings are passed in.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""A finished game's record: its deal and every move, kept with its results, and read back
-move by move as everyone at the table saw it (the table's narration and the group's
-announcements, which include what the rules reveal at the end), in the reader's language.
+"""A finished game's record: its deal and every move, kept and read back move by move.
+
+It is kept with the game's results, and read back as everyone at the table saw it (the table's
+narration and the group's announcements, which include what the rules reveal at the end), in
+the reader's language.
 
 A record is small JSON: the deal (`fairness.Deal`), the seats' names and the moves as
 [seat, action code] (None: the person's time ran out). Replaying it through the engine gives

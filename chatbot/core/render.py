@@ -1,6 +1,8 @@
-"""A recorded step of a running game as the messages it sends: the group's table, the
-announcements of its events and the private hands, all drawn by the game's presenter through
-`chatbot.core.views`."""
+"""A recorded step of a running game as the messages it sends.
+
+The group's table, the announcements of its events and the private hands, all drawn by the
+game's presenter through `chatbot.core.views`.
+"""
 
 from __future__ import annotations
 

@@ -24,8 +24,9 @@ from dataclasses import replace
 
 from chatbot import metrics
 from chatbot.core.buttons import DATA_BYTES, game_chat
-from chatbot.core.delivery import Budget, Delivery, Outbox, cancelled
+from chatbot.core.delivery import Delivery
 from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, Press, clip
+from chatbot.core.outbox import Budget, Outbox, cancelled
 from chatbot.core.service import GameService
 from chatbot.i18n import negotiate, translator
 from chatbot.store.base import StoreUnavailable
@@ -91,7 +92,7 @@ class Runner:
                     return None
                 reply = await self.service.handle(inc)
                 if self.dedupe.answered(inc.update_id, reply.handled):
-                    self.delivery.write_ledger_soon()
+                    self.delivery.ledger.write_soon()
         except Exception as exc:
             tr = translator(negotiate(inc.user.language))
             cause = "storage" if isinstance(exc, StoreUnavailable) else "error"
@@ -115,7 +116,7 @@ class Runner:
             mine = tuple(m for m in messages if m.chat == inc.chat)
             others = [m for m in messages if m.chat != inc.chat]
             self.delivery.post(others, inc, reply.confirm, reply.chatter)
-            await self.delivery.parked_written()  # the page's message there may reach another
+            await self.delivery.parking.written()  # the page's message there may reach another
             return replace(answer or Answer(), shown=mine)
         if press is not None and answer is None and messages:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
@@ -238,7 +239,7 @@ class Runner:
         """This process's "alive" mark every HEARTBEAT seconds, whatever the games do."""
         while not self._stopping:
             try:
-                await self.sessions.heartbeat()
+                await self.sessions.liveness.heartbeat()
             except Exception as exc:
                 log.warning("heartbeat failed: %r", exc)
             await asyncio.sleep(HEARTBEAT)

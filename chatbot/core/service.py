@@ -1,7 +1,9 @@
-"""The game service: every incoming event goes to its desk (lobby, moves, help, standings,
-record) by a table of commands and one of buttons; it owns what spans the desks (/stop,
+"""The game service: every incoming event goes to its desk by a table of commands or buttons.
+
+The desks: lobby, moves, help, standings, record; the service owns what spans them (/stop,
 /status, a chat that changed its id). Platform-neutral: the runner calls `handle`, `due` and
-`timeout` and delivers what they return."""
+`timeout` and delivers what they return.
+"""
 
 from __future__ import annotations
 
@@ -339,7 +341,7 @@ class GameService:
             reply = await self.timeout(key)
             out.extend(reply.messages)
             if reply.confirm:
-                await self.sessions.delivered(*reply.confirm)
+                await self.sessions.liveness.delivered(*reply.confirm)
         return out
 
 

@@ -49,7 +49,7 @@ class Session:
     stamp: int = 0  # the lobby's buttons: bumped by every lobby change
     epoch: int = 0  # the game's group buttons
     moves: int = 0  # game actions applied so far
-    change: int = 0  # saved changes whose messages are owed; `Sessions.delivered` records them
+    change: int = 0  # saved changes whose messages are owed; the ledger records them delivered
     recent: int = 0  # how many of the last events in `log` the last change made
     owner: str = ""  # the process that owes the last change's messages
     stamps: list[int] = field(default_factory=list)  # per seat

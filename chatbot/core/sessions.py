@@ -1,5 +1,7 @@
-"""The only door to the store: units of work on a chat's session, and named reads and writes of
-everything else the bot keeps (languages, history, standings, records, the delivery ledger).
+"""The only door to the store: units of work on a chat's session, and named reads and writes.
+
+Named reads and writes of everything else the bot keeps (languages, history, standings,
+records; heartbeats and the delivery ledgers through its `Liveness`).
 
 A unit of work (`change`) claims the update that asks for it, loads the session, applies a
 function that decides the change (it touches no store) and saves it with a compare-and-set,
@@ -22,6 +24,7 @@ from typing import Any, TypeVar
 from chatbot.core import keys
 from chatbot.core.budget import Budgets
 from chatbot.core.dedupe import IN_FLIGHT, Dedupe, mark, member
+from chatbot.core.liveness import Liveness
 from chatbot.core.model import Capabilities
 from chatbot.core.people import People
 from chatbot.core.registry import Bundle, Registry
@@ -49,12 +52,9 @@ log = logging.getLogger(__name__)
 WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("wrote", default=False)
 T = TypeVar("T")
 HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in the chat's ledger)
-DELIVERED = "change"  # the ledger's field of the last change recorded as delivered
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
-ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
 PREFS_TTL = 365 * 24 * 3600  # seconds a user's or chat's settings are kept after last use
 HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its last game
-ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 PARKED_KEPT = 20  # group updates parked for a chat's next reply (the oldest go)
 CLAIM_POLL = 0.1  # seconds between looks at an update another process is handling
@@ -91,11 +91,8 @@ class Sessions:
         self.settings = settings
         self.games = games
         self.platform = platform
-        # Deadlines are compared across processes: with the default clock, this process's clock
-        # is set to the store's (Redis TIME) at every heartbeat.
-        self.offset = 0.0
-        self._follows_store = clock is time.time
-        self.clock = self._synced if self._follows_store else clock
+        self.liveness = Liveness(self, store, clock)  # heartbeats, the clock, the ledgers
+        self.clock = self.liveness.clock
         self.seeds = seeds
         self.salts = salts  # a deal's secret beside its seed (chatbot.core.fairness)
         self.process = uuid.uuid4().hex[:12]  # this process, as owner of undelivered changes
@@ -182,18 +179,6 @@ class Sessions:
             session = found.session
             if session is not None and session.owner == self.process:
                 self.unsent.add((session.chat, session.change))
-
-    async def answer_lost(self, found: Found) -> bool:
-        """Whether the process that saved the game's last change is gone (its heartbeat
-        lapsed): a copy of a move it saved may be all that is left of the press, its answer
-        lost with it. A live owner answered, or answers, its own press."""
-        try:
-            session = found.session
-        except BadSession:
-            return False
-        if session is None or session.owner in ("", self.process):
-            return False
-        return not await self.alive(session.owner)
 
     async def _found(self, chat: str, update: str | None, also: Sequence[str]) -> Found:
         """The session of `chat` (or of the chat it moved to), claiming `update` with it."""
@@ -352,66 +337,9 @@ class Sessions:
         with contextlib.suppress(Conflict):
             await self._store.delete(key, 0)
 
-    async def delivered(self, chat: str, change: int) -> None:
-        """Record that the messages of `chat`'s change `change` went out."""
-        await self.write_ledger({chat: change}, {})
-
-    async def write_ledger(
-        self,
-        delivered: dict[str, int],
-        hands: dict[tuple[str, str], str],
-        seen: Sequence[Seen] = (),
-    ) -> None:
-        """Record, in one write, chats' delivered changes ({chat: change}), the ids of newly
-        sent hand messages ({(chat, slot): message id}, kept beside the sessions: no save of a
-        game, which could race a change), and updates handled that changed no game."""
-        for chat, change in delivered.items():
-            self.unsent.discard((chat, change))
-        marks = [(keys.ledger(chat), DELIVERED, str(change)) for chat, change in delivered.items()]
-        marks += [(keys.ledger(chat), slot, message) for (chat, slot), message in hands.items()]
-        await self._store.write_marks(marks, self.settings.idle_ttl, seen)
-
     async def was_handled(self, chat: str, update: str) -> bool:
         """Whether `chat`'s `update` was handled (marked by a save or the ledger)."""
         return await self._store.was_seen(keys.seen(chat), member(update))
-
-    async def owed(self, session: Session) -> bool:
-        """Whether the session's last change was never delivered by a process that is gone."""
-        if session.change == 0:
-            return False
-        sent = await self._ledger(session.chat, DELIVERED)
-        if sent is not None and sent.isdigit() and int(sent) >= session.change:
-            return False
-        if (session.chat, session.change) in self.unsent:
-            return True  # saved by this process while it thought the save had failed
-        return not await self.alive(session.owner)
-
-    def _synced(self) -> float:
-        return time.time() + self.offset
-
-    async def sync_clock(self) -> None:
-        """Set this process's clock to the store's (a round trip's error at most)."""
-        if not self._follows_store:
-            return
-        before = time.time()
-        server = await self._store.server_time()
-        after = time.time()
-        if server is not None:
-            self.offset = server - (before + after) / 2
-
-    async def heartbeat(self) -> None:
-        """This process is alive (it delivers what it owes); its clock follows the store's."""
-        await self.sync_clock()
-        await self._store.set_setting(keys.alive(self.process), "at", repr(self.clock()), ALIVE_TTL)
-
-    async def alive(self, process: str) -> bool:
-        if process == self.process:
-            return True
-        beat = await self._store.get_setting(keys.alive(process), "at")
-        try:
-            return beat is not None and float(beat) > self.clock() - ALIVE_FOR
-        except ValueError:
-            return False
 
     async def postpone(self, key: str, seconds: float) -> None:
         """Move the deadline of the game at `key` to `seconds` from now."""
@@ -430,7 +358,7 @@ class Sessions:
         save of the session, which could race a change); the id it replaces (None: none, or
         a hand slot's, which is recorded with the deliveries)."""
         if slot.startswith(HAND_SLOT):
-            await self.write_ledger({}, {(chat, slot): message})
+            await self.liveness.write_ledger({}, {(chat, slot): message})
             return None
         before = await self._store.set_field(keys.game(chat), slot, message)
         return before if before != message else None
@@ -444,22 +372,6 @@ class Sessions:
     async def unpark(self, chat: str) -> list[bytes]:
         """Every update parked for `chat`, oldest first, taken (no other process gets them)."""
         return await self._store.take(keys.parked(chat))
-
-    async def last_message(self, chat: str, slot: str) -> str | None:
-        """The id of a hand slot's last message not yet bared of its buttons."""
-        return await self._ledger(chat, slot) or None
-
-    async def bared(self, chat: str, slot: str) -> None:
-        """A hand slot's last message has lost its buttons: nothing more to edit."""
-        await self._store.drop_setting(keys.ledger(chat), slot)
-
-    async def _ledger(self, chat: str, name: str) -> str | None:
-        """A field of `chat`'s ledger; the last change delivered, where it has none, from
-        where an older version kept it."""
-        value = await self._store.get_setting(keys.ledger(chat), name)
-        if value is None and name == DELIVERED:
-            value = await self._store.get_setting(keys.old_ledger(chat), name)
-        return value
 
     # --- what is kept beside the games -------------------------------------------------------
 

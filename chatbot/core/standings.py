@@ -1,6 +1,7 @@
-"""Standings per chat and game: games played, wins and a rating, kept in one versioned
-document per chat (`keys.standings`, the chat's Cluster slot) that the end of a game writes in
-the same atomic step as it removes the game (`Endings.finish`).
+"""Standings per chat and game: games played, wins and a rating, in one document per chat.
+
+The document (`keys.standings`, the chat's Cluster slot) is versioned; the end of a game writes
+it in the same atomic step as it removes the game (`Endings.finish`).
 
 The rating is openskill's Plackett-Luce model (Weng-Lin): it rates a whole ranking of any
 number of seats with ties at once, and a win over strong players moves a rating more than a

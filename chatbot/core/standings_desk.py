@@ -1,6 +1,8 @@
-"""The standings desk: /stats in a group (its standings per game), /stats in a private chat
-(the sender's own figures in the groups they played in lately), and the standings button
-under a game's results."""
+"""The standings desk: /stats in a group or a private chat, and the standings button.
+
+/stats in a group shows its standings per game; in a private chat, the sender's own figures in
+the groups they played in lately; the standings button sits under a game's results.
+"""
 
 from __future__ import annotations
 

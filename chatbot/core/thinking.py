@@ -1,12 +1,15 @@
-"""Computer players think in worker processes: a search holds the CPU (and Python's lock on
-the interpreter) for milliseconds, and in a thread of the bot's process it would delay every
-press the event loop is answering meanwhile. With `workers=0` they think in a thread. Each
-move's thinking is bounded by a budget: playouts and seconds, the clock read where it thinks.
+"""Computer players think in worker processes (`ThinkingPool`), each move within a budget.
+
+A search holds the CPU (and Python's lock on the interpreter) for milliseconds, and in a thread
+of the bot's process it would delay every press the event loop is answering meanwhile. With
+`workers=0` they think in a thread. Each move's thinking is bounded by a budget: playouts and
+seconds, the clock read where it thinks.
 
 Each worker is a pool of one process, so that a stuck one is ended alone. A worker still busy
 LATE seconds past its move's budget counts as stuck: the other games' moves do not wait for
 it, a fresh worker thinks them (up to SPARE more than asked), and the stuck move is abandoned
-at its timeout, its process ended."""
+at its timeout, its process ended.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Every seat's timer and the computer players: a computer moves when its timer runs out, an
-idle person is reminded and then replaced for the turn, and a change whose messages were never
-delivered (its process died) is delivered again by whichever process gets to it first."""
+"""Every seat's timer and the computer players, and changes owed by a process that died.
+
+A computer moves when its timer runs out, an idle person is reminded and then replaced for the
+turn, and a change whose messages were never delivered (its process died) is delivered again
+by whichever process gets to it first.
+"""
 
 from __future__ import annotations
 
@@ -94,7 +97,7 @@ class Timers:
             return Outcome(_Ticked(Reply(), lambda: sessions.drop_deadline(key)))
         messages: list[Message] = []
         confirm: tuple[str, int] | None = None
-        if session.phase != LOBBY and await sessions.owed(session):
+        if session.phase != LOBBY and await sessions.liveness.owed(session):
             log.warning("delivering change %d of %s again", session.change, session.chat)
             messages = self.renderer.recover(session, state)
             confirm = (session.chat, session.change)

@@ -1,6 +1,9 @@
-"""Checking a finished game's deal: `/verify <key> <lock>` in a chat and `python -m chatbot
-verify <key> <lock>` in a terminal say whether the key revealed with the results matches the
-lock shown when the game began, and deal the game again from the key."""
+"""Checking a finished game's deal: does the key revealed at the end match the lock?
+
+`/verify <key> <lock>` in a chat and `python -m chatbot verify <key> <lock>` in a terminal say
+whether the key revealed with the results matches the lock shown when the game began, and deal
+the game again from the key.
+"""
 
 from __future__ import annotations
 

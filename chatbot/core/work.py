@@ -1,5 +1,7 @@
 """A unit of work's two ends: what it found (`Found`) and what it decided (`Outcome`).
-`Sessions.change` runs one: claim, load, decide (a `Work`, which touches no store), save."""
+
+`Sessions.change` runs one: claim, load, decide (a `Work`, which touches no store), save.
+"""
 
 from __future__ import annotations
 

@@ -38,8 +38,8 @@ from starlette.routing import BaseRoute, Route
 from chatbot import metrics
 from chatbot.bodies import TooLarge, bounded_body, too_large
 from chatbot.core import buttons as b
-from chatbot.core.delivery import Undelivered
 from chatbot.core.model import Capabilities, Command, Message, User
+from chatbot.core.outbox import Undelivered
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions

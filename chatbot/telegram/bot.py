@@ -36,9 +36,9 @@ from telegram.ext import (
 
 from chatbot import metrics
 from chatbot.bodies import TooLarge, bounded_body, too_large
-from chatbot.core.delivery import Budget
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Capabilities, Incoming, Message
+from chatbot.core.outbox import Budget
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions

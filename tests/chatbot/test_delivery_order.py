@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from chatbot.core.delivery import CHATTER_PATIENCE
+from chatbot.core.chatter import CHATTER_PATIENCE
 from chatbot.core.model import (
     Button,
     Capabilities,

@@ -15,9 +15,10 @@ import pytest
 
 from chatbot.core import buttons as b
 from chatbot.core import keys
+from chatbot.core.liveness import DELIVERED
 from chatbot.core.model import Capabilities, Command, Message, Press, User
 from chatbot.core.runner import Runner
-from chatbot.core.sessions import DELIVERED, Platform
+from chatbot.core.sessions import Platform
 from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from engine.core import restore
@@ -203,12 +204,12 @@ async def test_the_ledger_reads_an_older_versions_record_and_forgets_bared_hands
     sessions = make_service(store, Settings()).sessions
     try:
         await store.set_setting("sent:ln:g", DELIVERED, "7")
-        assert await sessions._ledger("ln:g", DELIVERED) == "7"
-        await sessions.write_ledger({"ln:g": 8}, {("ln:g", "hand:s:0"): "m1"})
-        assert await sessions._ledger("ln:g", DELIVERED) == "8"
-        assert await sessions.last_message("ln:g", "hand:s:0") == "m1"
-        await sessions.bared("ln:g", "hand:s:0")
-        assert await sessions.last_message("ln:g", "hand:s:0") is None
+        assert await sessions.liveness.ledger("ln:g", DELIVERED) == "7"
+        await sessions.liveness.write_ledger({"ln:g": 8}, {("ln:g", "hand:s:0"): "m1"})
+        assert await sessions.liveness.ledger("ln:g", DELIVERED) == "8"
+        assert await sessions.liveness.last_message("ln:g", "hand:s:0") == "m1"
+        await sessions.liveness.bared("ln:g", "hand:s:0")
+        assert await sessions.liveness.last_message("ln:g", "hand:s:0") is None
         assert await store.get_setting(keys.ledger("ln:g"), "hand:s:0") is None
     finally:
         await store.close()

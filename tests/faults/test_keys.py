@@ -62,7 +62,7 @@ async def test_during_and_after_a_full_game_every_key_has_a_ttl(
         await open_table(h, tg, users, computers=1)
         await h.command(GROUP, users[0], "/language")
         await h.tick()
-        await h.bot.sessions.heartbeat()
+        await h.bot.sessions.liveness.heartbeat()
         during = await _ttls(client, redis_prefix)
         index = store.index(keys.game(CHAT))
         assert index in during, sorted(during)  # the game is scheduled (its computer)

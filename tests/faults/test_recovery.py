@@ -106,10 +106,10 @@ async def test_a_process_clock_follows_the_redis_clock(redis_url: str, redis_pre
     store = RedisStore.from_url(redis_url, redis_prefix)
     try:
         sessions = Sessions(store, TEST_SETTINGS, registry(), Platform())
-        sessions.offset = 3600.0  # as if this machine's clock were an hour fast
-        await sessions.heartbeat()
+        sessions.liveness.offset = 3600.0  # as if this machine's clock were an hour fast
+        await sessions.liveness.heartbeat()
         server = await store.server_time()
         assert server is not None and abs(sessions.clock() - server) < 0.5
-        assert abs(sessions.offset) < 0.5
+        assert abs(sessions.liveness.offset) < 0.5
     finally:
         await store.close()

@@ -14,7 +14,8 @@ import pytest
 from chatbot.bootstrap import line_bot
 from chatbot.core import buttons as b
 from chatbot.core import keys
-from chatbot.core.sessions import DELIVERED, OWED_GRACE
+from chatbot.core.liveness import DELIVERED
+from chatbot.core.sessions import OWED_GRACE
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify

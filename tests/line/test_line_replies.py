@@ -11,8 +11,8 @@ import random
 import pytest
 
 from chatbot.core import buttons as b
-from chatbot.core.delivery import REPLY_MESSAGES, _bundled
 from chatbot.core.model import Message
+from chatbot.core.outbox import REPLY_MESSAGES, bundled
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
 from engine.core import restore
@@ -106,6 +106,6 @@ def test_the_messages_of_one_answer_go_in_one_reply() -> None:
         Message("ln:C1", f"table {i}", buttons=(), answers="t", slot="s", coalesce=True)
         for i in range(REPLY_MESSAGES + 1)
     ]
-    first, extra = _bundled([*messages, Message("ln:U1", "private", answers=None)])[:2]
+    first, extra = bundled([*messages, Message("ln:U1", "private", answers=None)])[:2]
     assert [m.text for m in (first, *first.also)] == [f"table {i}" for i in range(5)]
     assert extra.text == "table 5" and not first.coalesce, "a reply never coalesces"

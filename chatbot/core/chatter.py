@@ -1,0 +1,92 @@
+"""Chatter: a member's burst of the same command, answered once (docs/delivery.md).
+
+A member repeating a command gets one reply a burst (asks less than `CHATTER_WINDOW` seconds
+apart): the first at once, the latest when the burst is over if it says something new; the
+very reply they got moments ago is never sent again."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from chatbot.core.model import Message, looks
+from chatbot.core.outbox import MINOR_RECHECK, SLOTS_KEPT, Ask, Item, Queue
+
+CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without budget to spare
+CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
+
+
+@dataclass
+class Asking:
+    """A member asking the same thing again and again: one burst, one reply."""
+
+    since: float  # when the burst began
+    posted: float  # when they asked last
+    replied: float = -math.inf  # when they got the last reply
+    shows: int | None = None  # `looks` of that reply
+
+    def got(self, message: Message, now: float) -> bool:
+        """Whether they got this very reply moments ago."""
+        same = self.shows == looks(message.text, message.buttons)
+        return same and now - self.replied < CHATTER_WINDOW
+
+    def free(self) -> float:
+        """When the next reply may go: at once for the burst's first, else when it is over."""
+        return -math.inf if self.replied < self.since else self.posted + CHATTER_WINDOW
+
+
+class Chatter:
+    """The bursts of asking in every chat of one process, newest kept."""
+
+    def __init__(self) -> None:
+        # (chat, member, command, index in the reply) -> that member's burst of asking
+        self._asking: OrderedDict[tuple[str, str, str, int], Asking] = OrderedDict()
+
+    def asked(self, chat: str, key: Ask, message: Message, now: float) -> bool:
+        """A member asked (again): `message` is the reply. Whether they got that very reply
+        moments ago (it is dropped)."""
+        asked = (chat, *key)
+        asking = self._asking.get(asked)
+        if asking is None:
+            asking = Asking(since=now, posted=now)
+        elif now - asking.posted >= CHATTER_WINDOW:
+            asking.since = now  # a new burst
+        asking.posted = now
+        self._asking[asked] = asking
+        self._asking.move_to_end(asked)
+        while len(self._asking) > SLOTS_KEPT:
+            self._asking.popitem(last=False)
+        return asking.got(message, now)
+
+    def free(self, chat: str, key: Ask, now: float) -> float:
+        """When the member's waiting reply may go."""
+        asking = self._asking.get((chat, *key))
+        return now if asking is None else asking.free()
+
+    def pick(
+        self, chat: str, queue: Queue, now: float, soonest: float, roomy: bool, flushing: bool
+    ) -> Item | float:
+        """The reply to send now, longest waiting first, or how long until one may go (or the
+        game's messages may: `soonest`); 0.0: a reply said nothing new (look again). Without
+        `roomy` budget a reply waits CHATTER_PATIENCE; `flushing`: every reply goes now."""
+        for key, (_, since) in sorted(queue.chatter.items(), key=lambda kv: kv[1][1]):
+            free = self.free(chat, key, now)
+            if not roomy:
+                free = max(free, since + CHATTER_PATIENCE)
+                soonest = min(soonest, now + MINOR_RECHECK)
+            if flushing or free <= now:
+                message, _ = queue.chatter.pop(key)
+                return (message, None) if self.answered(message, key, now) else 0.0
+            soonest = min(soonest, free)
+        return max(0.0, soonest - now)
+
+    def answered(self, message: Message, key: Ask, now: float) -> bool:
+        """The member's reply goes now; False when it is the very one they got moments ago
+        (it does not go)."""
+        asking = self._asking.get((message.chat, *key))
+        if asking is not None:
+            if asking.got(message, now):
+                return False
+            asking.replied, asking.shows = now, looks(message.text, message.buttons)
+        return True
