@@ -1,8 +1,10 @@
-"""Chatter: a member's burst of the same command, answered once (docs/delivery.md).
+"""Chatter: a member's burst of commands, answered once (docs/delivery.md).
 
-A member repeating a command gets one reply a burst (asks less than `CHATTER_WINDOW` seconds
-apart): the first at once, the latest when the burst is over if it says something new; the
-very reply they got moments ago is never sent again."""
+A reply that changed no game (a status, the help, a refusal) is chatter. A member's burst of
+commands (asks less than `CHATTER_WINDOW` seconds apart, whatever the commands) gets one reply:
+the latest while none has gone yet, none after it; the very reply they got moments ago is
+never sent again. Chatter takes only budget the game leaves free, unless it has waited
+`CHATTER_PATIENCE`."""
 
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ from dataclasses import dataclass
 from chatbot.core.model import Message, looks
 from chatbot.core.outbox import MINOR_RECHECK, SLOTS_KEPT, Ask, Item, Queue
 
-CHATTER_PATIENCE = 10.0  # seconds after which a command's reply goes without budget to spare
+CHATTER_PATIENCE = 60.0  # seconds after which a command's reply goes without budget to spare
 CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
 
 
 @dataclass
 class Asking:
-    """A member asking the same thing again and again: one burst, one reply."""
+    """A member asking again and again: one burst, one reply."""
 
     since: float  # when the burst began
     posted: float  # when they asked last
@@ -31,21 +33,21 @@ class Asking:
         same = self.shows == looks(message.text, message.buttons)
         return same and now - self.replied < CHATTER_WINDOW
 
-    def free(self) -> float:
-        """When the next reply may go: at once for the burst's first, else when it is over."""
-        return -math.inf if self.replied < self.since else self.posted + CHATTER_WINDOW
+    def answered(self) -> bool:
+        """Whether the burst got its reply."""
+        return self.replied >= self.since
 
 
 class Chatter:
     """The bursts of asking in every chat of one process, newest kept."""
 
     def __init__(self) -> None:
-        # (chat, member, command, index in the reply) -> that member's burst of asking
+        # (chat, member, "", index in the reply) -> that member's burst of asking
         self._asking: OrderedDict[tuple[str, str, str, int], Asking] = OrderedDict()
 
     def asked(self, chat: str, key: Ask, message: Message, now: float) -> bool:
-        """A member asked (again): `message` is the reply. Whether they got that very reply
-        moments ago (it is dropped)."""
+        """A member asked (again): `message` is the reply. Whether it is dropped: their burst
+        got its reply already, or that very reply moments ago."""
         asked = (chat, *key)
         asking = self._asking.get(asked)
         if asking is None:
@@ -57,12 +59,7 @@ class Chatter:
         self._asking.move_to_end(asked)
         while len(self._asking) > SLOTS_KEPT:
             self._asking.popitem(last=False)
-        return asking.got(message, now)
-
-    def free(self, chat: str, key: Ask, now: float) -> float:
-        """When the member's waiting reply may go."""
-        asking = self._asking.get((chat, *key))
-        return now if asking is None else asking.free()
+        return asking.answered() or asking.got(message, now)
 
     def pick(
         self, chat: str, queue: Queue, now: float, soonest: float, roomy: bool, flushing: bool
@@ -71,7 +68,7 @@ class Chatter:
         game's messages may: `soonest`); 0.0: a reply said nothing new (look again). Without
         `roomy` budget a reply waits CHATTER_PATIENCE; `flushing`: every reply goes now."""
         for key, (_, since) in sorted(queue.chatter.items(), key=lambda kv: kv[1][1]):
-            free = self.free(chat, key, now)
+            free = now
             if not roomy:
                 free = max(free, since + CHATTER_PATIENCE)
                 soonest = min(soonest, now + MINOR_RECHECK)

@@ -100,7 +100,7 @@ class Delivery:
         park = self.caps.hold_unasked and not loud and heard
         for i, message in enumerate(messages):
             if said is not None and message.chat == said.chat:
-                self._chatter(message, (said.user.id, said.name, i))
+                self._chatter(message, (said.user.id, "", i))  # a member's commands: one burst
             elif park and parks(message, self.caps):
                 self._park(message, batch)
             else:
