@@ -103,7 +103,7 @@ def check_state(bundle: Bundle, state: Any, players: int, rng: random.Random) ->
     for viewer in (None, *range(players)):
         assert game.view(state, viewer) == game.view(state, viewer), "a view is pure"
     listed = {p: game.legal_actions(state, p) for p in range(players)}
-    for seat, actions in listed.items():
+    for actions in listed.values():
         for action in rng.sample(actions, min(len(actions), 12)):
             code = game.encode_action(action)
             assert code.isascii() and game.decode_action(code) == action, code
