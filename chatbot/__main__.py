@@ -266,11 +266,11 @@ def run_telegram(settings: Settings, games: Registry) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
-    log.info("%s", startup_line(settings, polling=True))
     try:
         bot = telegram_bot(settings, open_store(settings), games)
         settled()
-        bot.run_polling()
+        # once the token was taken: a refused one stays a one-line error
+        bot.run_polling(lambda: log.info("%s", startup_line(settings, polling=True)))
     except InvalidToken:
         print(_refused(settings), file=sys.stderr)
         return 2

@@ -439,9 +439,11 @@ class TelegramBot:
         if close_store:
             await self.sessions.close()
 
-    def run_polling(self) -> None:
-        """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""
+    def run_polling(self, reached: Callable[[], object] = lambda: None) -> None:
+        """Wait for the network (`reached` is called once Telegram took the token), then
+        poll until stopped (Ctrl-C, SIGTERM)."""
         asyncio.run(self.reach())
+        reached()
         self.app.run_polling(allowed_updates=list(ALLOWED_UPDATES))
 
 

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import asyncio
-import logging
+from dataclasses import replace
 
 import pytest
+from telegram.error import InvalidToken
 
-from chatbot.__main__ import run_telegram
-from chatbot.bootstrap import startup_line
+from chatbot.bootstrap import startup_line, telegram_bot
 from chatbot.games import registry
 from chatbot.settings import Settings
+from chatbot.store.memory import MemoryStore
 from tests.e2e.fake_telegram import FakeTelegram
+from tests.e2e.harness import TEST_SETTINGS, pointed_at, request
 
 LINE = {"LINE_CHANNEL_SECRET": "s", "LINE_CHANNEL_ACCESS_TOKEN": "t"}
 TELEGRAM = {
@@ -44,15 +46,28 @@ def test_polling_says_so() -> None:
     assert line.endswith("on: Telegram by long polling") and "memory" in line
 
 
-async def test_the_polling_bot_logs_the_line_once_as_it_starts(
-    tg: FakeTelegram, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The real start-up path (`python -m chatbot telegram`, in a thread beside the fake Bot
-    API's loop), stopped before it polls: the Bot API refuses the token."""
+class Reached(Exception):
+    """Raised by the test's `reached`: the bot stops there instead of polling."""
+
+
+async def test_polling_announces_once_telegram_took_the_token(tg: FakeTelegram) -> None:
+    """`python -m chatbot telegram` logs the line from `run_polling`'s `reached`: after the
+    Bot API took the token (a refused token stays one line: tests/security), before polling."""
+    settings = pointed_at(tg, replace(TEST_SETTINGS, think_workers=0))
+    bot = telegram_bot(settings, MemoryStore(), registry(), request=request())
+    told: list[int] = []
+
+    def reached() -> None:
+        told.append(len(tg.calls_to("getMe")))
+        raise Reached
+
+    with pytest.raises(Reached):
+        await asyncio.to_thread(bot.run_polling, reached)
+    assert told == [1], "after Telegram answered getMe, once"
+    assert not tg.calls_to("getUpdates"), "before polling"
+
     tg.inject_error("getMe", 401, "Unauthorized")
-    env = {"TELEGRAM_TOKEN": tg.token, "TELEGRAM_BASE_URL": tg.base_url.removesuffix("/bot")}
-    env |= {"THINK_WORKERS": "0"}
-    caplog.set_level(logging.INFO, logger="chatbot")
-    assert await asyncio.to_thread(run_telegram, Settings.from_env(env), registry()) == 2
-    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("games live")]
-    assert said == [startup_line(Settings.from_env(env), polling=True)]
+    refused = telegram_bot(settings, MemoryStore(), registry(), request=request())
+    with pytest.raises(InvalidToken):
+        await asyncio.to_thread(refused.run_polling, reached)
+    assert told == [1], "never for a refused token"
