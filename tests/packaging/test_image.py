@@ -285,8 +285,8 @@ def _engine() -> tuple[str | None, str]:
         run = subprocess.run([path, *probe], capture_output=True, text=True, timeout=60)
         if run.returncode == 0:
             return path, ""
-        said = (run.stderr or run.stdout).strip().splitlines()
-        reasons.append(f"{tool} is installed but its engine does not answer ({said[-1:]})")
+        said = (run.stderr or run.stdout).strip().splitlines() or ["no output"]
+        reasons.append(f"{tool} is installed but its engine does not answer: {said[-1]}")
     return None, "; ".join(reasons)
 
 
