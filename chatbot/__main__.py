@@ -17,6 +17,8 @@ from chatbot.core.registry import Registry
 from chatbot.settings import Settings, masked_token
 from engine.core import IllegalAction, OptionSpec, OptionValue
 
+log = logging.getLogger("chatbot")
+
 DEFAULT_PLAYERS = 3
 WATCH_PACE = 1.5  # seconds between moves when watching (--fast: none)
 STOP_GRACE = 3  # seconds open webhook requests get to finish at a stop
@@ -254,14 +256,21 @@ def run_telegram(settings: Settings, games: Registry) -> int:
         return 2
     from telegram.error import InvalidToken
 
-    from chatbot.bootstrap import open_store, settled, telegram_bot, thinking_pool
+    from chatbot.bootstrap import (
+        open_store,
+        settled,
+        startup_line,
+        telegram_bot,
+        thinking_pool,
+    )
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     try:
         bot = telegram_bot(settings, open_store(settings), games)
         settled()
-        bot.run_polling()
+        # once the token was taken: a refused one stays a one-line error
+        bot.run_polling(lambda: log.info("%s", startup_line(settings, polling=True)))
     except InvalidToken:
         print(_refused(settings), file=sys.stderr)
         return 2
@@ -378,7 +387,7 @@ async def serve(settings: Settings, games: Registry) -> int:
     import uvicorn
     from telegram.error import InvalidToken
 
-    from chatbot.bootstrap import settled, web_app
+    from chatbot.bootstrap import settled, startup_line, web_app
     from chatbot.telegram.bot import TelegramBot
     from chatbot.web import ops_app
 
@@ -402,6 +411,7 @@ async def serve(settings: Settings, games: Registry) -> int:
         sockets.append(sock)
     ops = ops_app(webhooks)
     ops_port = sockets[1].getsockname()[1]
+    log.info("%s", startup_line(settings))
 
     async def both(scope: Any, receive: Any, send: Any) -> None:
         """The ops routes on the ops socket only, the webhooks on the public one only."""

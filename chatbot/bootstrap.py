@@ -20,7 +20,7 @@ from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
 from chatbot.core.thinking import ThinkingPool
-from chatbot.settings import Settings
+from chatbot.settings import Settings, masked_url
 from chatbot.store.base import Store
 from chatbot.store.memory import MemoryStore
 
@@ -62,6 +62,33 @@ def settled() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_COLLECTION, 10, 10)
+
+
+def startup_line(settings: Settings, polling: bool = False) -> str:
+    """The one line a bot process logs as it starts: where the games live (Redis's URL
+    without its password, or memory, which a restart empties) and what it serves (`polling`:
+    Telegram by long polling; else the webhook server's platforms and pages)."""
+    if settings.redis_url:
+        cluster = " (a Redis Cluster)" if settings.redis_cluster else ""
+        games = f"games live in Redis at {masked_url(settings.redis_url)}{cluster}"
+    else:
+        games = "games live in memory: they are lost on restart (set REDIS_URL to keep them)"
+    line, telegram = settings.line, settings.telegram
+    on: list[str] = []
+    if polling:
+        on.append("Telegram by long polling")
+    else:
+        if telegram.token and telegram.webhook_url:
+            on.append("Telegram webhook /telegram/webhook")
+        if line.channel_secret and line.channel_access_token:
+            on.append("LINE webhook /line/webhook")
+            if line.liff_id:
+                on.append("LINE hand page /liff/hand")
+            else:
+                on.append("no LINE hand page (LINE_LIFF_ID unset: hands go to 1:1 chats)")
+        ops = f"{settings.metrics_host}:{settings.metrics_port}"
+        on.append(f"/healthz and /metrics on {ops}")
+    return f"{games}; on: {', '.join(on)}"
 
 
 def open_store(settings: Settings) -> Store:

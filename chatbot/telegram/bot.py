@@ -44,7 +44,15 @@ from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
 from chatbot.i18n import available_locales, translator
 from chatbot.settings import Settings, bot_api_root
-from chatbot.telegram.convert import Fields, incoming, markup, migration, qualify, telegram_id
+from chatbot.telegram.convert import (
+    ALLOWED_UPDATES,
+    Fields,
+    incoming,
+    markup,
+    migration,
+    qualify,
+    telegram_id,
+)
 from chatbot.telegram.limits import FloodLimiter
 from chatbot.telegram.request import AiohttpRequest
 
@@ -366,7 +374,7 @@ class TelegramBot:
             await self.app.bot.set_webhook(
                 url,
                 secret_token=self.webhook_secret,
-                allowed_updates=["message", "callback_query"],
+                allowed_updates=list(ALLOWED_UPDATES),
             )
 
     def authentic(self, secret: str | None) -> bool:
@@ -434,10 +442,12 @@ class TelegramBot:
         if close_store:
             await self.sessions.close()
 
-    def run_polling(self) -> None:
-        """Wait for the network, then poll until stopped (Ctrl-C, SIGTERM)."""
+    def run_polling(self, reached: Callable[[], object] = lambda: None) -> None:
+        """Wait for the network (`reached` is called once Telegram took the token), then
+        poll until stopped (Ctrl-C, SIGTERM)."""
         asyncio.run(self.reach())
-        self.app.run_polling(allowed_updates=["message", "callback_query"])
+        reached()
+        self.app.run_polling(allowed_updates=list(ALLOWED_UPDATES))
 
 
 def _loads(body: bytes) -> Any:

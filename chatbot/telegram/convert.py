@@ -11,9 +11,25 @@ from typing import Any
 from telegram import TelegramObject
 from telegram.constants import ChatType
 
-from chatbot.core.model import Button, Command, Incoming, Keyboard, Press, User, looks
+from chatbot.core.model import (
+    ARRIVED,
+    CLOSED,
+    LEFT,
+    Button,
+    Command,
+    Incoming,
+    Keyboard,
+    Membership,
+    Press,
+    User,
+    looks,
+)
 
 PREFIX = "tg:"
+# The updates the bot asks Telegram for (getUpdates and setWebhook): chat_member comes only
+# when asked for by name, and only to a bot that administers the group.
+ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member", "chat_member")
+GONE = ("left", "kicked")  # a ChatMember's status once out of the chat
 
 
 def qualify(telegram_id: int) -> str:
@@ -27,6 +43,9 @@ def telegram_id(qualified: str) -> int:
 def incoming(update: Mapping[str, Any], bot_username: str) -> Incoming | None:
     """The neutral event of an update, as the Bot API's JSON, or None for updates the bot
     ignores. KeyError or TypeError: not an update."""
+    changed = update.get("my_chat_member") or update.get("chat_member")
+    if changed is not None:
+        return membership(changed, f"{PREFIX}{update['update_id']}", "my_chat_member" in update)
     query = update.get("callback_query")
     message = update.get("message")
     pressed: Mapping[str, Any] = {}
@@ -39,10 +58,7 @@ def incoming(update: Mapping[str, Any], bot_username: str) -> Incoming | None:
         return None
     if not sender or not chat or sender.get("is_bot"):
         return None
-    name = sender["first_name"]
-    if sender.get("last_name"):
-        name += " " + sender["last_name"]
-    user = User(qualify(sender["id"]), name, sender.get("language_code"))
+    user = _user(sender)
     private = chat["type"] == ChatType.PRIVATE
     update_id = f"{PREFIX}{update['update_id']}"
     if query is not None:
@@ -72,6 +88,39 @@ def incoming(update: Mapping[str, Any], bot_username: str) -> Incoming | None:
         update_id=update_id,
         chat_title=chat.get("title") or "",
     )
+
+
+def membership(changed: Mapping[str, Any], update_id: str, mine: bool) -> Membership | None:
+    """A ChatMemberUpdated as LINE's leave, unfollow and memberJoined read: the bot removed
+    from a group (`mine`: a my_chat_member update), a user who blocked the bot, a person who
+    joined a group (chat_member). Other changes (rights, the bot added) are not events here."""
+    chat = changed["chat"]
+    new = changed["new_chat_member"]
+    status = new["status"]
+    was = (changed.get("old_chat_member") or {}).get("status")
+    where = qualify(chat["id"])
+    at: dict[str, Any] = {"update_id": update_id, "chat_title": chat.get("title") or ""}
+    if chat["type"] == ChatType.PRIVATE:
+        if mine and status == "kicked":  # the user blocked the bot
+            user = _user(changed["from"])
+            return Membership(**at, chat=where, private=True, user=user, event=CLOSED)
+        return None  # unblocked: their /start (Telegram's "Restart") says so
+    if mine:
+        if status in GONE:
+            return Membership(**at, chat=where, private=False, user=User(where, ""), event=LEFT)
+        return None
+    person = new["user"]
+    joined = status in ("member", "administrator") or bool(new.get("is_member"))
+    if joined and was in GONE and not person.get("is_bot"):
+        return Membership(**at, chat=where, private=False, user=_user(person), event=ARRIVED)
+    return None
+
+
+def _user(sender: Mapping[str, Any]) -> User:
+    name = sender["first_name"]
+    if sender.get("last_name"):
+        name += " " + sender["last_name"]
+    return User(qualify(sender["id"]), name, sender.get("language_code"))
 
 
 class Fields(Mapping[str, Any]):

@@ -974,6 +974,49 @@ class FakeTelegram:
         }
         return self._new_update("callback_query", query)
 
+    def _member_update(self, kind: str, chat: FakeChat, by: int, old: JSON, new: JSON) -> JSON:
+        changed = {
+            "chat": self._chat_dict(chat),
+            "from": self.users[by].to_dict(),
+            "date": int(time.time()),
+            "old_chat_member": old,
+            "new_chat_member": new,
+        }
+        return self._new_update(kind, changed)
+
+    def bot_removed_update(self, chat_id: int, by: JSON | int, *, kicked: bool = True) -> JSON:
+        """`by` removes the bot from a group (kicked, or it "left"): from now on every call
+        naming the group fails with 403, and Telegram sends this my_chat_member update."""
+        chat = self.chats[chat_id]
+        if chat.type == "private":
+            raise ValueError("a bot is removed from a group; a user blocks it (bot_blocked_update)")
+        old = self._member(chat, self.bot_id)
+        chat.bot_kicked = True
+        status = "kicked" if kicked else "left"
+        new: JSON = {"status": status, "user": self._bot_dict()}
+        if kicked:
+            new["until_date"] = 0
+        return self._member_update("my_chat_member", chat, self._user_id(by), old, new)
+
+    def bot_blocked_update(self, user: JSON | int) -> JSON:
+        """The user blocks the bot: private messages to them fail with 403, and Telegram sends
+        this my_chat_member update from their private chat."""
+        blocker = self._known_user(user)
+        blocker.blocked = True
+        chat = self._known_chat(blocker.id)
+        old = {"status": "member", "user": self._bot_dict()}
+        new = {"status": "kicked", "user": self._bot_dict(), "until_date": 0}
+        return self._member_update("my_chat_member", chat, blocker.id, old, new)
+
+    def member_joined_update(self, chat_id: int, user: JSON | int) -> JSON:
+        """`user` joins a group: the chat_member update an admin bot gets when it asked for
+        chat_member updates (allowed_updates)."""
+        chat, joiner = self.chats[chat_id], self._known_user(user)
+        old = {"status": "left", "user": joiner.to_dict()}
+        chat.member_ids.add(joiner.id)
+        new = {"status": "member", "user": joiner.to_dict()}
+        return self._member_update("chat_member", chat, joiner.id, old, new)
+
     def push_update(self, update: JSON) -> JSON:
         """Queue an update for getUpdates (an update_id is assigned if missing)."""
         if "update_id" not in update:

@@ -65,24 +65,3 @@ def test_the_health_check_asks_redis(redis_url: str) -> None:
     down = {**env, "REDIS_URL": "redis://127.0.0.1:1/0"}
     failed = subprocess.run(command, cwd=REPO, env=down, capture_output=True, timeout=60)
     assert failed.returncode == 1
-
-
-def test_compose_publishes_only_what_the_mode_needs_and_keeps_env_values() -> None:
-    """Polling publishes no port; the web file publishes the webhook port alone, on the
-    host's loopback by default; `environment:` only fills in what .env leaves unset (every
-    value `${NAME:-default}` of the same name); no `required:` (Compose 2.24 and later)."""
-    base = (REPO / "docker-compose.yml").read_text()
-    web = (REPO / "docker-compose.web.yml").read_text()
-    body = [line for line in base.splitlines() if not line.lstrip().startswith("#")]
-    assert not any(line.strip().startswith("ports:") for line in body), "polling: no port"
-    assert "required:" not in "\n".join(body)
-    assert re.search(r"^\s+env_file: \.env$", base, flags=re.MULTILINE)
-    published = re.findall(r'^\s+- "(.+)"$', web, flags=re.MULTILINE)
-    assert published == ["${EGOBOT_BIND:-127.0.0.1}:${EGOBOT_PORT:-8080}:${PORT:-8080}"]
-    for text in (base, web):
-        block = re.findall(r"^    environment:\n((?:      .+\n)+)", text, flags=re.MULTILINE)
-        for line in "".join(block).splitlines():
-            name, _, value = line.strip().partition(": ")
-            assert value.startswith(f"${{{name}:-"), f"{name} would override .env: {value}"
-    ignored = (REPO / ".dockerignore").read_text().split()
-    assert ".env" in ignored, "the image never holds the secrets"
