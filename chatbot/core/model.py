@@ -174,6 +174,9 @@ class Capabilities:
     # page): a group update that answers no event waits for the next reply in its chat (the
     # page's own message there), however long, instead of being pushed; computers move at once.
     hold_unasked: bool = False
+    # Players see their hands and move on the game page (a Mini App): no private hand is
+    # sent unasked, and the table's "My hand" opens the page (`Platform.deep_link`).
+    hands_on_page: bool = False
     reminders: bool = True  # an idle player is reminded (else only replaced, in time)
 
 
