@@ -23,6 +23,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from engine.core import restore
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "page"
 CHROMIUM_FLAGS = (
     "--headless=new",
@@ -153,3 +155,65 @@ class Browser:
 
     def close(self) -> None:
         self.driver.quit()
+
+
+async def awaited(bot: Any, chat: str) -> tuple[str | None, int]:
+    """The person (user id) whose move the game waits for, computers due acting first (None
+    when the game is over), and the game's count of moves."""
+    for _ in range(100):
+        session, _ = await bot.sessions.load(chat)
+        if session is None:
+            return None, -1
+        game = bot.sessions.bundle(session).game
+        state = restore(game, session.state)
+        seats = [s for s in game.to_move(state) if not session.seats[s].bot]
+        if seats:
+            return session.seats[seats[0]].user, session.moves
+        await bot.runner.tick()
+        await bot.runner.delivery.flush()
+    raise AssertionError("the computers kept the game")
+
+
+async def play_on_the_page(
+    bot: Any, chat: str, pages: dict[str, Browser], watcher: Browser, name: str, seed: int
+) -> dict[str, Any]:
+    """Play a whole game on the pages (by user id), each person choosing at random among
+    what their page offers when the game waits for them; every page, the watcher's too,
+    follows each move by itself. Screenshots of a player's turn, of a waiting player, of a
+    chance out of turn, of the watcher and of the end, named after `name`."""
+    rng = random.Random(seed)
+    moves, lags, shots = 0, [], set()
+    for _ in range(3000):
+        user, version = await awaited(bot, chat)
+        if user is None:
+            break
+        page = pages[user]
+        await page.shows(version)
+        if "turn" not in shots:
+            await page.full_screenshot(f"{name}-turn")
+            for other, waiting in pages.items():
+                if other != user:
+                    await waiting.shows(version)
+                    await waiting.full_screenshot(f"{name}-waiting")
+            await watcher.shows(version)
+            await watcher.full_screenshot(f"{name}-watcher")
+            shots.add("turn")
+        if "chance" not in shots:
+            for other, waiting in pages.items():
+                if other != user and await waiting.offered():
+                    await waiting.full_screenshot(f"{name}-chance")
+                    shots.add("chance")
+        await page.make_move(rng)
+        moves += 1
+        await bot.runner.delivery.flush()
+        session, _ = await bot.sessions.load(chat)
+        if session is not None:
+            lags.append(await watcher.shows(session.moves))
+    else:
+        raise AssertionError("the game did not end")
+    for page in [*pages.values(), watcher]:
+        await page.over()
+    await next(iter(pages.values())).full_screenshot(f"{name}-end")
+    await bot.runner.delivery.flush()
+    assert not bot.errors, bot.errors
+    return {"moves": moves, "slowest watcher update (s)": round(max(lags), 3) if lags else None}

@@ -11,7 +11,8 @@
 - `POST <prefix>/api/unheard` `{game}`: the page could not post in the group: its updates go
   as if no page held them.
 - `GET <prefix>/api/events?game=<token>&auth=<scheme credential>`: Server-Sent Events, the
-  game's version each time any process saves it (Redis pub/sub), 0 when it is gone.
+  game's stored version each time any process saves it (Redis pub/sub), 0 when it is gone;
+  the page then reads the game again.
 
 Every call proves its user (`Authorization: <scheme> <credential>`, or `auth` for the event
 stream, which cannot send headers): the platform checks it (`Identity.user`).

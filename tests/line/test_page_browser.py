@@ -7,7 +7,6 @@ line in the group is the move itself, answered for free with the table: no push.
 from __future__ import annotations
 
 import json
-import random
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -23,11 +22,10 @@ from chatbot.line.convert import qualify
 from chatbot.line.liff import ECHO
 from chatbot.store.redis import RedisStore
 from chatbot.web import app
-from engine.core import restore
 from tests.line.fake_line import FakeLine, liff_settings
 from tests.line.test_line_game import started
 from tests.local_server import LocalServer
-from tests.page_browser import ARTIFACTS, Browser
+from tests.page_browser import ARTIFACTS, Browser, play_on_the_page
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
@@ -75,81 +73,6 @@ def browsers() -> Iterator[list[Browser]]:
             browser.close()
 
 
-async def awaited(site: Site, group: str, people: list[str]) -> tuple[str | None, int]:
-    """The person whose move the game waits for (computers due act first; None when over)
-    and the game's version."""
-    bot = site.bot
-    for _ in range(100):
-        session, _ = await bot.sessions.load(qualify(group))
-        if session is None:
-            return None, -1
-        game = bot.sessions.bundle(session).game
-        state = restore(game, session.state)
-        seats = [s for s in game.to_move(state) if not session.seats[s].bot]
-        if seats:
-            user = next(u for u in people if qualify(u) == session.seats[seats[0]].user)
-            return user, session.moves
-        await bot.runner.tick()
-        await bot.runner.delivery.flush()
-    raise AssertionError("the computers kept the game")
-
-
-async def play_on_the_page(
-    site: Site,
-    pages: dict[str, Browser],
-    watcher: Browser,
-    group: str,
-    name: str,
-    seed: int,
-) -> dict[str, Any]:
-    """Play a whole game on the pages, each person choosing at random among what their page
-    offers; the watcher's page follows every move by itself. Screenshots of a player's turn,
-    of a waiting player, of a chance out of turn, of the watcher and of the end."""
-    bot, line = site.bot, site.line
-    rng = random.Random(seed)
-    people = list(pages)
-    moves, lags, shots = 0, [], set()
-    for _ in range(3000):
-        user, version = await awaited(site, group, people)
-        if user is None:
-            break
-        page = pages[user]
-        await page.shows(version)
-        if "turn" not in shots:
-            await page.full_screenshot(f"line-{name}-turn")
-            for other, waiting in pages.items():
-                if other != user:
-                    await waiting.shows(version)
-                    await waiting.full_screenshot(f"line-{name}-waiting")
-            await watcher.full_screenshot(f"line-{name}-watcher")
-            shots.add("turn")
-        if "chance" not in shots:
-            for other, waiting in pages.items():
-                if other != user and await waiting.offered():
-                    await waiting.full_screenshot(f"line-{name}-chance")
-                    shots.add("chance")
-        await page.make_move(rng)
-        moves += 1
-        await bot.runner.delivery.flush()
-        session, _ = await bot.sessions.load(qualify(group))
-        if session is not None:
-            lags.append(await watcher.shows(session.moves))
-    else:
-        raise AssertionError("the game did not end")
-    for page in [*pages.values(), watcher]:
-        await page.over()
-    await pages[people[0]].full_screenshot(f"line-{name}-end")
-    await bot.runner.delivery.flush()
-    assert not bot.errors, bot.errors
-    assert not line.refused, line.refused
-    return {
-        "moves": moves,
-        "page lines": len(line.page_sent),
-        "pushes": len(line.pushes),
-        "slowest watcher update (s)": round(max(lags), 3) if lags else None,
-    }
-
-
 async def open_pages(
     site: Site, browsers: list[Browser], group: str, people: list[str], watcher: str
 ) -> tuple[dict[str, Browser], Browser]:
@@ -158,7 +81,7 @@ async def open_pages(
         await page.open(site.page(group, via_state=True), site.who(user, group))
     watching = browsers[len(people)]
     await watching.open(site.page(group), site.who(watcher, group))
-    return pages, watching
+    return {qualify(user): page for user, page in pages.items()}, watching
 
 
 async def test_a_short_ano_game_played_only_on_the_page(
@@ -169,10 +92,11 @@ async def test_a_short_ano_game_played_only_on_the_page(
     line = site.line
     ann, bob, cid = line.user("Ann", "ja"), line.user("Bob", "th"), line.user("<b>Cid</b>", "en")
     group = line.group(ann, bob, cid)
+    site.bot.sessions.seeds = lambda: 5  # the deal
     await started(site.bot, line, group, ann, bob, game="ano")
     await _befriend(site, cid)
     pages, watcher = await open_pages(site, browsers, group, [ann, bob], cid)
-    title = await pages[ann].text("title")
+    title = await pages[qualify(ann)].text("title")
     assert title == translator("ja").gettext("Ano")
     watching = await watcher.text("prompt")
     assert watching == translator("en").gettext(
@@ -181,15 +105,16 @@ async def test_a_short_ano_game_played_only_on_the_page(
     assert not await watcher.all("#hand button"), "a watcher sees no hand"
     seats = await watcher.text("seats")
     assert "<b>Cid</b>" not in seats, "only players sit"
-    counts = await play_on_the_page(site, pages, watcher, group, "ano", seed=5)
+    counts = await play_on_the_page(site.bot, qualify(group), pages, watcher, "line-ano", seed=5)
+    counts |= {"page lines": len(line.page_sent), "pushes": len(line.pushes)}
     print(f"\nLINE Ano on the page, 2 people: {counts}")
     assert counts["pushes"] == 0
     assert counts["page lines"] == counts["moves"] > 5, "one line in the group a move"
     assert all(text.startswith(ECHO + " ") for _, _, text in line.page_sent)
     plays = [t for _, _, t in line.page_sent if any(s in t for s in "♠♥♦♣")]
     assert plays, "a play's line names its cards"
-    result = await pages[ann].text("result-text")
-    assert "🏆" in result and "🔓" in await pages[ann].text("result-key")
+    result = await pages[qualify(ann)].text("result-text")
+    assert "🏆" in result and "🔓" in await pages[qualify(ann)].text("result-key")
     _keep_for_docs("line-ano-turn", "line-ano-end")
 
 
@@ -214,10 +139,12 @@ async def test_a_whole_game_on_the_page_costs_no_push(
     line = site.line
     ann, bob, cid = line.user("Ann", "en"), line.user("Bob", "th"), line.user("Cid", "ja")
     group = line.group(ann, bob, cid)
+    site.bot.sessions.seeds = lambda: seed  # the deal
     await started(site.bot, line, group, ann, bob, game=game)
     await _befriend(site, cid)
     pages, watcher = await open_pages(site, browsers, group, [ann, bob], cid)
-    counts = await play_on_the_page(site, pages, watcher, group, game, seed=seed)
+    counts = await play_on_the_page(site.bot, qualify(group), pages, watcher, f"line-{game}", seed)
+    counts |= {"page lines": len(line.page_sent), "pushes": len(line.pushes)}
     print(f"\nLINE {game} on the page, 2 people: {counts}")
     assert counts["pushes"] == 0
     assert counts["page lines"] == counts["moves"] > 5

@@ -12,7 +12,7 @@
   const LOOK_EVERY = 5000; // ms between looks while the live stream is down
   const state = {
     data: null, words: {}, game: null, picked: [], chosen: null, busy: false,
-    lock: null, version: null, stream: null, heard: true,
+    lock: null, version: null, stream: null, heard: true, stale: false,
   };
 
   // --- talking to the server -------------------------------------------------------------
@@ -60,9 +60,9 @@
       '&auth=' + encodeURIComponent(platform.auth());
     const stream = new EventSource(url);
     state.stream = stream;
-    stream.onmessage = (event) => {
-      const version = Number(event.data);
-      if (!state.busy && version !== state.version) load(true);
+    stream.onmessage = () => { // the game was saved (by any process): read it again
+      if (state.busy) state.stale = true;
+      else load(true);
     };
     stream.onerror = () => {
       if (stream.readyState === EventSource.CLOSED) state.stream = null;
@@ -361,6 +361,10 @@
       say(state.words.failed || String(e), true);
     } finally {
       working(false);
+      if (state.stale) {
+        state.stale = false;
+        load(true);
+      }
     }
   }
 
