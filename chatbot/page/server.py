@@ -280,7 +280,7 @@ class GamePage:
             user=user,
             data=data,
             update_id=update,
-            aside=private,
+            aside=True,
             unheard=unheard,
         )
 

@@ -383,3 +383,39 @@ async def test_the_pages_message_brings_what_was_parked_to_whichever_process_get
     finally:
         await other.stop()
     assert not line.pushes and not other.errors and not bot.errors
+
+
+async def test_an_ego_pick_on_the_page_stays_secret_and_pushes_nothing(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """EGO's picks are the group table's buttons; made on the page, the page's line in the
+    group says only that a pick was made, the confirmation stays on the page, and a refused
+    pick is explained there too: nothing is pushed."""
+    bot = line_bot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
+    await bot.start()
+    try:
+        ann, bob = line.user("Ann", "en"), line.user("Bob", "ja")
+        group = line.group(ann, bob)
+        await started(bot, line, group, ann, bob, game="ego")
+        transport = httpx.ASGITransport(app=app(bot))
+        async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
+            for user in (ann, bob):
+                auth = {"Authorization": f"Bearer {line.id_token(user)}"}
+                shown = await client.get("/liff/api/state", params={"game": group}, headers=auth)
+                body = shown.json()
+                assert body["areas"][0]["cards"][0]["face"] == "question"
+                answer = next(c for c in body["choices"] if c["answer"])
+                move = {"game": group, "act": answer["act"], "stamp": body["stamp"]}
+                got = (await client.post("/liff/api/move", json=move, headers=auth)).json()
+                assert got["moved"] and got["echo"] == f"{ECHO} 🤫", got
+                assert got["said"], "the confirmation, on the page"
+                stale = {"game": group, "act": answer["act"], "stamp": body["stamp"] - 1}
+                refused = (await client.post("/liff/api/move", json=stale, headers=auth)).json()
+                assert not refused["moved"] and refused["said"]
+                await deliver(bot, line, line.text(group, user, got["echo"]))
+        await bot.runner.delivery.flush()
+        assert not line.pushes and not bot.errors
+        said = [s.text for s in line.to(group)]
+        assert not any("picked" in t for t in said), "no pick is told in the group"
+    finally:
+        await bot.stop()

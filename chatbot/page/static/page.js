@@ -180,6 +180,7 @@
     if (!before || before.version !== data.version || before.seat !== data.seat) {
       state.picked = [];
       state.chosen = null;
+      if (before && !state.busy) say(''); // what was said is about a game that moved on
     }
     drawSeats(data);
     drawAreas(data);
