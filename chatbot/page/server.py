@@ -138,8 +138,6 @@ class GamePage:
             after = await self._session(chat)
             moved = after is None or after.moves != session.moves
             told = [answer.text] if answer is not None and answer.text else []
-            if answer is not None and after is None:  # over: what the chat would have said
-                told += [m.text for m in answer.shown]
             shown = await self._shown(user, chat, deal_of_session(session, bundle).commitment)
             echo = self.identity.echo(said) if moved and said else None
             reply = {"said": drawing.plain("\n".join(told)), "moved": moved, "echo": echo}

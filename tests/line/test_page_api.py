@@ -113,9 +113,10 @@ async def test_the_table_opens_the_page_and_a_player_sees_their_own_cards(
         acts = {c["act"] for c in body["choices"]}
         assert acts == {bundle.game.encode_action(a) for a in legal}
         other = bundle.game.view(state, 1 - seat)
-        assert len(body["hand"]) != 0 and body["seats"][1 - seat]["note"].startswith(
-            f"🂠 {len(other.hand)}"
-        ), "another seat: its size, never its cards"
+        held = translator(lang).nt("{n} card", "{n} cards", len(other.hand))
+        assert len(body["hand"]) != 0 and body["seats"][1 - seat]["note"].startswith(held), (
+            "another seat: its size, never its cards"
+        )
         assert len(body["areas"]) >= 3 and body["rules"], "the tables, and the rules"
     assert not line.pushes
 

@@ -307,9 +307,10 @@
 
   function drawOver(data) {
     document.body.dataset.over = 'true';
-    for (const id of ['hand', 'choices', 'seats', 'areas', 'log-box']) $(id).hidden = true;
-    $('primary').hidden = true;
-    $('prompt').textContent = '';
+    for (const id of ['hand', 'choices', 'seats', 'areas', 'log-box', 'prompt', 'act']) {
+      $(id).hidden = true;
+    }
+    say('');
     $('result').hidden = false;
     $('result-title').textContent = state.words.over || '';
     $('result-text').textContent = (data.result || []).join('\n\n');

@@ -46,7 +46,8 @@ def page_view(view: View, legal: Sequence[Action], names: Sequence[str], tr: Tra
         title = tr.gettext("Discard pile ({n}): {cards}").format(n=len(view.discard), cards="")
         areas.append({"id": "discard", "title": title, "cards": shown, "note": ""})
     seats = [
-        f"🂠 {view.hand_sizes[p]} · ✦ {view.ego_piles[p]} · 🏆 {view.trophies[p]}"
+        f"{tr.nt('{n} card', '{n} cards', view.hand_sizes[p])}"
+        f" · ✦ {view.ego_piles[p]} · 🏆 {view.trophies[p]}"
         for p in range(view.players)
     ]
     return {
