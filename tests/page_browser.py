@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -120,7 +121,16 @@ class Browser:
 
     async def make_move(self, rng: random.Random) -> str:
         """Make one move as a person does: pick lit cards until a move fits them, choose one
-        of the moves that fit, press the primary button; the chosen move's code."""
+        of the moves that fit, press the primary button; the chosen move's code. A page that
+        draws itself anew under the finger (another's move arrived) is tapped again."""
+        for _ in range(10):
+            try:
+                return await self._make_move(rng)
+            except StaleElementReferenceException:
+                await asyncio.sleep(0.05)
+        raise AssertionError("the page kept changing under the finger")
+
+    async def _make_move(self, rng: random.Random) -> str:
         for _ in range(12):
             moves = await self.all("#choices button:not([disabled])")
             cards = await self.all("#hand button.lit:not([disabled]):not(.picked)")

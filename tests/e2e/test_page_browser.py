@@ -64,8 +64,9 @@ async def play(
     site: Site, browsers: list[Browser], game: str, seed: int, scheme: str = "light"
 ) -> dict[str, Any]:
     tg, h = site.tg, site.h
-    ann, bob = tg.user(31, "Ann", language_code="en"), tg.user(32, "Bob", language_code="th")
-    cid = tg.user(33, "<b>Cid</b> & co", language_code="ja")
+    ann = tg.user(31, "Ann", language_code="en")
+    bob = tg.user(32, "<i>Bob</i> & co", language_code="th")
+    cid = tg.user(33, "Cid", language_code="ja")
     h.bot.sessions.seeds = lambda: seed  # the deal
     await open_game(h, tg, game, [ann, bob], members=(cid,))
     theme = DARK if scheme == "dark" else {}
@@ -93,8 +94,8 @@ def _keep_for_docs(*names: str) -> None:
 async def test_a_short_ano_game_in_the_mini_app_sends_no_private_message(
     site: Site, browsers: list[Browser]
 ) -> None:
-    """Ann (en) and Bob (th) play Ano to its end in the Mini App, Cid (ja, a name with
-    markup) watches: every move edits the group's table and sends no private message."""
+    """Ann (en) and Bob (th, a name with markup) play Ano to its end in the Mini App, Cid (ja)
+    watches: every move edits the group's table and sends no private message."""
     counts = await play(site, browsers, "ano", seed=7)
     print(f"\nTelegram Ano in the Mini App, 2 people: {counts}")
     assert counts["private messages"] == 0
@@ -103,9 +104,10 @@ async def test_a_short_ano_game_in_the_mini_app_sends_no_private_message(
     assert await watcher.text("title") == translator("ja").gettext("Ano")
     assert "🏆" in await watcher.text("result-text")
     markup = await watcher.run(
-        watcher.driver.execute_script, "return document.querySelectorAll('main b').length"
+        watcher.driver.execute_script, "return document.querySelectorAll('main i').length"
     )
     assert markup == 0, "names are text, never markup"
+    assert "<i>Bob</i> & co" in await watcher.text("result-text"), "shown as written"
     _keep_for_docs("telegram-ano-turn")
 
 
