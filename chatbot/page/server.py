@@ -150,9 +150,10 @@ class GamePage:
             body = await _body(request)
             user, chat = await self._asker(request, body.get("game"))
             session = await self._session(chat)
-            if session is None or session.seat_of(user.id) is None:
+            seat = None if session is None else session.seat_of(user.id)
+            if session is None or seat is None:
                 raise Refusal(403, NOT_PLAYING)
-            tr = translator(session.seats[session.seat_of(user.id) or 0].language)
+            tr = translator(session.seats[seat].language)
             await self.runner.delivery.release(chat, None)
             return JSONResponse({"said": tr.gettext(drawing.WORDS["unheard"])})
         except Refusal as refusal:
@@ -165,7 +166,7 @@ class GamePage:
             game = request.query_params.get("game")
             user, chat = await self._check(scheme, credential, game)
             session = await self._session(chat)
-            if session is not None and session.seat_of(user.id) is None:
+            if session is None or session.seat_of(user.id) is None:
                 await self._watcher(user, chat)
         except Refusal as refusal:
             return self._refused(request, refusal)

@@ -73,6 +73,15 @@ def browsers() -> Iterator[list[Browser]]:
             browser.close()
 
 
+@pytest.fixture(autouse=True)
+def blank_after(site: Site, browsers: list[Browser]) -> Iterator[None]:
+    """After a test, every browser leaves its page (its event stream closes) before the web
+    server stops."""
+    yield
+    for browser in browsers:
+        browser.driver.get("about:blank")
+
+
 async def open_pages(
     site: Site, browsers: list[Browser], group: str, people: list[str], watcher: str
 ) -> tuple[dict[str, Browser], Browser]:
@@ -150,4 +159,4 @@ async def test_a_whole_game_on_the_page_costs_no_push(
     assert counts["page lines"] == counts["moves"] > 5
     final = json.dumps(line.to(group)[-1].message, ensure_ascii=False)
     assert "🔓" in final, "the final results in the group"
-    _keep_for_docs(f"line-{game}-turn", f"line-{game}-end")
+    _keep_for_docs(f"line-{game}-end")

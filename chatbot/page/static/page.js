@@ -76,7 +76,7 @@
         !state.data.over) {
       load(true);
     }
-    if (!state.stream) listen();
+    if (!state.stream && !(state.data && state.data.over)) listen();
     setTimeout(look, LOOK_EVERY);
   }
 
