@@ -267,7 +267,7 @@
     const primary = $('primary');
     primary.textContent = chosen ? '▶ ' + chosen.label : (state.words.play || '▶');
     primary.disabled = !chosen || state.busy;
-    primary.hidden = !data.choices.length;
+    primary.hidden = data.seat === null || data.seat === undefined; // kept in place: no shift
     $('prompt').textContent = promptText(data);
   }
 
