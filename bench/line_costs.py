@@ -1,9 +1,10 @@
 """What whole games cost on LINE: replies (free) and pushes (a monthly quota) per game.
 
-Each game is played twice: with hands in the 1:1 chats (no LIFF app), and with the hand page
-(`LINE_LIFF_ID` set): people read their hand and move through the page's API
-(`/liff/api/hand`, `/liff/api/move`, as tests/line/test_liff_page.py does in a browser), and
-after each saved move the page's own message in the group (`🃏`) comes as a webhook event.
+Each game is played twice: with hands in the 1:1 chats (no LIFF app), and with the game page
+(`LINE_LIFF_ID` set): people read the game and move through the page's API
+(`/liff/api/state`, `/liff/api/move`, as tests/line/test_page_browser.py does in a browser),
+and after each saved move the page's own line in the group (the move itself, "🃏 played 7♠")
+comes as a webhook event.
 
 Plays whole games of Egonomy, EGO and Ano in a LINE group against the local fake LINE server
 (tests/line/fake_line.py, as strict as LINE), through signed webhooks and the real
@@ -45,7 +46,6 @@ from chatbot.core.session import WAIT_BOT
 from chatbot.games import registry
 from chatbot.line.bot import LineBot
 from chatbot.line.convert import qualify
-from chatbot.line.liff import ECHO
 from chatbot.store.base import Seen
 from chatbot.store.redis import RedisStore
 from chatbot.web import app
@@ -60,6 +60,7 @@ class Costs:
     events: int = 0
     unanswered: int = 0
     private_moves: int = 0  # moves made in a 1:1 chat or on the page (each owes the group)
+    page_lines: int = 0  # the players' own lines in the group after a move on the page
     to: dict[str, int] = field(default_factory=dict)
     saves: int = 0  # session saves
 
@@ -106,23 +107,23 @@ class Table:
         self.page = page  # the web server, where the hand page is on
 
     async def on_page(self, group: str, user: str) -> None:
-        """The person presses buttons of their hand on the page (the steps of a choice, then
-        a move); after a saved move the page's message in the group (a webhook event with a
-        reply token)."""
+        """The person makes one of the moves their page offers; after a saved move, the page's
+        line in the group (a webhook event with a reply token)."""
         assert self.page is not None
         auth = {"Authorization": f"Bearer {self.line.id_token(user)}"}
-        got = await self.page.get("/liff/api/hand", params={"game": group}, headers=auth)
-        for _ in range(20):
-            hand = got.json().get("hand") or {"buttons": []}
-            moves = [x["data"] for row in hand["buttons"] for x in row]
-            if not moves:  # read before a computer moved: look again
-                break
-            body = {"game": group, "data": self.rng.choice(moves), "heard": True}
-            got = await self.page.post("/liff/api/move", json=body, headers=auth)
-            if got.json()["moved"]:
-                self.costs.private_moves += 1
-                await self.send(self.line.text(group, user, ECHO))
-                return
+        got = await self.page.get("/liff/api/state", params={"game": group}, headers=auth)
+        shown = got.json()
+        if not shown.get("choices"):  # read before a computer moved: look again
+            await self.send(None)
+            return
+        act = self.rng.choice(shown["choices"])["act"]
+        body = {"game": group, "act": act, "stamp": shown["stamp"], "heard": True}
+        moved = (await self.page.post("/liff/api/move", json=body, headers=auth)).json()
+        if moved["moved"]:
+            self.costs.private_moves += 1
+            self.costs.page_lines += 1
+            await self.send(self.line.text(group, user, moved["echo"]))
+            return
         await self.send(None)
 
     async def send(self, event: JSON | None) -> None:
@@ -196,11 +197,11 @@ class Table:
             hand = self.last(user, b.MOVE, b.NAV)
             table = self.last(group, b.GROUP_MOVE)
             moves = data_of(hand, b.MOVE, b.NAV)
-            if not self.bot.sessions.bundle(session).private_hands:
+            if self.page is not None:
+                await self.on_page(group, user)
+            elif not self.bot.sessions.bundle(session).private_hands:
                 pick = self.rng.choice(data_of(table, b.GROUP_MOVE))
                 await self.send(self.line.postback(group, user, pick))
-            elif self.page is not None:
-                await self.on_page(group, user)
             elif moves and hand is self.last(user):
                 await self.send(self.line.postback(user, user, self.rng.choice(moves)))
                 after, _ = await self.bot.sessions.load(chat)
@@ -293,29 +294,32 @@ async def main(redis_url: str, seed: int) -> None:
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(
         "| game | hands | people (friends) | computers | webhook events | moves in 1:1 chats"
-        " or on the page | messages by reply | pushes | unanswered | session saves |"
+        " or on the page | players' lines in the group a move | messages by reply | pushes |"
+        " unanswered | session saves |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for page in (False, True):
-        where = "hand page (LIFF)" if page else "1:1 chat"
-        ego = "none (group buttons), LIFF app set" if page else "none (group buttons)"
+        where = "game page (LIFF)" if page else "1:1 chat"
+        ego = "game page (LIFF)" if page else "none (group buttons)"
         for i, (label, game, humans, friends, computers) in enumerate(GAMES):
             prefix = f"bench{i}{'p' if page else ''}:"
             costs, line = await one(
                 redis_url, prefix, game, humans, friends, computers, seed, page=page
             )
             pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
+            lines = f"{costs.page_lines / costs.private_moves:.2f}" if page else "–"
             print(
                 f"| {label} | {where if game != 'ego' else ego} |"
                 f" {humans} ({friends}) | {computers} | {costs.events} | {costs.private_moves} |"
-                f" {len(line.replies)} | {pushes} | {costs.unanswered} | {costs.saves} |"
+                f" {lines} | {len(line.replies)} | {pushes} | {costs.unanswered} |"
+                f" {costs.saves} |"
             )
         prefix = f"benchr{'p' if page else ''}:"
         costs, line = await one(redis_url, prefix, "egonomy", 2, 2, 0, seed, rules=10, page=page)
         pushes = ", ".join(f"{n} to {w}" for w, n in costs.to.items()) or "0"
         print(
             f"| Egonomy: 📖 Rules and a section ×10 | {where} | 2 (2) | 0 | {costs.events} | 0 |"
-            f" {len(line.replies)} | {pushes} | {costs.unanswered} | {costs.saves} |"
+            f" – | {len(line.replies)} | {pushes} | {costs.unanswered} | {costs.saves} |"
         )
 
 

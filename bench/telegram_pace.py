@@ -8,15 +8,22 @@ people press at human pace: a move 1–4 s after their hand shows it (a step of 
 is not playing spams /status every second, and someone who is not the host sends /stop now and
 then (a membership check). Each game runs in a group of its own, all at once.
 
-Prints per game: group API calls a move (a turn for EGO), the press answer latency
-p50/p99/max, the time from a move to the group's next message or edit p50/p90 (EGO: from a
-turn's last pick to its reveal), the share of presses refused as outdated, 429s, and the
+With `--page` the bot has a game page (a Mini App, `TELEGRAM_WEBAPP_NAME`): people read the
+game and move on the page's API (`/webapp/api/state`, `/webapp/api/move`, with init data
+signed as Telegram signs it), 1–4 s after it offers them a move (EGO: within 5 s), instead of
+pressing the buttons of their private hands.
+
+Prints per game: group API calls a move (a turn for EGO), private-chat messages a move and all
+Bot API messages a move (sent, edited; the spammer's replies left out), the press answer
+latency p50/p99/max, the time from a move to the group's next message or edit p50/p90 (EGO:
+from a turn's last pick to its reveal), the share of presses refused as outdated, 429s, and the
 replies the spammer got.
 
     .venv/bin/python bench/telegram_pace.py              # every game, whole games
     .venv/bin/python bench/telegram_pace.py --turns 8    # EGO: stop after 8 turns
     .venv/bin/python bench/telegram_pace.py --processes 3  # three bots on one Redis, one token:
                                                            # each update goes to the next one
+    .venv/bin/python bench/telegram_pace.py --page       # moves on the game page
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import httpx
 from telegram import Update
 
 from chatbot.bootstrap import telegram_bot
@@ -43,9 +51,11 @@ from chatbot.games import registry
 from chatbot.settings import Settings, TelegramSettings
 from chatbot.store.redis import RedisStore
 from chatbot.telegram.bot import TelegramBot
+from chatbot.web import app
 from engine.core import restore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import hand_message, pick, request
+from tests.e2e.page_site import init_data
 
 JSON = dict[str, Any]
 GAMES = registry()
@@ -67,6 +77,7 @@ class Figures:
     spam_replies: int = 0
     turns: int = 0
     done_moves: int = 0
+    private: int = 0  # messages sent or edited in the players' private chats during the game
     seen: list[float] = field(default_factory=list)  # seconds from a move to the group's next
 
 
@@ -80,10 +91,13 @@ def quantile(values: list[float], q: float) -> float:
 class Table:
     """One group at play: its people, the bot, and what they measured."""
 
-    def __init__(self, bots: list[TelegramBot], tg: FakeTelegram, group: int, name: str) -> None:
+    def __init__(
+        self, bots: list[TelegramBot], tg: FakeTelegram, group: int, name: str, game: str
+    ) -> None:
         self.bots, self.tg, self.group, self.chat = bots, tg, group, f"tg:{group}"
         self.bot = bots[0]
         self.fed = 0
+        self.game = game
         self.figures = Figures(name)
         self.over = False
 
@@ -178,6 +192,36 @@ class Table:
             if move and not text.startswith(OUTDATED):
                 self.figures.moves.append(time.monotonic())
 
+    async def on_page(self, user: JSON, rng: random.Random, page: httpx.AsyncClient) -> None:
+        """A person playing on the game page until the game ends: a move 1–4 s after the
+        page offers one (EGO: 0.5–5 s); the page reads the game again when told (here: a
+        look every half second, in process)."""
+        token = b.hand_payload(self.chat)
+        seen = None
+        while not self.over:
+            auth = {"Authorization": "tma " + init_data(self.tg.token, user, token)}
+            got = await page.get("/webapp/api/state", params={"game": token}, headers=auth)
+            shown = got.json()
+            if not shown.get("choices") or shown.get("version") == seen:
+                await asyncio.sleep(0.5)
+                continue
+            seen = shown["version"]
+            private = GAMES[self.game].private_hands
+            await asyncio.sleep(rng.uniform(1.0, 4.0) if private else rng.uniform(0.5, 5.0))
+            if self.over:
+                return
+            act = rng.choice(shown["choices"])["act"]
+            body = {"game": token, "act": act, "stamp": shown["stamp"]}
+            began = time.monotonic()
+            moved = await page.post("/webapp/api/move", json=body, headers=auth)
+            self.figures.answers.append(time.monotonic() - began)
+            self.figures.presses += 1
+            said = str(moved.json().get("said") or "")
+            if said.startswith(OUTDATED):
+                self.figures.outdated += 1
+            if moved.json().get("moved"):
+                self.figures.moves.append(time.monotonic())
+
     async def picks(self, seat_of: dict[int, JSON], rng: random.Random, turns: int) -> None:
         """EGO's people: each picks within 5 s of a new question on the group's table."""
         epoch, picked_at = None, 0.0
@@ -235,6 +279,15 @@ class Table:
                 if at >= since - 0.01:
                     return float(at - since)
         return None
+
+    def private_calls(self, people: list[JSON], since: int) -> int:
+        """Messages sent or edited in the people's private chats after the `since`-th call."""
+        ids = {str(u["id"]) for u in people}
+        return sum(
+            1
+            for c in self.tg.calls[since:]
+            if c.ok and c.method in MESSAGE_CALLS and str(c.params.get("chat_id")) in ids
+        )
 
     def _group_calls(self) -> list[Any]:
         return [
@@ -318,8 +371,10 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
     store = RedisStore.from_url(url, f"pace{os.getpid()}:")
     try:
         async with FakeTelegram.running() as tg:
+            root = tg.base_url.removesuffix("/bot")
+            webapp = "table" if args.page else None
             settings = Settings(
-                telegram=TelegramSettings(token=tg.token, base_url=tg.base_url.removesuffix("/bot"))
+                telegram=TelegramSettings(token=tg.token, base_url=root, webapp_name=webapp)
             )
             bots = []
             for _ in range(args.processes):
@@ -329,6 +384,9 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
                 await bot.app.initialize()
                 bot.runner.start()
                 bots.append(bot)
+            bot = bots[0]  # (the page's requests go to the first)
+            transport = httpx.ASGITransport(app=app(bot, ops=False))
+            page = httpx.AsyncClient(transport=transport, base_url="http://bot", timeout=30)
             scenarios = [
                 ("egonomy", 3, 0),
                 ("ano", 3, 1),
@@ -338,8 +396,9 @@ async def run(args: argparse.Namespace) -> list[tuple[Figures, int]]:
             scenarios = [s for s in scenarios if s[0] in args.games]
             jobs: list[Awaitable[tuple[Figures, int]]] = []
             for i, (game, humans, computers) in enumerate(scenarios):
-                jobs.append(_play(bots, tg, -1000500 - i, game, humans, computers, args, i))
+                jobs.append(_play(bots, tg, -1000500 - i, game, humans, computers, args, i, page))
             results = await asyncio.gather(*jobs)
+            await page.aclose()
             for bot in bots:
                 await bot.runner.stop()
                 await bot.app.shutdown()
@@ -359,9 +418,10 @@ async def _play(
     computers: int,
     args: argparse.Namespace,
     index: int,
+    page: httpx.AsyncClient,
 ) -> tuple[Figures, int]:
     name = f"{game} {humans} people + {computers} computers"
-    table = Table(bots, tg, group, name)
+    table = Table(bots, tg, group, name, game)
     base = 7000 + 100 * index
     people = [tg.user(base + i, f"P{index}{i}", language_code="en") for i in range(humans)]
     spammer = tg.user(base + 50, f"Spammer{index}", language_code="en")
@@ -371,10 +431,17 @@ async def _play(
     session = await table.session()
     assert session is not None
     calls_before = len(table._group_calls())
+    since = len(tg.calls)
     rng = random.Random(args.seed + index)
     seat_of = {s: u for u in people if (s := session.seat_of(f"tg:{u['id']}")) is not None}
     tasks = [asyncio.create_task(table.spam(spammer, stopper))] if args.spam else []
-    if GAMES[game].private_hands:
+    if args.page:
+        tasks += [
+            asyncio.create_task(table.on_page(u, random.Random(rng.random()), page)) for u in people
+        ]
+        limit = args.limit if GAMES[game].private_hands else args.turns * 6.0
+        await table.watch_end(limit)  # EGO: about `turns` turns at that pace
+    elif GAMES[game].private_hands:
         tasks += [asyncio.create_task(table.hands(u, random.Random(rng.random()))) for u in people]
         await table.watch_end(args.limit)
     else:
@@ -392,6 +459,7 @@ async def _play(
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.sleep(args.interval_grace)
     table.finish(spammer)
+    table.figures.private = table.private_calls(people, since)
     calls = len(table._group_calls()) - calls_before - len(table.chatter())
     failed = sum(1 for c in table._group_calls() if c.error_code == 429)
     table.figures.name += f" (429s: {failed})"
@@ -400,13 +468,16 @@ async def _play(
 
 def report(results: list[tuple[Figures, int]]) -> None:
     print(
-        "| game | moves (turns) | group calls a move (a turn) | answer p50 / p99 / max |"
+        "| game | moves (turns) | group calls a move (a turn) | private messages a move |"
+        " Bot API messages a move | answer p50 / p99 / max |"
         " move seen by the group p50 / p90 | reveal after last pick p50 / p90 |"
         " outdated presses | spam: commands → replies |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for f, calls in results:
         per = calls / f.turns if f.turns else calls / max(1, f.done_moves)
+        private = f.private / max(1, f.done_moves)
+        overall = (calls + f.private) / max(1, f.done_moves)
         unit = f"{f.done_moves} ({f.turns})" if f.turns else str(f.done_moves)
         ms = [x * 1000 for x in f.answers]
         answer = f"{quantile(ms, 0.5):.0f} / {quantile(ms, 0.99):.0f} / {max(ms):.0f} ms"
@@ -422,8 +493,8 @@ def report(results: list[tuple[Figures, int]]) -> None:
         )
         out = f"{100 * f.outdated / max(1, f.presses):.1f}% of {f.presses}"
         print(
-            f"| {f.name} | {unit} | {per:.2f} | {answer} | {seen} | {rev} | {out} |"
-            f" {f.spam} → {f.spam_replies} |"
+            f"| {f.name} | {unit} | {per:.2f} | {private:.2f} | {overall:.2f} | {answer} |"
+            f" {seen} | {rev} | {out} | {f.spam} → {f.spam_replies} |"
         )
 
 
@@ -439,6 +510,7 @@ def main() -> None:
     parser.add_argument(
         "--no-spam", dest="spam", action="store_false", help="no member spams the group"
     )
+    parser.add_argument("--page", action="store_true", help="moves on the game page (Mini App)")
     args = parser.parse_args()
     began = time.monotonic()
     results = asyncio.run(run(args))

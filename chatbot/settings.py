@@ -58,6 +58,9 @@ class TelegramSettings:
     base_url: str | None = None  # a self-hosted Bot API server's root URL
     webhook_url: str | None = None  # public https URL of /telegram/webhook (else polling)
     webhook_secret: str | None = None  # Telegram sends it back in a header: checked
+    webapp_name: str | None = None  # the game page's Mini App short name (None: hands in chat)
+    webapp_max_age: float = 86400.0  # seconds a Mini App's init data is trusted after its auth_date
+    webapp_sdk_url: str = "https://telegram.org/js/telegram-web-app.js"
     group_rate: float = 20.0  # Telegram's limit: messages (and edits) a minute in one group
     overall_rate: float = 30.0  # Telegram's limit: requests a second over all chats
 
@@ -148,6 +151,9 @@ class Settings:
             base_url=bot_api_root(base_url) if base_url else None,
             webhook_url=env.get("TELEGRAM_WEBHOOK_URL") or None,
             webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET") or None,
+            webapp_name=env.get("TELEGRAM_WEBAPP_NAME") or None,
+            webapp_max_age=num("TELEGRAM_WEBAPP_MAX_AGE", tg.webapp_max_age),
+            webapp_sdk_url=env.get("TELEGRAM_WEBAPP_SDK_URL") or tg.webapp_sdk_url,
             group_rate=num("GROUP_RATE", tg.group_rate),
             overall_rate=num("OVERALL_RATE", tg.overall_rate),
         )

@@ -56,8 +56,8 @@ class Press(Incoming):
     data: str
     message: str | None = None  # the platform id of the message whose button was pressed
     shown: int | None = None  # `looks` of the pressed message as the platform shows it now
-    # Made on a page beside the chat (LINE's hand page): the answer and the messages to the
-    # presser's own chat go back to the page with the answer, never into the chat.
+    # Made on the game page: the answer and the messages to the presser's own chat go back
+    # to the page with the answer, never into a chat.
     aside: bool = False
     # That page cannot post in the group (opened outside it, or not allowed): the group's
     # updates of this press go as if no page held them (`Capabilities.hold_unasked`).
@@ -176,6 +176,9 @@ class Capabilities:
     # page): a group update that answers no event waits for the next reply in its chat (the
     # page's own message there), however long, instead of being pushed; computers move at once.
     hold_unasked: bool = False
+    # Players see their hands and move on the game page (a Mini App): no private hand is
+    # sent unasked, and the table's "My hand" opens the page (`Platform.deep_link`).
+    hands_on_page: bool = False
     reminders: bool = True  # an idle player is reminded (else only replaced, in time)
 
 

@@ -222,6 +222,7 @@ class Moves:
             return Reply(answer)
         rule = Button(tr.gettext("📖 Full rule"), b.encode(b.RULE, session.game, section))
         explained = Message(inc.user.id, why, ((rule,),))
-        if not caps.popups and caps.answers_in_chat and not inc.private:  # a free reply there
+        if not caps.popups and caps.answers_in_chat and not inc.private and not inc.aside:
+            # a free reply in the chat pressed in (a page's press is answered on its page)
             explained = Message(inc.chat, f"{html.escape(inc.user.name)}: {why}", ((rule,),))
         return Reply(answer if caps.popups or inc.aside else Answer(), [explained])

@@ -110,9 +110,20 @@ def lines(record: Record, games: Registry, tr: Translator) -> list[str]:
         tr.t("🔓 The deal's key: <code>{key}</code>", key=key),
         "",
     ]
+    for n, events in enumerate(replay(record, bundle)):
+        told = _told(bundle, events, names, tr)
+        out += [f"{n}. {line}" for line in told] if n else list(told)
+    return out
+
+
+def replay(record: Record, bundle: Any) -> Iterator[list[Any]]:
+    """The events of the deal, then of each move, replayed through the engine (BadRecord
+    when the record does not replay)."""
+    game = bundle.game
     try:
-        state, events = game.new_game(len(names), spec.resolve_options(record.options), record.seed)
-        out += _told(bundle, events, names, tr)
+        options = game.spec.resolve_options(record.options)
+        state, events = game.new_game(len(record.seats), options, record.seed)
+        yield events
         for n, (seat, code) in enumerate(record.trail, 1):
             if code is None:
                 outcome = game.timeout(state, seat)
@@ -121,10 +132,9 @@ def lines(record: Record, games: Registry, tr: Translator) -> list[str]:
                 state, events = outcome
             else:
                 state, events = game.apply(state, seat, game.decode_action(code))
-            out += [f"{n}. {line}" for line in _told(bundle, events, names, tr)]
+            yield events
     except (IllegalAction, BadState, ValueError, TypeError, IndexError) as exc:
         raise BadRecord(repr(exc)) from exc
-    return out
 
 
 def _told(bundle: Any, events: list[Any], names: list[str], tr: Translator) -> Iterator[str]:

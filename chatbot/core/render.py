@@ -199,7 +199,7 @@ class Renderer:
                     )
             elif seat == step.actor and pressed:
                 messages.append(hand(seat, pressed))
-            elif not caps.unasked_free:
+            elif not caps.unasked_free or caps.hands_on_page:
                 if seat == step.actor and private:
                     messages.append(hand(seat))
             elif (
@@ -212,7 +212,8 @@ class Renderer:
             elif seat in step.lost and caps.edits:
                 # a chance out of turn has passed: its buttons go (an edit, no notification)
                 messages.append(views.bare_hand(session, bundle, seat, caps, state, legal[seat]))
-        if over and private and step.actor is not None and not caps.unasked_free:
+        asked_only = not caps.unasked_free or caps.hands_on_page
+        if over and private and step.actor is not None and asked_only:
             mover = session.seats[step.actor]  # the answer to the last move: where to look
             if mover.user is not None:
                 mtr = translator(mover.language)

@@ -113,8 +113,8 @@ class Runner:
         answer = reply.answer
         messages = list(reply.messages)
         if press is not None and press.aside:  # its page shows the answer and its messages
-            mine = tuple(m for m in messages if m.chat == inc.chat)
-            others = [m for m in messages if m.chat != inc.chat]
+            mine = tuple(m for m in messages if m.chat == inc.user.id)
+            others = [m for m in messages if m.chat != inc.user.id]
             self.delivery.post(others, inc, reply.confirm, reply.chatter)
             await self.delivery.parking.written()  # the page's message there may reach another
             return replace(answer or Answer(), shown=mine)

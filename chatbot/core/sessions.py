@@ -18,6 +18,7 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -410,6 +411,11 @@ class Sessions:
         language = await self._store.get_setting(keys.chat_prefs(old), "lang")
         if language:
             await self._store.set_setting(keys.chat_prefs(new), "lang", language, PREFS_TTL)
+
+    def watch(self, chat: str) -> AbstractAsyncContextManager[asyncio.Queue[int]]:
+        """The versions of `chat`'s session as any process writes them (0: gone), for a page
+        that shows the game live."""
+        return self._store.watch(keys.game(chat))
 
     async def probe(self) -> None:
         """One read: StoreUnavailable unless the store answers (/healthz)."""

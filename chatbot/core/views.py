@@ -193,7 +193,8 @@ def table(
     legal: Sequence[Sequence[Any]] | None = None,
 ) -> Message:
     """The group's table message, in the chat's language, edited in place after moves. Where
-    unasked private messages cost, "My hand" opens the private chat with the request typed.
+    unasked private messages cost, "My hand" opens the private chat with the request typed
+    (or the game page, where there is one).
     `legal`: every seat's legal actions in `state`, when the caller has them."""
     tr = translator(session.language)
     game = bundle.game
@@ -216,7 +217,8 @@ def table(
         ]
         tools = [Button(tr.gettext("📖 Rules"), b.encode(b.RULE, session.game, b.SEND_PRIVATELY))]
         if bundle.private_hands:
-            link = None if caps.unasked_free else deep_link(b.hand_payload(session.chat))
+            paged = caps.hands_on_page or not caps.unasked_free
+            link = deep_link(b.hand_payload(session.chat)) if paged else None
             mine = tr.gettext("🃏 My hand")
             peek = Button(mine, url=link) if link else Button(mine, b.encode(b.PEEK, session.chat))
             tools.insert(0, peek)

@@ -54,7 +54,8 @@ from chatbot.line.convert import (
     sender_id,
     source_ids,
 )
-from chatbot.line.liff import ECHO, HandPage
+from chatbot.line.liff import ECHO, LineIdentity
+from chatbot.page.server import GamePage
 from chatbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ class LineBot:
         self.settings = settings
         self.monotonic = monotonic
         self.capabilities = replace(self.capabilities, reminders=settings.line.reminders)
-        if settings.line.liff_id:  # moves on the hand page: no group update is pushed
+        if settings.line.liff_id:  # moves on the game page: no group update is pushed
             if not settings.line.login_channel_id:
                 raise ValueError(
                     "LINE_LIFF_ID needs LINE_LOGIN_CHANNEL_ID (its ID tokens' channel)"
@@ -112,7 +113,8 @@ class LineBot:
         self.api = AsyncMessagingApi(self.client)
         self.basic_id: str | None = None  # the bot's "@..." id, for links into its chat
         self._id_asked = -math.inf
-        self.page: HandPage | None = None
+        self.page: GamePage | None = None
+        self.identity: LineIdentity | None = None
         self._tokens: OrderedDict[str, float] = OrderedDict()  # unused token -> when received
         self._profiles: OrderedDict[str, tuple[float, User]] = OrderedDict()
         self._names: OrderedDict[str, tuple[float, str]] = OrderedDict()  # group -> its name
@@ -126,11 +128,12 @@ class LineBot:
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # between retries
 
     def attach(self, runner: Runner) -> None:
-        """Take the runner; the hand page, where there is one, comes with it."""
+        """Take the runner; the game page, where there is one, comes with it."""
         self.runner, self.service, self.sessions = runner, runner.service, runner.service.sessions
         liff, login = self.settings.line.liff_id, self.settings.line.login_channel_id
         if liff and login:
-            self.page = HandPage(self, liff, login)
+            self.identity = LineIdentity(self, liff, login)
+            self.page = GamePage(self.identity, runner)
 
     @property
     def errors(self) -> list[BaseException]:
@@ -176,7 +179,7 @@ class LineBot:
 
     def web_routes(self) -> list[BaseRoute]:
         """The web server's routes of this channel: its webhook (`/line/webhook`), and the
-        hand page's where there is one."""
+        game page's where there is one."""
         limit = self.settings.max_body
 
         async def webhook(request: Request) -> PlainTextResponse:
@@ -199,11 +202,11 @@ class LineBot:
 
     def deep_link(self, payload: str) -> str | None:
         """A link that opens the bot's chat with `/start <payload>` typed in: the user's own
-        message then earns a free reply. A hand's link opens the hand page, where there is
+        message then earns a free reply. A hand's link opens the game page, where there is
         one."""
         hand = b.chat_from_payload(payload, "h")
-        if hand is not None and self.page is not None:
-            return self.page.url(hand)
+        if hand is not None and self.identity is not None:
+            return self.identity.url(hand)
         if not self.basic_id:
             return None
         text = quote(f"/start {payload}", safe="")
@@ -301,12 +304,13 @@ class LineBot:
                 log.warning("language of %s unknown: %r", group, exc)
             if user is not None and user.language is None:  # not a friend: as the group
                 user = replace(user, language=language)
-        echo = group is not None and token and self.page is not None and _text_of(event) == ECHO
+        text = _text_of(event)
+        echo = group is not None and token and self.page is not None and text.startswith(ECHO)
         if echo and await self.runner.delivery.release(qualify(group or ""), token):
-            return  # the hand page's word after a move: the reply carries what it changed
+            return  # the game page's line after a move: the reply carries what it changed
         # Nothing parked (by any process: the page's word came twice, or its update could not
         # be stored): the page's word asks for the table as it is now.
-        inc = incoming(event, user, ECHO if echo else None)
+        inc = incoming(event, user, text if echo else None)
         if inc is None:
             return
         inc = replace(inc, chat_language=language)

@@ -1,75 +1,39 @@
-"""The hand page: a LIFF app opened from the group's table, where a player sees their hand and
-moves, so that a move made there costs no push (docs/platforms.md).
-
-- `GET /liff/hand`: the page (hand.html, hand.js, hand.css beside this module; the LIFF SDK
-  from `LINE_LIFF_SDK_URL`).
-- `GET /liff/api/hand?game=<group id>`: the page's words, the player's hand (the chat's own
-  hand message: its text and buttons) and the group's table, in the player's language.
-- `POST /liff/api/move` `{game, data, heard}`: a button of that hand, handled as a press in the
-  player's 1:1 chat (the same stamps, checks and refusals), nothing sent to that chat; the
-  answer and the hand now. The group's update waits for the page's own message in the group
-  (`ECHO`, sent by `liff.sendMessages`: an event with a free reply), unless `heard` is false.
-- `POST /liff/api/unheard` `{game}`: the page could not post in the group: its updates go as
-  if no page held them.
-
-Every call carries the page's LIFF ID token (`Authorization: Bearer`), checked with LINE's
-verify endpoint for the LINE Login channel; its `sub` is the player, who sees only their own
-seat of a game they sit in.
+"""LINE's side of the game page (`chatbot.page`): the page is a LIFF app opened from the
+group's table (its endpoint URL: `<public base>/liff/page`), whose LIFF ID token proves the
+player (checked with LINE's verify endpoint for the LINE Login channel; its `sub` is the
+player). After a move, the page posts the move itself in the group as its player
+(`liff.sendMessages`, the line starting with `ECHO`): the bot's free reply to it carries the
+table, so a move costs no push (docs/platforms.md).
 """
 
 from __future__ import annotations
 
-import html
 import logging
-import math
 import re
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import aiohttp
 import orjson
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
 
-from chatbot.bodies import TooLarge, bounded_body
-from chatbot.core import buttons as b
-from chatbot.core.model import Incoming, Message, Press, User
-from chatbot.core.session import BadSession, Session
-from chatbot.i18n import N_, Translator, negotiate, translator
-from chatbot.line.convert import PREFIX, line_id, plain, qualify
+from chatbot.core.model import User
+from chatbot.i18n import N_
+from chatbot.line.convert import line_id, plain, qualify
+from chatbot.page.identity import Refusal
 
 if TYPE_CHECKING:
-    from chatbot.core.runner import Runner
-    from chatbot.core.service import GameService
     from chatbot.core.sessions import Sessions
     from chatbot.settings import Settings
 
 log = logging.getLogger(__name__)
-ECHO = "🃏"  # what the page posts in the group after a move: its reply carries the table
+ECHO = "🃏"  # the start of the page's line in the group after a move: its reply carries the table
 TOKENS_KEPT = 10_000  # verified ID tokens remembered (until they expire)
 VERIFY_TIMEOUT = 5.0  # seconds LINE's verify endpoint may take
-BODY_LIMIT = 16_384  # bytes of a page's request read at most (a move is a few dozen)
-FILES = {"hand.js": "text/javascript", "hand.css": "text/css"}
-JSON = dict[str, Any]
-
-# The page's words (translated for the player; the page itself has none of its own).
-WORDS = {
-    "title": N_("🃏 My hand"),
-    "table": N_("🎲 The table"),
-    "sending": N_("Sending your move…"),
-    "posted": N_("Your move is in: the group sees it now."),
-    "unheard": N_("This page cannot post in the group: the bot tells the group itself."),
-    "refresh": N_("🔄 Refresh"),
-    "failed": N_("Something went wrong on my side: please try again in a moment."),
-}
-LOADING = N_("Loading your hand…")
+ECHO_CHARS = 200  # the page's line in the group, at most (a move's cards are a few dozen)
+FAILED = N_("Something went wrong on my side: please try again in a moment.")
 UNVERIFIED = N_("Your LINE login could not be checked: open this page again from the group.")
-NOT_OURS = N_("This button is no longer in use.")
 
 
 class Players(Protocol):
@@ -77,20 +41,8 @@ class Players(Protocol):
 
     settings: Settings
     sessions: Sessions
-    service: GameService
-    runner: Runner
 
     async def profile(self, user_id: str, chat: str | None) -> User: ...
-
-
-@dataclass(frozen=True)
-class Refusal(Exception):
-    """A request the page gets a reason for (`status`: the HTTP status; `text`: a msgid, or
-    the reason translated already when `translated`)."""
-
-    status: int
-    text: str
-    translated: bool = False
 
 
 class IdTokens:
@@ -119,10 +71,10 @@ class IdTokens:
                 status = response.status
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             log.warning("ID token not verified: %r", exc)
-            raise Refusal(503, WORDS["failed"]) from exc
+            raise Refusal(503, FAILED) from exc
         if not isinstance(found, dict):
             log.warning("ID token not verified: an answer of %s", type(found).__name__)
-            raise Refusal(503, WORDS["failed"])
+            raise Refusal(503, FAILED)
         sub, exp = found.get("sub"), found.get("exp")
         if status != 200 or not isinstance(sub, str) or not isinstance(exp, int | float):
             log.info("ID token refused: %s %s", status, found.get("error_description"))
@@ -140,195 +92,37 @@ class IdTokens:
             self._http = None
 
 
-class HandPage:
-    """The hand page and its API, for one LINE bot."""
+class LineIdentity:
+    """The game page's LINE side: LIFF ID tokens, group ids as game tokens, the page's line
+    in the group after a move."""
+
+    prefix = "/liff"
+    glue = "page_line.js"
 
     def __init__(self, bot: Players, liff_id: str, channel: str) -> None:
         self.bot = bot
         self.liff_id = liff_id
+        self.sdk = bot.settings.line.liff_sdk_url
         base = bot.settings.line.api_base_url or "https://api.line.me"
         self.tokens = IdTokens(base, channel, bot.sessions.clock)
-        folder = resources.files(__package__ or "chatbot.line")
-        self.page = (folder / "hand.html").read_text("utf-8")
-        self.files = {name: (folder / name).read_text("utf-8") for name in FILES}
+        source = (resources.files(__package__ or "chatbot.line") / self.glue).read_text("utf-8")
+        self.glue_source = source.replace('"{{liff_id}}"', orjson.dumps(liff_id).decode())
 
     def url(self, chat: str) -> str:
         """The LIFF URL that opens the page for the game of `chat` (LINE passes its query on
         to the page)."""
         return f"https://liff.line.me/{self.liff_id}?game={line_id(chat)}"
 
-    def routes(self) -> list[Route]:
-        return [
-            Route("/liff/hand", self.hand_page, methods=["GET"]),
-            Route("/liff/static/{name}", self.static, methods=["GET"]),
-            Route("/liff/api/hand", self.hand, methods=["GET"]),
-            Route("/liff/api/move", self.move, methods=["POST"]),
-            Route("/liff/api/unheard", self.unheard, methods=["POST"]),
-        ]
-
-    # --- the page --------------------------------------------------------------------------
-
-    async def hand_page(self, request: Request) -> HTMLResponse:
-        tr = translator(_accepted(request))
-        filled = {
-            "{{lang}}": tr.locale,
-            "{{liff_id}}": html.escape(self.liff_id),
-            "{{sdk}}": html.escape(self.bot.settings.line.liff_sdk_url),
-            "{{loading}}": html.escape(tr.gettext(LOADING)),
-        }
-        page = self.page
-        for mark, value in filled.items():
-            page = page.replace(mark, value)
-        return HTMLResponse(page, headers={"cache-control": "no-store"})
-
-    async def static(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in FILES:
-            return Response("not found", status_code=404)
-        return Response(self.files[name], media_type=FILES[name])
-
-    # --- the API ---------------------------------------------------------------------------
-
-    async def hand(self, request: Request) -> JSONResponse:
-        try:
-            user, chat = await self._player(request, request.query_params.get("game"))
-            session = await self._session(chat)
-            tr = await self._translator(user, session)
-            shown = self._shown_of(await self.bot.service.moves.hand_of(_asking(user), chat))
-            return JSONResponse({"words": _words(tr), **shown})
-        except Refusal as refusal:
-            return await self._refused(request, refusal)
-
-    async def move(self, request: Request) -> JSONResponse:
-        try:
-            body = await _body(request)
-            user, chat = await self._player(request, body.get("game"))
-            data, heard = body.get("data"), body.get("heard") is not False
-            if not isinstance(data, str):
-                raise Refusal(400, NOT_OURS)
-            update = f"{PREFIX}page:{uuid.uuid4().hex}"
-            inc = Press(
-                chat=user.id,
-                private=True,
-                user=user,
-                data=data,
-                update_id=update,
-                aside=True,
-                unheard=not heard,
-            )
-            code = inc.code
-            if code is None or code.op not in (b.MOVE, b.NAV) or code.fields[:1] != (chat,):
-                raise Refusal(400, NOT_OURS)
-            before = await self._moves(chat)
-            answer = await self.bot.runner.handle(inc)
-            session = await self._session(chat)  # the game after it
-            after = math.inf if session is None else session.moves
-            tr = await self._translator(user, session)
-            told = [answer.text] if answer is not None and answer.text else []
-            if after == math.inf:  # the game is over: what the chat would have said
-                told += [m.text for m in answer.shown] if answer is not None else []
-                shown: JSON = {"hand": None, "table": ""}
-            else:
-                shown = self._shown_of(await self.bot.service.moves.hand_of(_asking(user), chat))
-            steps = [m for m in answer.shown if m.buttons] if answer else []
-            if code.op == b.NAV and steps and after == before:  # a step of a choice
-                shown["hand"] = _message(steps[-1])
-            said = "\n".join(plain(text) for text in told)
-            moved = after != before
-            return JSONResponse({"words": _words(tr), "said": said, "moved": moved, **shown})
-        except Refusal as refusal:
-            return await self._refused(request, refusal)
-
-    async def unheard(self, request: Request) -> JSONResponse:
-        try:
-            body = await _body(request)
-            user, chat = await self._player(request, body.get("game"))
-            tr = await self._translator(user, await self._session(chat))
-            if isinstance(await self.bot.service.moves.hand_of(_asking(user), chat), str):
-                raise Refusal(403, N_("You are not playing in this game."))
-            await self.bot.runner.delivery.release(chat, None)
-            return JSONResponse({"said": tr.gettext(WORDS["unheard"])})
-        except Refusal as refusal:
-            return await self._refused(request, refusal)
-
-    async def _player(self, request: Request, game: Any) -> tuple[User, str]:
-        """The verified user and the game's chat, or Refusal."""
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+    async def user(self, scheme: str, credential: str, game: str) -> User:
+        if scheme.lower() != "bearer":
             raise Refusal(401, UNVERIFIED)
-        sub = await self.tokens.user(token.strip())
-        if not isinstance(game, str) or not re.fullmatch(r"[CR][0-9a-f]{1,64}", game):
-            raise Refusal(400, N_("No game is running here."))
-        return await self.bot.profile(sub, game), qualify(game)
+        return await self.bot.profile(await self.tokens.user(credential), game)
 
-    @staticmethod
-    def _shown_of(got: tuple[Message, Message] | str) -> JSON:
-        """The user's hand and the table (Refusal 403 when there is none for them)."""
-        if isinstance(got, str):
-            raise Refusal(403, got, translated=True)
-        hand, table = got
-        return {"hand": _message(hand), "table": plain(table.text), "echo": ECHO}
+    def chat(self, game: str) -> str | None:
+        return qualify(game) if re.fullmatch(r"[CR][0-9a-f]{1,64}", game) else None
 
-    async def _moves(self, chat: str) -> float:
-        """The game's count of moves (infinite once it is over and gone)."""
-        session, _ = await self.bot.sessions.load(chat)
-        return math.inf if session is None else session.moves
-
-    async def _session(self, chat: str) -> Session | None:
-        """The game of `chat` (None: gone, or unreadable)."""
-        try:
-            return (await self.bot.sessions.load(chat))[0]
-        except BadSession:
-            return None
-
-    async def _translator(self, user: User, session: Session | None) -> Translator:
-        """The words of the user's seat in `session` (its hand's language), else of the
-        user."""
-        seat = session.seat_of(user.id) if session is not None else None
-        if session is not None and seat is not None:
-            return translator(session.seats[seat].language)
-        return translator(await self.bot.sessions.people.user_language(user.id, user.language))
-
-    async def _refused(self, request: Request, refusal: Refusal) -> JSONResponse:
-        """The reason, in the player's language when it was told with it, else in the
-        browser's."""
-        tr = translator(_accepted(request))
-        text = refusal.text if refusal.translated else tr.gettext(refusal.text)
-        return JSONResponse({"error": text, "words": _words(tr)}, status_code=refusal.status)
+    def echo(self, said: str) -> str | None:
+        return f"{ECHO} {plain(said)}"[:ECHO_CHARS]
 
     async def close(self) -> None:
         await self.tokens.close()
-
-
-def _asking(user: User) -> Incoming:
-    """The user asking for their hand in their own chat."""
-    return Incoming(chat=user.id, private=True, user=user)
-
-
-def _words(tr: Translator) -> dict[str, str]:
-    return {key: tr.gettext(msgid) for key, msgid in WORDS.items()}
-
-
-def _message(message: Message) -> JSON:
-    """A hand message for the page: its text (the chat's HTML subset) and its buttons."""
-    rows = [[{"label": x.label, "data": x.data} for x in row if x.data] for row in message.buttons]
-    return {"text": message.text, "buttons": [row for row in rows if row]}
-
-
-def _accepted(request: Request) -> str:
-    """The browser's first language (negotiated among the bot's)."""
-    first = request.headers.get("accept-language", "").split(",")[0].split(";")[0].strip()
-    return negotiate(first or None)
-
-
-async def _body(request: Request) -> JSON:
-    """The request's JSON object, read no further than BODY_LIMIT bytes."""
-    try:
-        body = orjson.loads(await bounded_body(request, BODY_LIMIT))
-    except TooLarge:
-        raise Refusal(413, NOT_OURS) from None
-    except ValueError:
-        raise Refusal(400, NOT_OURS) from None
-    if not isinstance(body, dict):
-        raise Refusal(400, NOT_OURS)
-    return body

@@ -92,6 +92,17 @@ class Presenter(Protocol):
         """A new group message for events that matter (round end, game end), else None."""
         ...
 
+    def page_view(
+        self, view: Any, legal: Sequence[Any], names: Sequence[str], tr: Translator
+    ) -> dict[str, Any]:
+        """The game page's drawing of a seat's view (or the public one), as JSON: `hand`
+        (cards), `areas` (the table's places: id, title, cards, note), `seats` (a short note
+        per seat) and `choices` (each legal action: `act` code, `label`, the hand's `cards`
+        it plays by key, the `area` it goes to, `said`: the move as the group may read it).
+        A card is data the page draws: `face` "pip" (rank, suit, tone), "joker", "topic"
+        (sign, tone, number, name), "question" (text, answers) or "back"."""
+        ...
+
     def legend(self, tr: Translator) -> str:
         """One line that explains the choices' labels where a terminal lists them all as
         numbered lines ("" when the labels say it all)."""

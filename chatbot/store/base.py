@@ -19,10 +19,14 @@ live and die with it: they expire with it, go when it is deleted, and a document
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+
+from chatbot.store.watch import Watchers
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
@@ -302,6 +306,19 @@ class Store(ABC):
         """The store's own clock (Unix seconds), which every process shares; None when the
         store lives in this process (its clock is this process's)."""
         return None
+
+    def watch(self, key: str) -> AbstractAsyncContextManager[asyncio.Queue[int]]:
+        """A queue of the new versions of the document at `key` (0: gone), as they are
+        written by any process (`chatbot.store.watch`)."""
+        return self.watchers.local(key)
+
+    @property
+    def watchers(self) -> Watchers:
+        """This store's watchers in this process."""
+        held: Watchers | None = self.__dict__.get("_watchers")
+        if held is None:
+            held = self.__dict__["_watchers"] = Watchers()
+        return held
 
     @abstractmethod
     async def close(self) -> None: ...

@@ -140,6 +140,7 @@ class MemoryStore(Store):
             self._deadlines.pop(key, None)
         else:
             self._deadlines[key] = deadline
+        self.watchers.tell(key, new)
         return new
 
     async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
@@ -166,6 +167,7 @@ class MemoryStore(Store):
                 self._docs[write.key] = (Doc(new, write.data), expires)
                 versions.append(new)
             self._deadlines.pop(write.key, None)
+            self.watchers.tell(write.key, versions[-1])
         for entry in entries:
             await self.push_history(entry.key, entry.entry, entry.keep, entry.ttl)
         return versions
@@ -177,6 +179,7 @@ class MemoryStore(Store):
         self._fields.pop(key, None)
         self._deadlines.pop(key, None)
         self._running.pop(key, None)
+        self.watchers.tell(key, 0)
 
     async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
         """Set a field beside the live document at `key`; the value it had."""

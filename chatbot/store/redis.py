@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -38,6 +40,7 @@ from chatbot.store.base import (
     same_owner,
 )
 
+log = logging.getLogger(__name__)
 Command = Sequence[Any]  # a command's name and arguments, pipelined by `_batch`
 SCRIPTS = files(__package__ or "chatbot.store") / "lua"  # the Lua scripts, one a file
 # The version counter is a field of the hash beside the document (a game is two keys, not
@@ -122,6 +125,8 @@ class RedisStore(Store):
         self._take = client.register_script(script("take"))
         self._reserve = client.register_script(script("reserve"))
         self._pause = client.register_script(script("pause"))
+        self._pubsub: Any = None  # the announcements' subscription (`watch`)
+        self._hearing: asyncio.Task[None] | None = None
 
     @classmethod
     def from_url(
@@ -537,6 +542,62 @@ class RedisStore(Store):
             seconds, micros = await self._r.time()
         return float(seconds) + micros / 1e6
 
+    @asynccontextmanager
+    async def watch(self, key: str) -> AsyncIterator[asyncio.Queue[int]]:
+        """A queue of the versions written to `key` by any process: one subscription a
+        process (one connection), its channels added and dropped as watchers come and go.
+        (On a Cluster: only this process's writes; the pages poll as well.)"""
+        channel = self.name(key)
+        queue, first = self.watchers.add(channel)
+        try:
+            if first and not self._cluster:
+                await self._subscribe(channel)
+            yield queue
+        finally:
+            if self.watchers.drop(channel, queue) and self._pubsub is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await self._pubsub.unsubscribe(channel)
+
+    async def _subscribe(self, channel: str) -> None:
+        """Subscribe (the connection and its reader made on the first)."""
+        if self._pubsub is None:
+            assert isinstance(self._r, redis.Redis)
+            self._pubsub = self._r.pubsub(ignore_subscribe_messages=True)
+        async with self._reachable("subscribe"):
+            await self._pubsub.subscribe(channel)
+        if self._hearing is None or self._hearing.done():
+            self._hearing = asyncio.create_task(self._hear(self._pubsub))
+
+    async def _hear(self, pubsub: Any) -> None:
+        """Hand every announcement to this process's watchers (until closed); a broken
+        connection is subscribed again to every channel still watched."""
+        while True:
+            try:
+                message = await pubsub.get_message(timeout=1.0)
+            except (RedisError, OSError) as exc:
+                log.warning("announcements unavailable: %r", exc)
+                await asyncio.sleep(1.0)
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()
+                    if self.watchers.channels:
+                        await pubsub.subscribe(*self.watchers.channels)
+                continue
+            if message is None:
+                if not pubsub.subscribed:
+                    await asyncio.sleep(0.2)
+                continue
+            if message.get("type") == "message":
+                channel, data = message["channel"], message["data"]
+                with contextlib.suppress(ValueError):
+                    self.watchers.tell(channel.decode(), int(data))
+
     async def close(self) -> None:
         """Close the client and its connections."""
+        if self._hearing is not None:
+            self._hearing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._hearing
+        if self._pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self._pubsub.aclose()
         await self._r.aclose()

@@ -10,7 +10,7 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -36,6 +36,7 @@ from telegram.ext import (
 
 from chatbot import metrics
 from chatbot.bodies import TooLarge, bounded_body, too_large
+from chatbot.core import buttons as b
 from chatbot.core.help import COMMANDS
 from chatbot.core.model import Answer, Capabilities, Incoming, Message
 from chatbot.core.outbox import Budget
@@ -43,6 +44,7 @@ from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.sessions import Platform, Sessions
 from chatbot.i18n import available_locales, translator
+from chatbot.page.server import GamePage
 from chatbot.settings import Settings, bot_api_root
 from chatbot.telegram.convert import (
     ALLOWED_UPDATES,
@@ -54,6 +56,7 @@ from chatbot.telegram.convert import (
     telegram_id,
 )
 from chatbot.telegram.limits import FloodLimiter
+from chatbot.telegram.miniapp import TelegramIdentity
 from chatbot.telegram.request import AiohttpRequest
 
 log = logging.getLogger(__name__)
@@ -121,14 +124,23 @@ class TelegramBot:
             builder = getattr(builder, name)(value)
         self.app: Application[Any, Any, Any, Any, Any, Any] = builder.build()
         self._members: dict[tuple[str, str], tuple[str, float]] = {}  # -> (status, when)
+        self.page: GamePage | None = None  # the game page (a Mini App), where one is named
+        if settings.telegram.webapp_name:  # hands on the page: none sent to private chats
+            self.capabilities = replace(self.capabilities, hands_on_page=True)
         self.app.add_handler(TypeHandler(Update, self.on_update))
         self.app.add_error_handler(self._on_error)
 
     def attach(self, runner: Runner) -> None:
+        """Take the runner; the game page, where a Mini App is named, comes with it."""
         self.runner, self.service, self.sessions = runner, runner.service, runner.service.sessions
         # every process behind this bot shares one flood budget, named after the bot's id
         bot_id = (self.settings.telegram.token or "").split(":")[0]
         self.limiter.share(self.sessions.budgets, f"tg{bot_id}")
+        tg = self.settings.telegram
+        if tg.webapp_name and tg.token:
+            clock = self.sessions.clock
+            identity = TelegramIdentity(tg.token, tg.webapp_sdk_url, tg.webapp_max_age, clock)
+            self.page = GamePage(identity, runner)
 
     @property
     def errors(self) -> list[BaseException]:
@@ -144,6 +156,11 @@ class TelegramBot:
         return self
 
     def deep_link(self, payload: str) -> str | None:
+        """A link that opens the bot's chat with /start <payload>; a hand's link opens the
+        game page (the Mini App), where one is named."""
+        app = self.settings.telegram.webapp_name
+        if app and b.chat_from_payload(payload, "h") is not None:
+            return f"https://t.me/{self.app.bot.username}/{app}?startapp={payload}"
         return f"https://t.me/{self.app.bot.username}?start={payload}"
 
     def ready(self, chat: str) -> float:
@@ -356,7 +373,8 @@ class TelegramBot:
             texts = {200: "OK", 400: "not an update", 403: "bad secret token"}
             return PlainTextResponse(texts.get(status, ""), status_code=status)
 
-        return [Route("/telegram/webhook", webhook, methods=["POST"])]
+        routes: list[BaseRoute] = [Route("/telegram/webhook", webhook, methods=["POST"])]
+        return routes + (self.page.routes() if self.page is not None else [])
 
     async def start(self) -> None:
         """Start without polling and tell Telegram where to send updates."""
@@ -439,6 +457,8 @@ class TelegramBot:
         await self.runner.stop()
         await self.app.stop()
         await self.app.shutdown()
+        if self.page is not None:
+            await self.page.close()
         if close_store:
             await self.sessions.close()
 

@@ -40,5 +40,12 @@ class PlainPresenter:
     def legend(self, tr: Translator) -> str:
         return ""
 
+    def page_view(self, view: Any, legal: Any, names: Any, tr: Translator) -> dict[str, Any]:
+        """No cards: every seat's note empty, each legal action a choice by its code."""
+        choices: list[dict[str, Any]] = [
+            {"act": str(a), "label": str(a), "cards": [], "area": None} for a in legal
+        ]
+        return {"hand": [], "areas": [], "seats": [""] * len(names), "choices": choices}
+
     def confirm(self, view: Any, action: Any, tr: Translator) -> str:
         return ""

@@ -7,6 +7,7 @@ from typing import Any
 
 from chatbot.core.model import units
 from chatbot.i18n import N_, Translator
+from chatbot.present.ano import page
 from chatbot.present.ano.text import SUIT_SYMBOLS, by_suit, card_text, cards_text, choices
 from chatbot.present.base import Option, Options, told_lines
 from engine.ano.events import (
@@ -225,6 +226,11 @@ class AnoPresenter:
         elif winners:
             lines += ["", tr.t("🏆 {players} share the win!", players=tr.list(winners))]
         return "\n".join(lines)
+
+    def page_view(
+        self, view: View, legal: Sequence[Any], names: Sequence[str], tr: Translator
+    ) -> dict[str, Any]:
+        return page.page_view(view, legal, names, tr)
 
     def legend(self, tr: Translator) -> str:
         return ""

@@ -367,6 +367,13 @@ class EgoPresenter:
         lines += ["", winner_line(winners, tr) if any(event.tokens) else nobody_won(tr)]
         return "\n".join(lines)
 
+    def page_view(
+        self, view: View, legal: Sequence[Any], names: Sequence[str], tr: Translator
+    ) -> dict[str, Any]:
+        from chatbot.present.ego import page  # (it reads this module's texts)
+
+        return page.page_view(view, legal, names, tr)
+
     def legend(self, tr: Translator) -> str:
         """The key to the eleven picks a guesser may see at once."""
         return tr.gettext(

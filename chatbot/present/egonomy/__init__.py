@@ -8,6 +8,7 @@ from typing import Any
 from chatbot.core.model import units
 from chatbot.i18n import NP_, P_, Translator
 from chatbot.present.base import Options, told_lines
+from chatbot.present.egonomy import page
 from chatbot.present.egonomy.choices import choices
 from chatbot.present.egonomy.narration import (
     announce_game,
@@ -215,6 +216,11 @@ class EgonomyPresenter:
         if isinstance(event, GameEnded):
             return announce_game(event, names, tr)
         return None
+
+    def page_view(
+        self, view: View, legal: Sequence[Any], names: Sequence[str], tr: Translator
+    ) -> dict[str, Any]:
+        return page.page_view(view, legal, names, tr)
 
     def legend(self, tr: Translator) -> str:
         return ""

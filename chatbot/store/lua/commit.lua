@@ -4,6 +4,7 @@
 -- ARGV: n, the number of lists, seconds a counter outlives its document; per document its
 --   expected version, 'w' (write) or 'd' (delete), data, ttl or '' (persist), member; per
 --   list an entry, how many entries it keeps, its ttl or '' (keeps its expiry).
+-- Each document's new version (0: deleted) is announced on its key (PUBLISH).
 -- Every version is checked before anything is written. Returns {1, new versions...} (0 for a
 -- delete), or {0} when one is stale.
 local n, m, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -38,6 +39,7 @@ for i = 1, n do
     end
     out[i + 1] = new
   end
+  redis.call('PUBLISH', doc, out[i + 1])
 end
 local b = 4 + 5 * n
 for j = 1, m do

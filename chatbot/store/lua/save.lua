@@ -4,6 +4,7 @@
 -- ARGV: expected version, data, ttl seconds or '' (persist), deadline or '' (unschedule),
 --   member, seconds the counter outlives the document, the index's time to live; with the
 --   set: the update, the set's ttl, how many ids it keeps.
+-- Announces the new version on the document's key (PUBLISH, for pages that watch it).
 -- Returns the new version, or 0 when the expected version is stale.
 local version = current_version(KEYS[1])
 if version ~= ARGV[1] then return 0 end
@@ -25,4 +26,5 @@ end
 keep_index(KEYS[2], ARGV[7])
 if KEYS[5] then mark_seen(KEYS[5], ARGV[8], ARGV[9], ARGV[10]) end
 if KEYS[6] then release(KEYS[6], KEYS[7], ARGV[8]) end
+redis.call('PUBLISH', KEYS[1], new)
 return new

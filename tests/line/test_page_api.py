@@ -1,8 +1,9 @@
-"""The hand page's API (chatbot/line/liff.py) over HTTP, without a browser: ID tokens checked
-with the fake LINE Login verify endpoint, a player sees only their own seat, and a move made
-there is a press of their hand's button (same stamps and refusals) that sends nothing to
-their 1:1 chat and pushes nothing: the group's table rides on the reply to the page's own
-message in the group."""
+"""The game page's API on LINE (chatbot/page/server.py with chatbot/line/liff.py) over HTTP,
+without a browser: ID tokens checked with the fake LINE Login verify endpoint, a player sees
+only their own seat (a member of the group who is not playing watches), and a move made there
+is a press of their hand's button (same stamps and refusals) that sends nothing to their 1:1
+chat and pushes nothing: the group's table rides on the reply to the page's own line in the
+group, which is the move itself."""
 
 from __future__ import annotations
 
@@ -47,12 +48,14 @@ class Table:
     async def get(self, user: str, game: str | None = None, **kw: Any) -> httpx.Response:
         token = kw.pop("token", None) or self.line.id_token(user)
         headers = {"Authorization": f"Bearer {token}", "Accept-Language": kw.pop("lang", "en")}
-        params = {"game": game or self.group}
-        return await self.client.get("/liff/api/hand", params=params, headers=headers)
+        params = {"game": game or self.group, **kw}
+        return await self.client.get("/liff/api/state", params=params, headers=headers)
 
-    async def move(self, user: str, data: str, heard: bool = True, **kw: Any) -> httpx.Response:
+    async def move(
+        self, user: str, act: str, stamp: int, heard: bool = True, **kw: Any
+    ) -> httpx.Response:
         token = kw.pop("token", None) or self.line.id_token(user)
-        body = {"game": kw.pop("game", self.group), "data": data, "heard": heard}
+        body = {"game": kw.pop("game", self.group), "act": act, "stamp": stamp, "heard": heard}
         return await self.client.post(
             "/liff/api/move", json=body, headers={"Authorization": f"Bearer {token}"}
         )
@@ -86,7 +89,7 @@ async def table(line: FakeLine, redis_url: str, redis_prefix: str) -> AsyncItera
         await bot.stop()
 
 
-async def test_the_table_opens_the_hand_page_and_a_player_sees_their_own_hand(
+async def test_the_table_opens_the_page_and_a_player_sees_their_own_cards(
     table: Table,
 ) -> None:
     line, bot = table.line, table.bot
@@ -94,20 +97,27 @@ async def test_the_table_opens_the_hand_page_and_a_player_sees_their_own_hand(
     assert link["uri"] == f"https://liff.line.me/{bot.settings.line.liff_id}?game={table.group}"
     session, state = await table.state()
     bundle = bot.sessions.bundle(session)
-    for user, seat_lang, word in ((table.ann, "en", "My hand"), (table.bob, "th", "มือ")):
+    for user, lang in ((table.ann, "en"), (table.bob, "th")):
         got = await table.get(user)
         assert got.status_code == 200, got.text
         body = got.json()
-        assert word in body["words"]["title"], (seat_lang, body["words"])
+        assert body["words"]["turn"] == translator(lang).gettext("Your turn")
         seat = session.seat_of(qualify(user))
-        mine = views.hand(session, bundle, seat, bot.capabilities, state)
-        assert body["hand"]["text"] == mine.text, "the chat's own hand message"
-        data = [x["data"] for row in body["hand"]["buttons"] for x in row]
-        assert data == [x.data for row in mine.buttons for x in row]
-        other = 1 - seat
-        theirs = views.hand(session, bundle, other, bot.capabilities, state).text
-        assert theirs.split("\n\n")[0] not in body["hand"]["text"], "never another seat's cards"
-        assert body["table"] and body["echo"] == ECHO
+        assert body["seat"] == seat and body["stamp"] == session.stamps[seat]
+        view = bundle.game.view(state, seat)
+        assert [c["number"] for c in body["hand"]] == sorted(c["number"] for c in body["hand"]), (
+            "sorted by number"
+        )
+        assert len(body["hand"]) == len(view.hand)
+        legal = bundle.game.legal_actions(state, seat)
+        acts = {c["act"] for c in body["choices"]}
+        assert acts == {bundle.game.encode_action(a) for a in legal}
+        other = bundle.game.view(state, 1 - seat)
+        held = translator(lang).nt("{n} card", "{n} cards", len(other.hand))
+        assert len(body["hand"]) != 0 and body["seats"][1 - seat]["note"].startswith(held), (
+            "another seat: its size, never its cards"
+        )
+        assert len(body["areas"]) >= 3 and body["rules"], "the tables, and the rules"
     assert not line.pushes
 
 
@@ -120,13 +130,13 @@ async def test_forged_expired_and_other_channel_tokens_are_refused(table: Table)
     for token in (forged, expired, other):
         for got in (
             await table.get(table.ann, token=token, lang="th"),
-            await table.move(table.ann, "m1|x|y", token=token),
+            await table.move(table.ann, "b0.1", before.stamps[0], token=token),
         ):
             assert got.status_code == 401
             assert got.json()["error"], "a reason"
     got = await table.get(table.ann, token=expired, lang="th")
     assert "LINE" in got.json()["error"] and "หน้า" in got.json()["error"], "in Thai"
-    missing = await table.client.get("/liff/api/hand", params={"game": table.group})
+    missing = await table.client.get("/liff/api/state", params={"game": table.group})
     assert missing.status_code == 401
     reasons = {why for path, _, why in line.refused if path == "/oauth2/v2.1/verify"}
     assert reasons == {"Invalid IdToken.", "IdToken expired.", "Invalid IdToken Audience."}
@@ -141,15 +151,20 @@ async def test_a_verified_token_is_checked_once_until_it_expires(table: Table) -
     assert table.line.calls.count("/oauth2/v2.1/verify") == 1
 
 
-async def test_someone_not_playing_sees_no_hand(table: Table) -> None:
+async def test_a_member_not_playing_watches_and_a_stranger_sees_nothing(table: Table) -> None:
     got = await table.get(table.cid)
-    assert got.status_code == 403
-    assert (
-        "hand" not in got.json() and got.json()["error"] == "あなたはこのゲームに参加していません。"
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert body["seat"] is None and body["hand"] == [] and body["choices"] == []
+    assert body["words"]["watching"] == translator("ja").gettext(
+        "You are watching: only the players see their cards."
     )
+    stranger = table.line.user("Eve", "en")
+    got = await table.get(stranger)
+    assert got.status_code == 403 and "hand" not in got.json()
     elsewhere = table.line.group(table.ann, name="Other")
     got = await table.get(table.ann, game=elsewhere)
-    assert got.status_code == 403 and "hand" not in got.json()
+    assert got.status_code in (403, 404) and "hand" not in got.json()
     bad = await table.get(table.ann, game="../../v2/bot/info")
     assert bad.status_code == 400
 
@@ -158,22 +173,19 @@ async def test_bad_moves_are_refused_with_a_reason_and_change_nothing(table: Tab
     line, bot = table.line, table.bot
     mover = await table.turn()
     waiter = table.bob if mover == table.ann else table.ann
-    data = await _a_move(table, mover)
-    press = b.decode(data)
-    assert press is not None and press.op == b.MOVE
+    mine = (await table.get(mover)).json()
+    act, stamp = mine["choices"][0]["act"], mine["stamp"]
     before, _ = await table.state()
-
-    stale = b.encode(press.op, *press.fields, stamp=press.stamp - 1)
-    foreign = b.encode(press.op, qualify(line.group(table.ann)), *press.fields[1:], stamp=1)
     cases = [
-        (waiter, data, "the other seat's button"),
-        (mover, stale, "a stale stamp"),
-        (mover, foreign, "another game's button"),
-        (mover, "j", "not a hand's button"),
-        (table.cid, data, "not a player"),
+        (waiter, act, stamp, table.group, "the other seat's move"),
+        (mover, act, stamp - 1, table.group, "a stale stamp"),
+        (mover, act, stamp, line.group(table.ann, table.bob), "another group's game"),
+        (mover, "zz", stamp, table.group, "not a move of this game"),
+        (mover, "x" * 80, stamp, table.group, "too long for a button"),
+        (table.cid, act, stamp, table.group, "not a player"),
     ]
-    for user, pressed, why in cases:
-        got = await table.move(user, pressed)
+    for user, pressed, stamped, game, why in cases:
+        got = await table.move(user, pressed, stamped, game=game)
         body = got.json()
         reason = body.get("said") or body.get("error")
         assert reason, why
@@ -182,7 +194,7 @@ async def test_bad_moves_are_refused_with_a_reason_and_change_nothing(table: Tab
         assert after.change == before.change, why
     tr = translator("en" if mover == table.ann else "th")
     outdated = tr.gettext("That button is outdated: here is your current hand.")
-    assert (await table.move(mover, stale)).json()["said"].startswith(outdated)
+    assert (await table.move(mover, act, stamp - 1)).json()["said"].startswith(outdated)
     assert not line.pushes, "nothing pushed"
     assert all(s.via == "reply" for s in line.to(mover)), "nothing pushed to the player"
     assert not bot.errors
@@ -195,19 +207,20 @@ async def test_a_move_on_the_page_sends_nothing_until_the_page_speaks_in_the_gro
     mover = await table.turn()
     private_before = len(line.to(mover))
     in_group = len(line.to(table.group))
-    moved = await _move_once(table, mover)
+    act, stamp, echo = await _move_once(table, mover)
     await bot.runner.delivery.flush()
     assert len(line.to(mover)) == private_before, "nothing in the 1:1 chat"
     assert len(line.to(table.group)) == in_group, "the group's update waits for a reply"
     assert not line.pushes
+    assert echo.startswith(ECHO + " ") and len(echo) > 3, "the line is the move itself"
 
-    replay = await table.move(mover, moved)
+    replay = await table.move(mover, act, stamp)
     tr = translator("en" if mover == table.ann else "th")
     outdated = tr.gettext("That button is outdated: here is your current hand.")
     assert not replay.json()["moved"] and replay.json()["said"].startswith(outdated)
 
-    token = await deliver(bot, line, line.text(table.group, mover, ECHO))
-    assert token and line.answered(token), "the page's message is answered"
+    token = await deliver(bot, line, line.text(table.group, mover, echo))
+    assert token and line.answered(token), "the page's line is answered"
     shown = line.to(table.group)[in_group:]
     assert shown and all(s.via == "reply" for s in shown)
     assert not line.pushes and not bot.errors
@@ -223,52 +236,35 @@ async def test_without_the_chat_the_group_is_told_as_before(table: Table) -> Non
     assert line.pushes and all(s.chat == table.group for s in line.pushes)
 
 
-async def test_a_finished_game_takes_no_move(table: Table) -> None:
+async def test_a_finished_game_takes_no_move_and_shows_its_result(table: Table) -> None:
     line, bot = table.line, table.bot
     mover = await table.turn()
-    data = (await table.get(mover)).json()["hand"]["buttons"][0][0]["data"]
+    mine = (await table.get(mover)).json()
     await deliver(bot, line, line.text(table.group, table.ann, "/stop"))
     assert (await bot.sessions.load(qualify(table.group)))[0] is None
-    got = await table.move(mover, data)
+    got = await table.move(mover, mine["choices"][0]["act"], mine["stamp"])
     body = got.json()
     assert (body.get("said") or body.get("error")) and not body.get("moved")
-    assert (await table.get(mover)).status_code == 403
+    assert (await table.get(mover)).status_code == 404, "stopped: no record"
 
 
-async def _a_move(table: Table, user: str) -> str:
-    """The data of a move button of the user's hand, stepping through the choice on the page
-    (the steps change nothing)."""
-    hand = (await table.get(user)).json()["hand"]
-    for _ in range(10):
-        found = [x["data"] for row in hand["buttons"] for x in row if x["data"][:1] == b.MOVE]
-        if found:
-            return str(found[0])
-        got = await table.move(user, hand["buttons"][0][0]["data"])
-        assert not got.json()["moved"]
-        hand = got.json()["hand"]
-    raise AssertionError("no move button after 10 steps")
-
-
-async def _move_once(table: Table, user: str, heard: bool = True) -> str:
-    """Press the user's first buttons on the page until a move is saved; its data."""
-    hand = (await table.get(user)).json()["hand"]
-    for _ in range(10):
-        data = hand["buttons"][0][0]["data"]
-        got = await table.move(user, data, heard=heard)
-        assert got.status_code == 200, got.text
-        body = got.json()
-        if body["moved"]:
-            return str(data)
-        hand = body["hand"]
-    raise AssertionError("no move after 10 steps")
+async def _move_once(table: Table, user: str, heard: bool = True) -> tuple[str, int, str]:
+    """Make the user's first choice on the page; its act, stamp and the page's line."""
+    mine = (await table.get(user)).json()
+    act, stamp = mine["choices"][0]["act"], mine["stamp"]
+    got = await table.move(user, act, stamp, heard=heard)
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert body["moved"], body
+    return act, stamp, body["echo"]
 
 
 async def test_without_a_liff_app_there_is_no_page(bot: LineBot, line: FakeLine) -> None:
     """Without LINE_LIFF_ID the bot is as before: "My hand" opens the 1:1 chat, no page."""
     transport = httpx.ASGITransport(app=app(bot))
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
-        assert (await client.get("/liff/hand")).status_code == 404
-        assert (await client.get("/liff/api/hand")).status_code == 404
+        assert (await client.get("/liff/page")).status_code == 404
+        assert (await client.get("/liff/api/state")).status_code == 404
     assert not bot.capabilities.hold_unasked
     ann, bob = line.user("Ann", "en"), line.user("Bob", "en")
     group = line.group(ann, bob)
@@ -278,11 +274,15 @@ async def test_without_a_liff_app_there_is_no_page(bot: LineBot, line: FakeLine)
 
 
 async def test_the_page_is_served_with_its_sdk_and_files(table: Table) -> None:
-    page = await table.client.get("/liff/hand?game=C1", headers={"Accept-Language": "ja"})
+    page = await table.client.get("/liff/page?game=C1", headers={"Accept-Language": "ja"})
     assert page.status_code == 200 and 'lang="ja"' in page.text
     assert f'src="{table.bot.settings.line.liff_sdk_url}"' in page.text
     assert translator("ja").gettext("Loading your hand…") in page.text
-    assert (await table.client.get("/liff/static/hand.js")).status_code == 200
+    assert "<script>" not in page.text and "style=" not in page.text, "no inline script"
+    for name in ("page.js", "page.css", "page_line.js"):
+        assert (await table.client.get(f"/liff/static/{name}")).status_code == 200
+    glue = (await table.client.get("/liff/static/page_line.js")).text
+    assert json.dumps(table.bot.settings.line.liff_id) in glue
     assert (await table.client.get("/liff/static/../bot.py")).status_code == 404
 
 
@@ -323,11 +323,11 @@ async def test_a_take_over_pushes_nothing_and_rides_on_the_next_reply(
 
 
 async def test_a_request_past_the_limit_is_refused_unread(table: Table) -> None:
-    """A move is a few dozen bytes: a body past 16 KB gets 413 and changes nothing, and a body
+    """A move is a few dozen bytes: a body past 4 KB gets 413 and changes nothing, and a body
     that is not a JSON object gets 400."""
     before, _ = await table.state()
     headers = {"Authorization": f"Bearer {table.line.id_token(table.ann)}"}
-    big = json.dumps({"game": table.group, "data": "x" * 20_000})
+    big = json.dumps({"game": table.group, "act": "x" * 20_000, "stamp": 1})
     got = await table.client.post("/liff/api/move", content=big, headers=headers)
     assert got.status_code == 413 and got.json()["error"]
     for junk in (b"[1, 2]", b"\xff\xfe", b"{"):
@@ -351,8 +351,8 @@ async def test_the_pages_message_brings_what_was_parked_to_whichever_process_get
     try:
         mover = await table.turn()
         in_group = len(line.to(table.group))
-        await _move_once(table, mover)
-        token = await deliver(other, line, line.text(table.group, mover, ECHO))
+        _, _, echo = await _move_once(table, mover)
+        token = await deliver(other, line, line.text(table.group, mover, echo))
         assert token and line.answered(token)
         (shown,) = line.to(table.group)[in_group:]
         session, state = await table.state()
@@ -363,20 +363,20 @@ async def test_the_pages_message_brings_what_was_parked_to_whichever_process_get
         for _ in range(200):  # until a move on the page ends the first round
             mover = await table.turn()
             in_group = len(line.to(table.group))
-            await _move_once(table, mover)
+            _, _, echo = await _move_once(table, mover)
             session, state = await table.state()
             if game.view(state, None).round > 1:
                 break
-            await deliver(bot, line, line.text(table.group, mover, ECHO))  # as it parked it
+            await deliver(bot, line, line.text(table.group, mover, echo))  # as it parked it
         else:
             raise AssertionError("the first round did not end")
-        await deliver(other, line, line.text(table.group, mover, ECHO))
+        await deliver(other, line, line.text(table.group, mover, echo))
         told = "\n".join(s.text for s in line.to(table.group)[in_group:])
         assert "Round 1 of 3 is over." in told, told
         assert all(s.via == "reply" for s in line.to(table.group)[in_group:])
 
         in_group = len(line.to(table.group))
-        await deliver(other, line, line.text(table.group, mover, ECHO))  # the message again
+        await deliver(other, line, line.text(table.group, mover, echo))  # the message again
         (again,) = line.to(table.group)[in_group:]
         expected = views.table(session, bot.sessions.bundle(session), bot.capabilities)
         assert again.via == "reply"  # (a long table is cut short to LINE's limit)
@@ -384,3 +384,39 @@ async def test_the_pages_message_brings_what_was_parked_to_whichever_process_get
     finally:
         await other.stop()
     assert not line.pushes and not other.errors and not bot.errors
+
+
+async def test_an_ego_pick_on_the_page_stays_secret_and_pushes_nothing(
+    line: FakeLine, redis_url: str, redis_prefix: str
+) -> None:
+    """EGO's picks are the group table's buttons; made on the page, the page's line in the
+    group says only that a pick was made, the confirmation stays on the page, and a refused
+    pick is explained there too: nothing is pushed."""
+    bot = line_bot(liff_settings(line), RedisStore.from_url(redis_url, redis_prefix), registry())
+    await bot.start()
+    try:
+        ann, bob = line.user("Ann", "en"), line.user("Bob", "ja")
+        group = line.group(ann, bob)
+        await started(bot, line, group, ann, bob, game="ego")
+        transport = httpx.ASGITransport(app=app(bot))
+        async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
+            for user in (ann, bob):
+                auth = {"Authorization": f"Bearer {line.id_token(user)}"}
+                shown = await client.get("/liff/api/state", params={"game": group}, headers=auth)
+                body = shown.json()
+                assert body["areas"][0]["cards"][0]["face"] == "question"
+                answer = next(c for c in body["choices"] if c["answer"])
+                move = {"game": group, "act": answer["act"], "stamp": body["stamp"]}
+                got = (await client.post("/liff/api/move", json=move, headers=auth)).json()
+                assert got["moved"] and got["echo"] == f"{ECHO} 🤫", got
+                assert got["said"], "the confirmation, on the page"
+                stale = {"game": group, "act": answer["act"], "stamp": body["stamp"] - 1}
+                refused = (await client.post("/liff/api/move", json=stale, headers=auth)).json()
+                assert not refused["moved"] and refused["said"]
+                await deliver(bot, line, line.text(group, user, got["echo"]))
+        await bot.runner.delivery.flush()
+        assert not line.pushes and not bot.errors
+        said = [s.text for s in line.to(group)]
+        assert not any("picked" in t for t in said), "no pick is told in the group"
+    finally:
+        await bot.stop()
