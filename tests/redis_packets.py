@@ -14,26 +14,34 @@ GREETINGS = (b"HELLO", b"CLIENT")  # what a new connection sends first: not the 
 
 class Packets:
     """While entered, `names` lists the command (the first word) of each packet sent to Redis
-    by any connection of this process, in order, new connections' greetings left out."""
+    by any connection of this process, in order, new connections' greetings left out;
+    `shas` the script of each (an EVALSHA's SHA1, else "")."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
+        self.shas: list[str] = []
         self._original = Connection.send_packed_command
 
     def __enter__(self) -> Packets:
-        original, names = self._original, self.names
+        original, names, shas = self._original, self.names, self.shas
 
         async def counting(
             conn: Any, command: bytes | str | Iterable[bytes], check_health: bool = True
         ) -> None:
             packet = command if isinstance(command, (bytes, str)) else b"".join(command)
-            head = packet.split(b"\r\n")[2] if isinstance(packet, bytes) else b""
+            parts = packet.split(b"\r\n", 5) if isinstance(packet, bytes) else []
+            head = parts[2] if len(parts) > 2 else b""
             if head not in GREETINGS:
                 names.append(head.decode())
+                shas.append(parts[4].decode() if head == b"EVALSHA" and len(parts) > 4 else "")
             await original(conn, command, check_health)
 
         Connection.send_packed_command = counting  # type: ignore[method-assign,assignment]
         return self
+
+    def without(self, *scripts: str) -> list[str]:
+        """`names`, leaving out the calls of these scripts (by SHA1)."""
+        return [n for n, sha in zip(self.names, self.shas, strict=True) if sha not in scripts]
 
     def __exit__(self, *exc: object) -> None:
         Connection.send_packed_command = self._original  # type: ignore[method-assign]
@@ -83,6 +91,10 @@ class Wire:
         Connection.send_packed_command = sending  # type: ignore[method-assign,assignment]
         Connection.read_response = reading  # type: ignore[method-assign,assignment]
         return self
+
+    def without(self, *scripts: str) -> list[str]:
+        """`names`, leaving out the calls of these scripts (by SHA1)."""
+        return [n for n, sha in zip(self.names, self.shas, strict=True) if sha not in scripts]
 
     def __exit__(self, *exc: object) -> None:
         Connection.send_packed_command = self._send  # type: ignore[method-assign]

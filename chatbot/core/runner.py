@@ -104,8 +104,8 @@ class Runner:
                 log.exception("update %s in %s failed", inc.update_id, inc.chat)
                 self.errors.append(exc)
                 text = tr.gettext("Something went wrong on my side: please try again in a moment.")
-            if press is None:
-                self.delivery.post([Message(inc.chat, text)], inc, chatter=True)
+            if press is None:  # (every failed command is told: not merged into a burst)
+                self.delivery.post([Message(inc.chat, text)], inc)
                 return None
             return Answer(text)
         finally:

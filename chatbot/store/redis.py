@@ -231,6 +231,11 @@ class RedisStore(Store):
         kind, _, owner = held.partition(":")
         return self.name(f"{kind}-at:{owner}")
 
+    def _budget_state(self, key: str) -> str:
+        """The hash beside a budget's reserved moments (same owner: one Cluster slot)."""
+        kind, _, owner = key.partition(":")
+        return self.name(f"{kind}-state:{owner}")
+
     def index(self, member: str) -> str:
         """The Redis key of the deadline index that schedules `member`."""
         return self._prefix + self._tag(owner_of(member)) + "deadlines"
@@ -438,7 +443,7 @@ class RedisStore(Store):
         self, key: str, pace: Pace, now: float, earliest: float = 0.0, who: str = ""
     ) -> Place:
         """One EVALSHA (reserve.lua)."""
-        keys = [self.name(key), self.name(f"{key}#state")]
+        keys = [self.name(key), self._budget_state(key)]
         args = [now, earliest, pace.limit, pace.period, pace.spacing, pace.burst, who]
         async with self._reachable("reserve"):
             wait, ready, room, users = await self._script(self._reserve, keys, args)
@@ -447,7 +452,7 @@ class RedisStore(Store):
     async def pause(self, key: str, until: float) -> None:
         """One EVALSHA (pause.lua)."""
         async with self._reachable("pause"):
-            await self._script(self._pause, [self.name(f"{key}#state")], [until, 3600])
+            await self._script(self._pause, [self._budget_state(key)], [until, 3600])
 
     async def history(self, key: str, limit: int) -> list[bytes]:
         """The newest `limit` entries, newest first (LRANGE)."""
