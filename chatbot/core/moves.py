@@ -154,7 +154,7 @@ class Moves:
     async def hand_of(self, inc: Incoming, chat: str) -> tuple[Message, Message] | str:
         """The sender's hand message in the game of `chat` and the group's table as it is
         now, or why there is none (no game, not a player)."""
-        found = Found(chat, await self.sessions.find(chat))
+        found = Found(chat, await self.sessions.find(chat), fit=self.sessions.fit)
         seated = await self._check(inc, found, -1, True)
         if isinstance(seated, Reply):
             return seated.answer.text if seated.answer is not None else ""

@@ -112,12 +112,32 @@ class Sessions:
             raise BadSession(f"unknown game {session.game!r}")
         return bundle
 
-    @staticmethod
-    def session(doc: Doc | None) -> tuple[Session | None, int]:
+    def session(self, doc: Doc | None) -> tuple[Session | None, int]:
         """The session of a stored document (BadSession when it cannot be read)."""
         if doc is None:
             return None, 0
-        return Session.loads(doc.data, doc.fields), doc.version
+        return self.fit(Session.loads(doc.data, doc.fields)), doc.version
+
+    def fit(self, session: Session) -> Session:
+        """`session` with its game's options as the game has them now: an option added since
+        it was saved takes its default (as the game was played before it existed); an option
+        the game no longer has, or a value it no longer offers, is BadSession."""
+        bundle = self.games.get(session.game)
+        if bundle is None:  # (answered where its game is needed)
+            return session
+        spec = bundle.game.spec
+        known = {o.name: o for o in spec.options}
+        for name, value in session.options.items():
+            option = known.get(name)
+            if (
+                option is None
+                or value not in option.choices
+                or type(value) is not type(option.default)
+            ):
+                raise BadSession(f"option {name}={value!r} of {session.game}")
+        for name, option in known.items():
+            session.options.setdefault(name, option.default)
+        return session
 
     # --- reading a session -------------------------------------------------------------------
 
@@ -195,7 +215,8 @@ class Sessions:
             chat = moved  # the group became a supergroup: its own set of handled updates
             doc, again = await self._claimed(moved, update)
             handled = handled or again
-        return Found(chat, doc, handled, {key: await self._other(key) for key in also})
+        others = {key: await self._other(key) for key in also}
+        return Found(chat, doc, handled, others, self.fit)
 
     async def _other(self, key: str) -> Doc | None:
         """A document a unit of work reads beside the session; one that is not even a document
