@@ -74,6 +74,7 @@ class LineSettings:
     login_channel_id: str | None = None  # the LINE Login channel that ID tokens are for
     liff_sdk_url: str = "https://static.line-scdn.net/liff/edge/2/sdk.js"
     reminders: bool = False  # an idle player's reminder is pushed to them on LINE
+    liff_verify_per_minute: float = 10.0  # ID token checks with LINE a client may cause a minute
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class Settings:
     metrics_port: int = 9180
     max_body: int = 1_000_000  # bytes of a webhook request's body read at most (then 413)
     access_log: bool = False  # the webhook server logs a line per request
+    header_timeout: float = 10.0  # seconds a request's headers may take to arrive (then closed)
     bot_delay: float = 1.5  # seconds before a computer player moves
     remind_after: float = 120.0  # seconds before an idle player is reminded
     takeover_after: float = 60.0  # seconds after the reminder before a computer plays for them
@@ -160,6 +162,9 @@ class Settings:
             login_channel_id=env.get("LINE_LOGIN_CHANNEL_ID") or None,
             liff_sdk_url=env.get("LINE_LIFF_SDK_URL") or ln.liff_sdk_url,
             reminders=flag("LINE_REMINDERS"),
+            liff_verify_per_minute=positive(
+                "LINE_LIFF_VERIFY_PER_MINUTE", ln.liff_verify_per_minute
+            ),
         )
         return cls(
             telegram=telegram,
@@ -172,6 +177,7 @@ class Settings:
             metrics_port=metrics_port,
             max_body=int(positive("MAX_BODY", d.max_body)),
             access_log=flag("ACCESS_LOG"),
+            header_timeout=positive("HEADER_TIMEOUT", d.header_timeout),
             bot_delay=num("BOT_DELAY", d.bot_delay),
             remind_after=num("REMIND_AFTER", d.remind_after),
             takeover_after=num("TAKEOVER_AFTER", d.takeover_after),

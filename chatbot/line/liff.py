@@ -19,6 +19,7 @@ seat of a game they sit in.
 
 from __future__ import annotations
 
+import base64
 import html
 import logging
 import math
@@ -28,7 +29,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
@@ -51,11 +53,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 ECHO = "🃏"  # what the page posts in the group after a move: its reply carries the table
-TOKENS_KEPT = 10_000  # verified ID tokens remembered (until they expire)
+TOKENS_KEPT = 10_000  # verified ID tokens remembered (until they expire), and refused ones
+REFUSED_FOR = 24 * 3600.0  # seconds a refused token is remembered at most (its own exp, if read)
+CLIENTS_KEPT = 10_000  # clients whose verify calls are counted (the longest idle go first)
 VERIFY_TIMEOUT = 5.0  # seconds LINE's verify endpoint may take
 BODY_LIMIT = 16_384  # bytes of a page's request read at most (a move is a few dozen)
 FILES = {"hand.js": "text/javascript", "hand.css": "text/css"}
 JSON = dict[str, Any]
+T = TypeVar("T")
 
 # The page's words (translated for the player; the page itself has none of its own).
 WORDS = {
@@ -69,6 +74,7 @@ WORDS = {
 }
 LOADING = N_("Loading your hand…")
 UNVERIFIED = N_("Your LINE login could not be checked: open this page again from the group.")
+TOO_MANY = N_("Too many logins from here: wait a minute, then open this page again.")
 NOT_OURS = N_("This button is no longer in use.")
 
 
@@ -95,21 +101,54 @@ class Refusal(Exception):
 
 class IdTokens:
     """LIFF ID tokens checked with LINE's verify endpoint (`POST /oauth2/v2.1/verify`, the
-    LINE Login channel as `client_id`); a verified token is remembered until it expires."""
+    LINE Login channel as `client_id`); a verified token is remembered until it expires, a
+    refused one until the expiry it claims (a day at most), and each client (its address) may
+    make `per_minute` calls to LINE a minute (as many at once), so that strangers' tokens cost
+    LINE a bounded number of calls."""
 
-    def __init__(self, base_url: str, channel: str, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, base_url: str, channel: str, clock: Callable[[], float], per_minute: float = 10.0
+    ) -> None:
         self.url = f"{base_url.rstrip('/')}/oauth2/v2.1/verify"
         self.channel = channel
         self.clock = clock
+        self.per_minute = per_minute
         self._known: OrderedDict[str, tuple[str, float]] = OrderedDict()  # token -> (sub, exp)
+        self._refused: OrderedDict[str, float] = OrderedDict()  # token -> remembered until
+        self._calls: OrderedDict[str, tuple[float, float]] = OrderedDict()  # client -> (left, at)
         self._http: aiohttp.ClientSession | None = None
 
-    async def user(self, token: str) -> str:
+    async def user(self, token: str, client: str = "") -> str:
         """The LINE user id the token was issued to; Refusal (401) for a token LINE refuses
-        (forged, expired, for another channel)."""
+        (forged, expired, for another channel), or (429) when `client` has made its calls."""
+        now = self.clock()
         kept = self._known.get(token)
-        if kept is not None and kept[1] > self.clock():
+        if kept is not None and kept[1] > now:
             return kept[0]
+        if self._refused.get(token, 0.0) > now:
+            raise Refusal(401, UNVERIFIED)
+        self._spend(client, now)
+        try:
+            return await self._verified(token)
+        except Refusal as refusal:
+            if refusal.status == 401:
+                claimed = _claimed_exp(token)  # (a forged token's claim: a day at most)
+                until = min(now + REFUSED_FOR, claimed) if claimed > now else now + REFUSED_FOR
+                _keep(self._refused, token, until)
+            raise
+
+    def _spend(self, client: str, now: float) -> None:
+        """Count a call to LINE for `client` (a bucket of `per_minute` calls, refilled at
+        that rate); Refusal (429) when it is empty."""
+        left, at = self._calls.pop(client, (self.per_minute, now))
+        left = min(self.per_minute, left + (now - at) * self.per_minute / 60)
+        if left < 1:
+            self._calls[client] = (left, now)
+            log.info("ID token of %s not verified: too many calls", client or "a client")
+            raise Refusal(429, TOO_MANY)
+        _keep(self._calls, client, (left - 1, now))
+
+    async def _verified(self, token: str) -> str:
         if self._http is None:
             self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(VERIFY_TIMEOUT))
         form = {"id_token": token, "client_id": self.channel}
@@ -129,9 +168,7 @@ class IdTokens:
             raise Refusal(401, UNVERIFIED)
         if found.get("aud") != self.channel or exp <= self.clock():
             raise Refusal(401, UNVERIFIED)
-        self._known[token] = (sub, float(exp))
-        while len(self._known) > TOKENS_KEPT:
-            self._known.popitem(last=False)
+        _keep(self._known, token, (sub, float(exp)))
         return sub
 
     async def close(self) -> None:
@@ -147,10 +184,13 @@ class HandPage:
         self.bot = bot
         self.liff_id = liff_id
         base = bot.settings.line.api_base_url or "https://api.line.me"
-        self.tokens = IdTokens(base, channel, bot.sessions.clock)
+        per_minute = bot.settings.line.liff_verify_per_minute
+        self.tokens = IdTokens(base, channel, bot.sessions.clock, per_minute)
         folder = resources.files(__package__ or "chatbot.line")
         self.page = (folder / "hand.html").read_text("utf-8")
         self.files = {name: (folder / name).read_text("utf-8") for name in FILES}
+        sdk = urlsplit(bot.settings.line.liff_sdk_url)
+        self.policy = page_policy(f"{sdk.scheme}://{sdk.netloc}")
 
     def url(self, chat: str) -> str:
         """The LIFF URL that opens the page for the game of `chat` (LINE passes its query on
@@ -179,7 +219,8 @@ class HandPage:
         page = self.page
         for mark, value in filled.items():
             page = page.replace(mark, value)
-        return HTMLResponse(page, headers={"cache-control": "no-store"})
+        headers = {"cache-control": "no-store", "content-security-policy": self.policy}
+        return HTMLResponse(page, headers=headers)
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -256,7 +297,8 @@ class HandPage:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Refusal(401, UNVERIFIED)
-        sub = await self.tokens.user(token.strip())
+        client = request.client.host if request.client is not None else ""
+        sub = await self.tokens.user(token.strip(), client)
         if not isinstance(game, str) or not re.fullmatch(r"[CR][0-9a-f]{1,64}", game):
             raise Refusal(400, N_("No game is running here."))
         return await self.bot.profile(sub, game), qualify(game)
@@ -298,6 +340,36 @@ class HandPage:
 
     async def close(self) -> None:
         await self.tokens.close()
+
+
+def _keep(kept: OrderedDict[str, T], key: str, value: T) -> None:
+    """Remember `value` for `key` as the newest, the oldest going past TOKENS_KEPT."""
+    kept[key] = value
+    kept.move_to_end(key)
+    while len(kept) > TOKENS_KEPT:
+        kept.popitem(last=False)
+
+
+def _claimed_exp(token: str) -> float:
+    """The expiry a JWT says of itself, unverified (0: it says none that can be read)."""
+    try:
+        payload = token.split(".")[1]
+        claims = orjson.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        exp = claims.get("exp") if isinstance(claims, dict) else None
+        return float(exp) if isinstance(exp, int | float) else 0.0
+    except (IndexError, ValueError, TypeError, OverflowError):
+        return 0.0
+
+
+def page_policy(sdk: str) -> str:
+    """The page's Content-Security-Policy: its own files, the LIFF SDK from `sdk` (an
+    origin), which talks to LINE; nothing inline (the web server adds who may frame it)."""
+    line = "https://*.line.me https://*.line-scdn.net"
+    return (
+        f"default-src 'self'; script-src 'self' {sdk}; connect-src 'self' {sdk} {line}; "
+        f"img-src 'self' data: {line}; style-src 'self'; frame-src 'self' {line}; "
+        "object-src 'none'; base-uri 'none'; form-action 'self'"
+    )
 
 
 def _asking(user: User) -> Incoming:

@@ -126,6 +126,10 @@ class Site:
 
     def __init__(self, bot: LineBot, line: FakeLine, port: int) -> None:
         self.bot, self.line, self.port = bot, line, port
+        self.tokens: dict[str, str] = {}  # the user's ID token, as LINE keeps it for a while
+
+    def token(self, user: str) -> str:
+        return self.tokens.setdefault(user, self.line.id_token(user))
 
     def page(self, group: str, via_state: bool = False) -> str:
         """The page's URL as LINE opens it: first with `liff.state` (the LIFF URL's query),
@@ -134,7 +138,7 @@ class Site:
         return f"http://127.0.0.1:{self.port}/liff/hand?{query}"
 
     def who(self, user: str, group: str, **more: Any) -> dict[str, Any]:
-        token = self.line.id_token(user)
+        token = self.token(user)
         return {"idToken": token, "chat": group, "context": "group", **more}
 
 
@@ -301,7 +305,7 @@ async def test_a_waiting_players_page_offers_their_moves_when_their_turn_comes(
                 break
             user = await awaited(site, group, people)
             assert user is not None
-            auth = {"Authorization": f"Bearer {line.id_token(user)}"}
+            auth = {"Authorization": f"Bearer {site.token(user)}"}
             got = await client.get("/liff/api/hand", params={"game": group}, headers=auth)
             for _ in range(10):  # the steps of a choice, then the move
                 data = got.json()["hand"]["buttons"][0][0]["data"]
