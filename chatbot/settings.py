@@ -99,6 +99,7 @@ class Settings:
     idle_ttl: int = 2 * 24 * 3600  # seconds an untouched session is kept
     table_interval: float = 3.0  # at most one table edit per group this often (seconds)
     history_keep: int = 20  # finished games remembered per chat
+    open_tables: int = 3  # tables one person may hold open (not yet started) at once
     tick: float = 0.5  # how often deadlines are checked (seconds)
     think_workers: int = max(
         1, (os.cpu_count() or 2) - 1
@@ -184,6 +185,7 @@ class Settings:
             idle_ttl=int(num("IDLE_TTL", d.idle_ttl)),
             table_interval=num("TABLE_INTERVAL", d.table_interval),
             history_keep=int(num("HISTORY_KEEP", d.history_keep)),
+            open_tables=int(positive("OPEN_TABLES", d.open_tables)),
             tick=num("TICK", d.tick),
             think_workers=int(num("THINK_WORKERS", num("THINKERS", d.think_workers))),
             think_budget=positive("THINK_BUDGET", d.think_budget),
