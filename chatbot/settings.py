@@ -70,6 +70,7 @@ class LineSettings:
     channel_access_token: str | None = None
     api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
     answer_within: float = 0.8  # seconds a LINE webhook waits for its events' handling
+    reply_within: float = 50.0  # seconds after its event a reply token is used (LINE: ~1 min)
     liff_id: str | None = None  # the hand page's LIFF app (None: hands in the 1:1 chat)
     login_channel_id: str | None = None  # the LINE Login channel that ID tokens are for
     liff_sdk_url: str = "https://static.line-scdn.net/liff/edge/2/sdk.js"
@@ -159,6 +160,7 @@ class Settings:
             channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
             api_base_url=env.get("LINE_API_BASE_URL") or None,
             answer_within=num("LINE_ANSWER_WITHIN", ln.answer_within),
+            reply_within=positive("LINE_REPLY_WITHIN", ln.reply_within),
             liff_id=env.get("LINE_LIFF_ID") or None,
             login_channel_id=env.get("LINE_LOGIN_CHANNEL_ID") or None,
             liff_sdk_url=env.get("LINE_LIFF_SDK_URL") or ln.liff_sdk_url,

@@ -15,6 +15,7 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -53,6 +54,11 @@ ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 PARKED_KEPT = 20  # group updates parked for a chat's next reply (the oldest go)
 CLAIM_POLL = 0.1  # seconds between looks at an update another process is handling
+# The update being handled in this task and the chat whose set of handled updates has it
+# (`GameService.handle` sets it): a unit of work on that chat claims it and its save marks it
+# handled in the same step, so that no copy changes the game again, even after this process
+# died before the ledger's next write.
+ASKING: ContextVar[tuple[str, str] | None] = ContextVar("asking", default=None)
 
 
 class Busy(Exception):
@@ -168,7 +174,11 @@ class Sessions:
         and marked handled by the save (`Found.handled`: it was handled before). `also`: other
         keys of the chat the work reads (`Found.others`) and may write. A save whose answer
         was lost on the way (the connection broke, the client sent it again and lost the race
-        to itself) is found applied on the next load: its outcome stands."""
+        to itself) is found applied on the next load: its outcome stands. Without `update`,
+        the update this task handles (`ASKING`), if it asks about `chat`."""
+        asking = ASKING.get()
+        if update is None and asking is not None and asking[0] == chat:
+            update = asking[1]
         tried: Outcome[T] | None = None
         for _ in range(RETRIES):
             found = await self._found(chat, update, also)

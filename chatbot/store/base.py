@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
-# Update ids remembered per set (the newest): a few minutes of the busiest chat's presses, and
-# under the 128 members up to which Redis keeps a sorted set compact (1.3 KB; 16 KB above).
-SEEN_KEEP = 100
+# Update ids remembered per set at most (the newest): each stays its set's ttl after it was
+# marked (chatbot.core.dedupe.DEDUPE_TTL, longer than any platform redelivers an update or
+# accepts an old one); this bound only caps memory, far above what one chat sees in that time.
+SEEN_KEEP = 10_000
 INDEX_KEEP = VERSION_KEEP  # seconds (at least) a deadline index outlives its last write
 
 
@@ -77,9 +78,9 @@ class Doc:
 
 @dataclass(frozen=True)
 class Seen:
-    """An update to remember as handled: its id joins the bounded set `key` (the newest
-    SEEN_KEEP ids stay), and the set expires `ttl` seconds after its last addition; its claim
-    in the hash `held` (see `Claim`), if any, is released."""
+    """An update to remember as handled: its id joins the set `key` for `ttl` seconds (of
+    those, the newest SEEN_KEEP stay), and the set expires `ttl` seconds after its last
+    addition; its claim in the hash `held` (see `Claim`), if any, is released."""
 
     key: str
     update: str

@@ -203,6 +203,25 @@ async def test_handled_updates_are_bounded(store: Store) -> None:
     assert remembered == [False] * 10 + [True] * SEEN_KEEP, "the newest stay"
 
 
+async def test_a_handled_update_is_remembered_its_ttl_whatever_the_chat_sees_after(
+    store: Store,
+) -> None:
+    """(1,000 other updates in the chat: a signed copy sent again is still known.)"""
+    await store.mark_seen(Seen("seen:c", "first", 60))
+    for i in range(1000):
+        await store.mark_seen(Seen("seen:c", f"u{i}", 60))
+    assert await store.was_seen("seen:c", "first")
+
+
+async def test_memory_handled_updates_go_their_ttl_after_their_own_mark() -> None:
+    clock = Clock(1000.0)
+    store = MemoryStore(clock=clock)
+    await store.mark_seen(Seen("seen:c", "u1", 10))
+    clock.now += 11
+    await store.mark_seen(Seen("seen:c", "u2", 10))
+    assert not await store.was_seen("seen:c", "u1") and await store.was_seen("seen:c", "u2")
+
+
 async def test_memory_handled_updates_expire() -> None:
     clock = Clock(1000.0)
     store = MemoryStore(clock=clock)
@@ -225,6 +244,19 @@ async def test_redis_handled_updates_are_one_capped_set_with_a_ttl(
     assert await redis_client.zcard(key) == SEEN_KEEP
     assert 0 < await redis_client.ttl(key) <= 60
     assert await redis_store.was_seen("seen:c", "last")
+
+
+async def test_redis_handled_updates_older_than_their_ttl_go(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    key = redis_store.name("seen:c")
+    now_ms = int((await redis_store.server_time() or 0) * 1000)
+    await redis_client.zadd(key, {"old": now_ms - 61_000, "young": now_ms - 59_000})
+    await redis_store.mark_seen(Seen("seen:c", "new", 60))
+    assert not await redis_store.was_seen("seen:c", "old")
+    assert await redis_store.was_seen("seen:c", "young") and await redis_store.was_seen(
+        "seen:c", "new"
+    )
 
 
 async def test_deadlines(store: Store) -> None:
