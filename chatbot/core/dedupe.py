@@ -68,6 +68,11 @@ class Dedupe:
             self._marks.append(seen)
         return bool(self._marks)
 
+    def told(self, chat: str, update: str) -> None:
+        """This process answered `chat`'s press `update` at once: recorded with the ledger's
+        next write (a copy elsewhere then says nothing; `Sessions.answering`)."""
+        self._marks.append(Seen(keys.answered(chat), member(update), DEDUPE_TTL))
+
     def marks(self) -> list[Seen]:
         """The marks waiting for the ledger, taken (it writes them with its next write)."""
         marks, self._marks = self._marks, []

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from chatbot.core import keys
-from chatbot.core.dedupe import IN_FLIGHT, Dedupe, mark, member
+from chatbot.core.dedupe import DEDUPE_TTL, IN_FLIGHT, Dedupe, mark, member
 from chatbot.core.model import Capabilities
 from chatbot.core.people import People
 from chatbot.core.registry import Bundle, Registry
@@ -54,6 +54,7 @@ ALIVE_TTL = 60  # seconds a process's heartbeat is kept
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 PARKED_KEPT = 20  # group updates parked for a chat's next reply (the oldest go)
 CLAIM_POLL = 0.1  # seconds between looks at an update another process is handling
+UNKNOWN_PAUSES = (0.2, 1.0)  # seconds before looking again whether a save that stalled was applied
 # The update being handled in this task and the chat whose set of handled updates has it
 # (`GameService.handle` sets it): a unit of work on that chat claims it and its save marks it
 # handled in the same step, so that no copy changes the game again, even after this process
@@ -180,11 +181,14 @@ class Sessions:
         if update is None and asking is not None and asking[0] == chat:
             update = asking[1]
         tried: Outcome[T] | None = None
+        unknown = 0  # saves whose answer did not come (the store stalled or went away)
         for _ in range(RETRIES):
             found = await self._found(chat, update, also)
             data = None if found.doc is None else found.doc.data
             if found.handled and tried is not None:
-                if data == tried.written:
+                if data == tried.written:  # it was saved: delivered as if nothing happened
+                    if tried.save is not None:
+                        self.unsent.discard((tried.save.chat, tried.save.change))
                     return tried
                 self._unsent_if_mine(found)
             outcome = await work(found)
@@ -195,6 +199,14 @@ class Sessions:
                 return outcome
             except Conflict:
                 tried = outcome if outcome.written is not None else None
+            except StoreUnavailable:
+                # Whether the save was applied is unknown: the next load tells (its update
+                # handled, and the document as sent: it was), unless the store stays away.
+                unknown += 1
+                if not update or unknown > len(UNKNOWN_PAUSES):
+                    raise
+                tried = outcome if outcome.written is not None else None
+                await asyncio.sleep(UNKNOWN_PAUSES[unknown - 1])
         raise Busy(chat)
 
     def _unsent_if_mine(self, found: Found) -> None:
@@ -206,17 +218,14 @@ class Sessions:
             if session is not None and session.owner == self.process:
                 self.unsent.add((session.chat, session.change))
 
-    async def answer_lost(self, found: Found) -> bool:
-        """Whether the process that saved the game's last change is gone (its heartbeat
-        lapsed): a copy of a move it saved may be all that is left of the press, its answer
-        lost with it. A live owner answered, or answers, its own press."""
-        try:
-            session = found.session
-        except BadSession:
-            return False
-        if session is None or session.owner in ("", self.process):
-            return False
-        return not await self.alive(session.owner)
+    async def answering(self, chat: str, update: str) -> bool:
+        """Take the answer to `chat`'s press `update`: True for the first process that asks
+        (it says it), False once another did, or recorded that it said it (`Dedupe.told`)."""
+        return await self._store.mark_seen(Seen(keys.answered(chat), member(update), DEDUPE_TTL))
+
+    async def was_answered(self, chat: str, update: str) -> bool:
+        """Whether a process answered `chat`'s press `update` (or took its answer)."""
+        return await self._store.was_seen(keys.answered(chat), member(update))
 
     async def _found(self, chat: str, update: str | None, also: Sequence[str]) -> Found:
         """The session of `chat` (or of the chat it moved to), claiming `update` with it."""

@@ -151,8 +151,9 @@ class Store(ABC):
         """Whether `update` is in the set `seen` (it was handled)."""
 
     @abstractmethod
-    async def mark_seen(self, seen: Seen) -> None:
-        """Remember an update as handled (one round trip)."""
+    async def mark_seen(self, seen: Seen) -> bool:
+        """Remember an update as handled (one round trip); whether it was not in the set
+        before (checked and added in one step: one caller of many gets True)."""
 
     @abstractmethod
     async def save(

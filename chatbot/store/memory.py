@@ -101,9 +101,10 @@ class MemoryStore(Store):
         """Whether `update` is in the set `seen`."""
         return update in self._ids(seen)
 
-    async def mark_seen(self, seen: Seen) -> None:
+    async def mark_seen(self, seen: Seen) -> bool:
         """Add the id; ids marked more than `ttl` seconds ago go, then the oldest beyond
         SEEN_KEEP; the set lives `ttl` more seconds."""
+        new = seen.update not in self._ids(seen.key)
         now = self._clock()
         ids = self._ids(seen.key)
         ids.pop(seen.update, None)
@@ -113,6 +114,7 @@ class MemoryStore(Store):
         self._handled[seen.key] = (ids, self._clock() + seen.ttl)
         if seen.held is not None:
             self._claims.pop((seen.held, seen.update), None)
+        return new
 
     async def save(
         self,

@@ -276,10 +276,11 @@ class RedisStore(Store):
         async with self._reachable("was_seen"):
             return await self._r.zscore(self.name(seen), update) is not None
 
-    async def mark_seen(self, seen: Seen) -> None:
-        """Add, trim to the newest SEEN_KEEP, expire: one script, one round trip."""
+    async def mark_seen(self, seen: Seen) -> bool:
+        """Add, trim, expire: one script, one round trip; whether the id is new there."""
         async with self._reachable("mark_seen"):
-            await self._batch([self._mark(seen)])
+            (new,) = await self._batch([self._mark(seen)])
+            return bool(new)
 
     def _mark(self, seen: Seen) -> Command:
         """The update marked handled and its claim released, as the save script does (EVAL:
