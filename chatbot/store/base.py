@@ -79,13 +79,14 @@ class Doc:
 @dataclass(frozen=True)
 class Seen:
     """An update to remember as handled: its id joins the set `key` for `ttl` seconds (of
-    those, the newest SEEN_KEEP stay), and the set expires `ttl` seconds after its last
+    those, the newest `keep` stay), and the set expires `ttl` seconds after its last
     addition; its claim in the hash `held` (see `Claim`), if any, is released."""
 
     key: str
     update: str
     ttl: int
     held: str | None = None
+    keep: int = SEEN_KEEP
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 
 from chatbot.store.base import (
     ANY_VERSION,
-    SEEN_KEEP,
     Claim,
     Claimed,
     Conflict,
@@ -103,13 +102,13 @@ class MemoryStore(Store):
 
     async def mark_seen(self, seen: Seen) -> bool:
         """Add the id; ids marked more than `ttl` seconds ago go, then the oldest beyond
-        SEEN_KEEP; the set lives `ttl` more seconds."""
+        `keep`; the set lives `ttl` more seconds."""
         new = seen.update not in self._ids(seen.key)
         now = self._clock()
         ids = self._ids(seen.key)
         ids.pop(seen.update, None)
         ids[seen.update] = now
-        while ids and (len(ids) > SEEN_KEEP or next(iter(ids.values())) < now - seen.ttl):
+        while ids and (len(ids) > seen.keep or next(iter(ids.values())) < now - seen.ttl):
             del ids[next(iter(ids))]
         self._handled[seen.key] = (ids, self._clock() + seen.ttl)
         if seen.held is not None:

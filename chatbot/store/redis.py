@@ -19,7 +19,6 @@ from redis.exceptions import RedisError
 from chatbot.settings import Settings
 from chatbot.store.base import (
     INDEX_KEEP,
-    SEEN_KEEP,
     VERSION_KEEP,
     Claim,
     Claimed,
@@ -288,7 +287,7 @@ class RedisStore(Store):
         keys = [self.name(seen.key)]
         if seen.held is not None:
             keys += [self.name(seen.held), self._expiries(seen.held)]
-        return ("EVAL", self._seen, len(keys), *keys, seen.update, seen.ttl, SEEN_KEEP)
+        return ("EVAL", self._seen, len(keys), *keys, seen.update, seen.ttl, seen.keep)
 
     async def save(
         self,
@@ -316,7 +315,7 @@ class RedisStore(Store):
             keys = [self.name(key), self.index(key), self._legacy_counter(key), self._fields(key)]
             if seen is not None:
                 keys.append(self.name(seen.key))
-                args += [seen.update, seen.ttl, SEEN_KEEP]
+                args += [seen.update, seen.ttl, seen.keep]
                 if seen.held is not None:
                     keys += [self.name(seen.held), self._expiries(seen.held)]
             new = int(await self._script(self._save, keys, args))

@@ -35,6 +35,7 @@ from chatbot.store.redis import SHARDS, RedisStore
 from tests.clock import Clock
 
 DATA = b'{"k": "v:w"}\x00\xff'
+KEEP = 100  # a bound on a set of handled updates, small enough to reach in a test
 
 
 @dataclass(frozen=True)
@@ -197,10 +198,11 @@ async def test_an_update_is_marked_handled_by_its_save_or_after(store: Store) ->
 
 
 async def test_handled_updates_are_bounded(store: Store) -> None:
-    for i in range(SEEN_KEEP + 10):
-        await store.mark_seen(Seen("seen:c", f"u{i}", 60))
-    remembered = [await store.was_seen("seen:c", f"u{i}") for i in range(SEEN_KEEP + 10)]
-    assert remembered == [False] * 10 + [True] * SEEN_KEEP, "the newest stay"
+    assert SEEN_KEEP >= 10_000, "far above what a chat sees in DEDUPE_TTL"
+    for i in range(KEEP + 10):
+        await store.mark_seen(Seen("seen:c", f"u{i}", 60, keep=KEEP))
+    remembered = [await store.was_seen("seen:c", f"u{i}") for i in range(KEEP + 10)]
+    assert remembered == [False] * 10 + [True] * KEEP, "the newest stay"
 
 
 async def test_a_handled_update_is_remembered_its_ttl_whatever_the_chat_sees_after(
@@ -237,11 +239,11 @@ async def test_memory_handled_updates_expire() -> None:
 async def test_redis_handled_updates_are_one_capped_set_with_a_ttl(
     redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, redis_prefix: str
 ) -> None:
-    for i in range(SEEN_KEEP + 5):
-        await redis_store.mark_seen(Seen("seen:c", f"u{i}", 60))
-    await redis_store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "last", 60))
+    for i in range(KEEP + 5):
+        await redis_store.mark_seen(Seen("seen:c", f"u{i}", 60, keep=KEEP))
+    await redis_store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "last", 60, keep=KEEP))
     key = redis_store.name("seen:c")
-    assert await redis_client.zcard(key) == SEEN_KEEP
+    assert await redis_client.zcard(key) == KEEP
     assert 0 < await redis_client.ttl(key) <= 60
     assert await redis_store.was_seen("seen:c", "last")
 

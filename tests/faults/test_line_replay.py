@@ -117,6 +117,7 @@ def test_the_windows_fit() -> None:
     assert EVENT_WINDOW <= DEDUPE_TTL
 
 
+@pytest.mark.slow  # (real processes: `pytest -m slow`)
 async def test_a_captured_event_replayed_after_a_restart_and_1000_other_events_changes_nothing(
     line: FakeLine, own_redis: RedisProcess, tmp_path: Path
 ) -> None:
@@ -165,6 +166,7 @@ async def test_a_captured_event_replayed_after_a_restart_and_1000_other_events_c
         await store.close()
 
 
+@pytest.mark.slow  # (real processes: `pytest -m slow`)
 @pytest.mark.parametrize("page", [False, True], ids=["pushes", "hand-page"])
 async def test_a_redelivered_events_reply_token_is_not_used_past_its_life(
     line: FakeLine, own_redis: RedisProcess, tmp_path: Path, page: bool

@@ -172,6 +172,7 @@ def texts(tg: FakeTelegram, update: dict[str, Any]) -> list[str]:
     return [str(c.params.get("text", "")) for c in answer_calls(tg, update)]
 
 
+@pytest.mark.slow  # (real processes: `pytest -m slow`)
 @pytest.mark.parametrize("fault", ["sigkill", "sigstop"])
 async def test_a_press_whose_process_died_or_froze_at_its_save_is_answered_by_another(
     tg: FakeTelegram,
