@@ -389,7 +389,7 @@ async def serve(settings: Settings, games: Registry) -> int:
 
     from chatbot.bootstrap import settled, startup_line, web_app
     from chatbot.telegram.bot import TelegramBot
-    from chatbot.web import ops_app
+    from chatbot.web import header_timeout, ops_app
 
     webhooks = web_app(settings, games)
     for adapter in webhooks.state.adapters:
@@ -426,8 +426,9 @@ async def serve(settings: Settings, games: Registry) -> int:
             super().handle_exit(sig, frame)
             self._captured_signals.clear()
 
-    config = uvicorn.Config(  # http "auto": httptools' parser when installed, else h11
+    config = uvicorn.Config(  # httptools' parser when installed, else h11
         both,
+        http=header_timeout(settings.header_timeout),
         proxy_headers=True,
         timeout_graceful_shutdown=STOP_GRACE,
         access_log=settings.access_log,

@@ -73,10 +73,12 @@ class LineSettings:
     channel_access_token: str | None = None
     api_base_url: str | None = None  # a LINE Messaging API server other than LINE's
     answer_within: float = 0.8  # seconds a LINE webhook waits for its events' handling
+    reply_within: float = 50.0  # seconds after its event a reply token is used (LINE: ~1 min)
     liff_id: str | None = None  # the hand page's LIFF app (None: hands in the 1:1 chat)
     login_channel_id: str | None = None  # the LINE Login channel that ID tokens are for
     liff_sdk_url: str = "https://static.line-scdn.net/liff/edge/2/sdk.js"
     reminders: bool = False  # an idle player's reminder is pushed to them on LINE
+    liff_verify_per_minute: float = 10.0  # ID token checks with LINE a client may cause a minute
 
 
 @dataclass(frozen=True)
@@ -94,12 +96,14 @@ class Settings:
     metrics_port: int = 9180
     max_body: int = 1_000_000  # bytes of a webhook request's body read at most (then 413)
     access_log: bool = False  # the webhook server logs a line per request
+    header_timeout: float = 10.0  # seconds a request's headers may take to arrive (then closed)
     bot_delay: float = 1.5  # seconds before a computer player moves
     remind_after: float = 120.0  # seconds before an idle player is reminded
     takeover_after: float = 60.0  # seconds after the reminder before a computer plays for them
     idle_ttl: int = 2 * 24 * 3600  # seconds an untouched session is kept
     table_interval: float = 3.0  # at most one table edit per group this often (seconds)
     history_keep: int = 20  # finished games remembered per chat
+    open_tables: int = 3  # tables one person may hold open (not yet started) at once
     tick: float = 0.5  # how often deadlines are checked (seconds)
     think_workers: int = max(
         1, (os.cpu_count() or 2) - 1
@@ -162,10 +166,14 @@ class Settings:
             channel_access_token=env.get("LINE_CHANNEL_ACCESS_TOKEN") or None,
             api_base_url=env.get("LINE_API_BASE_URL") or None,
             answer_within=num("LINE_ANSWER_WITHIN", ln.answer_within),
+            reply_within=positive("LINE_REPLY_WITHIN", ln.reply_within),
             liff_id=env.get("LINE_LIFF_ID") or None,
             login_channel_id=env.get("LINE_LOGIN_CHANNEL_ID") or None,
             liff_sdk_url=env.get("LINE_LIFF_SDK_URL") or ln.liff_sdk_url,
             reminders=flag("LINE_REMINDERS"),
+            liff_verify_per_minute=positive(
+                "LINE_LIFF_VERIFY_PER_MINUTE", ln.liff_verify_per_minute
+            ),
         )
         return cls(
             telegram=telegram,
@@ -178,12 +186,14 @@ class Settings:
             metrics_port=metrics_port,
             max_body=int(positive("MAX_BODY", d.max_body)),
             access_log=flag("ACCESS_LOG"),
+            header_timeout=positive("HEADER_TIMEOUT", d.header_timeout),
             bot_delay=num("BOT_DELAY", d.bot_delay),
             remind_after=num("REMIND_AFTER", d.remind_after),
             takeover_after=num("TAKEOVER_AFTER", d.takeover_after),
             idle_ttl=int(num("IDLE_TTL", d.idle_ttl)),
             table_interval=num("TABLE_INTERVAL", d.table_interval),
             history_keep=int(num("HISTORY_KEEP", d.history_keep)),
+            open_tables=int(positive("OPEN_TABLES", d.open_tables)),
             tick=num("TICK", d.tick),
             think_workers=int(num("THINK_WORKERS", num("THINKERS", d.think_workers))),
             think_budget=positive("THINK_BUDGET", d.think_budget),

@@ -92,10 +92,6 @@ class Wire:
         Connection.read_response = reading  # type: ignore[method-assign,assignment]
         return self
 
-    def without(self, *scripts: str) -> list[str]:
-        """`names`, leaving out the calls of these scripts (by SHA1)."""
-        return [n for n, sha in zip(self.names, self.shas, strict=True) if sha not in scripts]
-
     def __exit__(self, *exc: object) -> None:
         Connection.send_packed_command = self._send  # type: ignore[method-assign]
         Connection.read_response = self._read  # type: ignore[method-assign]

@@ -20,7 +20,11 @@ from collections import OrderedDict
 from chatbot.core import keys
 from chatbot.store.base import Seen
 
-DEDUPE_TTL = 3600  # seconds a chat's handled update ids are remembered after the last one
+# Seconds each handled update id is remembered in the store, whatever else the chat sees
+# meanwhile: longer than any platform redelivers an update (a LINE event older than the LINE
+# adapter's EVENT_WINDOW is dropped by its own timestamp; Telegram retries a webhook within
+# minutes), so that a copy is never handled twice, in any process, after any restart.
+DEDUPE_TTL = 3600
 IN_FLIGHT = 5.0  # seconds a process holds an update it handles against copies elsewhere
 ANSWERED_KEPT = 10_000  # newest updates this process answered, known here
 
@@ -63,6 +67,11 @@ class Dedupe:
         if seen is not None:
             self._marks.append(seen)
         return bool(self._marks)
+
+    def told(self, chat: str, update: str) -> None:
+        """This process answered `chat`'s press `update` at once: recorded with the ledger's
+        next write (a copy elsewhere then says nothing; `Sessions.answering`)."""
+        self._marks.append(Seen(keys.answered(chat), member(update), DEDUPE_TTL))
 
     def marks(self) -> list[Seen]:
         """The marks waiting for the ledger, taken (it writes them with its next write)."""

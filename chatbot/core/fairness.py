@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 
-from engine.core import GameSpec, OptionValue
+from engine.core import GameSpec, IllegalAction, OptionValue
 
 DIGITS = 16  # hex digits of a commitment
 
@@ -62,26 +63,63 @@ def matches(key: str, claimed: str) -> bool:
     return hmac.compare_digest(commitment(key), claimed.strip().lower())
 
 
+class BadKey(ValueError):
+    """A key that names no deal: `why` says which part (`parse_key`), `params` what it
+    holds."""
+
+    def __init__(self, why: str, **params: object) -> None:
+        super().__init__(why, params)
+        self.why = why
+        self.params = params
+
+
+SALT = re.compile(f"[0-9a-f]{{{DIGITS}}}")
+SEED = re.compile(r"[0-9]{1,20}")
+
+
 def parse(key: str, specs: dict[str, GameSpec]) -> Deal | None:
     """The deal a revealed key names (games by name), or None for anything else."""
+    try:
+        return parse_key(key, specs)
+    except BadKey:
+        return None
+
+
+def parse_key(key: str, specs: dict[str, GameSpec]) -> Deal:
+    """The deal a revealed key names (games by name); BadKey, saying which part is wrong,
+    for anything no game here could have dealt: every part is checked (the seats against the
+    game's, each option against the values it offers, the options together, the seed's and
+    the salt's digits)."""
     parts = key.strip().split(".")
     if len(parts) != 5:
-        return None
+        raise BadKey("shape")
     game, players, values, seed, salt = parts
     spec = specs.get(game)
-    if spec is None or not players.isdigit() or not seed.isdigit():
-        return None
+    if spec is None:
+        raise BadKey("game", game=game[:32])
+    if not SEED.fullmatch(players) or not spec.min_players <= int(players) <= spec.max_players:
+        low, high = spec.min_players, spec.max_players
+        raise BadKey("seats", game=game, seats=players[:8], low=low, high=high)
     raw = values.split("-") if values else []
-    if len(raw) != len(spec.options) or not all(v.isdigit() for v in raw):
-        return None
+    if len(raw) != len(spec.options):
+        raise BadKey("count", game=game, given=len(raw), count=len(spec.options))
+    options: list[OptionValue] = []
+    for option, value in zip(spec.options, raw, strict=True):
+        number = int(value) if SEED.fullmatch(value) else None
+        read: OptionValue | None = number
+        if isinstance(option.default, bool):
+            read = None if number not in (0, 1) else bool(number)
+        if read is None or read not in option.choices:
+            raise BadKey("option", game=game, option=option.name, value=value[:8])
+        options.append(read)
+    deal = Deal(game, int(players), tuple(options), 0, 0)
     try:
-        options = tuple(
-            bool(int(v)) if isinstance(o.default, bool) else int(v)
-            for o, v in zip(spec.options, raw, strict=True)
-        )
-        return Deal(game, int(players), options, int(seed), int(salt, 16))
-    except ValueError:
-        return None
+        spec.resolve_options(deal.named_options(spec))
+    except IllegalAction as refused:
+        raise BadKey("together", game=game, option=refused.params.get("option", "")) from None
+    if not SEED.fullmatch(seed) or int(seed) >= 1 << 64 or not SALT.fullmatch(salt):
+        raise BadKey("numbers")
+    return Deal(game, int(players), tuple(options), int(seed), int(salt, 16))
 
 
 def stamp_start(salt: int, below: int) -> int:

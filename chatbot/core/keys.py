@@ -34,6 +34,11 @@ def seen(chat: str) -> str:
     return f"seen:{chat}"
 
 
+def answered(chat: str) -> str:
+    """The set of the chat's presses answered (by whichever process answered each)."""
+    return f"answered:{chat}"
+
+
 def claims(chat: str) -> str:
     """The chat's updates being handled now, and by which process."""
     return f"claims:{chat}"

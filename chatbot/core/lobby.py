@@ -62,6 +62,16 @@ class LobbyDesk:
         else:
             if stored is not None and stored.phase == OVER:  # its end was cut short (a crash)
                 await self.endings.finish(stored.chat)
+        held = await people.open_tables(inc.user.id, besides=inc.chat)
+        if len(held) >= sessions.settings.open_tables:  # a person holds only a few open
+            text = tr.nt(
+                "You have a table open in another chat already: start it there, or end it "
+                "with /stop, before opening another.",
+                "You have tables open in {n} other chats already: start one there, or end "
+                "it with /stop, before opening another.",
+                len(held),
+            )
+            return self._notice(inc, text)
         sits = inc.private or not bundle.private_hands or await people.reachable(inc.user.id)
         seat = await self.seat_for(inc) if sits else None
 
@@ -81,6 +91,8 @@ class LobbyDesk:
             return Outcome(Reply(messages=[with_slot(lobby, views.LOBBY_SLOT, inc.chat)]), session)
 
         outcome = await sessions.change(inc.chat, work)
+        if outcome.save is not None:
+            await people.opened(inc.user.id, inc.chat, held)
         if outcome.save is not None and seat is not None:  # a private /language must find it
             await people.seated(inc.user.id, inc.chat)
         return outcome.result

@@ -152,6 +152,7 @@ class Reply:
     confirm: tuple[str, int] | None = None  # (chat, change) to record once all are delivered
     handled: tuple[str, str] | None = None  # (chat, update): to record as handled, soon
     chatter: bool = False  # it only tells (a status, the help): may wait in a busy group
+    silent: bool = False  # a press another process answered: no answer at all from this one
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,10 @@ hand asked for.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,13 @@ from engine.core import BadState, IllegalAction
 log = logging.getLogger(__name__)
 TURN_NEWS = 4  # lines of a finished turn's result told to a press on its table
 NOT_A_RULE = frozenset({"not_your_turn", "game_over", "bad_action"})  # no rule text to show
+# Seconds after its handling began within which a press's answer is said without asking the
+# store whether another process said one (a copy waits longer: `ANSWER_WAIT`).
+ANSWER_SOON = 2.0
+# Seconds a copy of a press handled before waits for its answer to be recorded (said at once,
+# plus the ledger's write, with room to spare) before saying that the press was counted.
+ANSWER_WAIT = 4.0
+ANSWER_POLL = 0.2  # seconds between looks
 
 
 @dataclass(frozen=True)
@@ -56,11 +65,12 @@ class Moves:
         group = code.op == b.GROUP_MOVE
         named, wanted = (inc.chat, code.fields[0]) if group else code.fields
         made = [0]  # game actions the last try took (computers hurried included)
+        copied: list[Found] = []  # the game as found by a copy of a press handled before
 
         async def work(found: Found) -> Outcome[Reply]:
-            if found.handled:  # delivered again: handled (and answered) before
-                lost = await self.sessions.liveness.answer_lost(found)
-                return Outcome(await self._already(inc, found) if lost else Reply())
+            if found.handled:  # delivered again: handled before (its answer: `_copied`)
+                copied.append(found)
+                return Outcome(Reply())
             seated = await self._check(inc, found, code.stamp, group)
             if isinstance(seated, Reply):
                 return Outcome(seated)
@@ -86,12 +96,27 @@ class Moves:
 
         outcome = await self.sessions.change(named, work, update=inc.update_id)
         saved = outcome.save
+        if copied and saved is None and outcome.result.answer is None:
+            return await self._copied(inc, copied[-1])
         if saved is not None:
             outcome.result.confirm = (saved.chat, saved.change)
             metrics.MOVES.labels(saved.game).inc(made[0])
             if saved.phase == OVER:
                 await self.endings.finish(saved.chat)
         return outcome.result
+
+    async def _copied(self, inc: Press, found: Found) -> Reply:
+        """A copy of a press handled before (its process died, stalled, or was slow to
+        answer): nothing, once the process that handled it recorded its answer (it does so
+        within ANSWER_WAIT when it answered at once); else that the press was counted, which
+        the runner says only if no other process took the answer first
+        (`Sessions.answering`)."""
+        deadline = time.monotonic() + ANSWER_WAIT
+        while not await self.sessions.was_answered(found.chat, inc.update_id or ""):
+            if time.monotonic() >= deadline:
+                return await self._already(inc, found)
+            await asyncio.sleep(ANSWER_POLL)
+        return Reply()
 
     async def _already(self, inc: Incoming, found: Found) -> Reply:
         """The answer to a move delivered again after it was saved (its first answer may
@@ -158,7 +183,7 @@ class Moves:
     async def hand_of(self, inc: Incoming, chat: str) -> tuple[Message, Message] | str:
         """The sender's hand message in the game of `chat` and the group's table as it is
         now, or why there is none (no game, not a player)."""
-        found = Found(chat, await self.sessions.find(chat))
+        found = Found(chat, await self.sessions.find(chat), fit=self.sessions.fit)
         seated = await self._check(inc, found, -1, True)
         if isinstance(seated, Reply):
             return seated.answer.text if seated.answer is not None else ""

@@ -9,7 +9,7 @@ import json
 from typing import TYPE_CHECKING
 
 from chatbot.core.model import Incoming
-from chatbot.core.session import Session
+from chatbot.core.session import LOBBY, BadSession, Session
 from chatbot.i18n import negotiate
 
 if TYPE_CHECKING:
@@ -32,6 +32,32 @@ class People:
         except ValueError:
             return []
         return [c for c in chats if isinstance(c, str)] if isinstance(chats, list) else []
+
+    async def open_tables(self, user: str, besides: str) -> list[str]:
+        """The chats other than `besides` where a table `user` opened is still open (not yet
+        started); those that are not any more are forgotten."""
+        raw = await self.sessions.user_setting(user, "opened")
+        try:
+            chats = json.loads(raw) if raw else []
+        except ValueError:
+            chats = []
+        held = []
+        for chat in chats if isinstance(chats, list) else []:
+            if not isinstance(chat, str) or chat == besides:
+                continue
+            try:
+                session, _ = await self.sessions.load(chat, follow=False)
+            except BadSession:
+                continue
+            if session is not None and session.phase == LOBBY and session.creator == user:
+                held.append(chat)
+        if held != chats:
+            await self.sessions.set_user_setting(user, "opened", json.dumps(held))
+        return held
+
+    async def opened(self, user: str, chat: str, held: list[str]) -> None:
+        """Remember that `user` opened a table in `chat` beside those `held` open."""
+        await self.sessions.set_user_setting(user, "opened", json.dumps([*held, chat]))
 
     async def seated(self, user: str, chat: str) -> None:
         """Remember that `user` sits in `chat`'s game (a private /language finds it)."""

@@ -23,9 +23,19 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from chatbot import metrics
-from chatbot.core.buttons import DATA_BYTES, game_chat
+from chatbot.core.buttons import DATA_BYTES, GROUP_MOVE, MOVE, game_chat
 from chatbot.core.delivery import Delivery
-from chatbot.core.model import Answer, Button, Capabilities, Incoming, Message, Press, clip
+from chatbot.core.model import (
+    Answer,
+    Button,
+    Capabilities,
+    Incoming,
+    Message,
+    Press,
+    Reply,
+    clip,
+)
+from chatbot.core.moves import ANSWER_SOON
 from chatbot.core.outbox import Budget, Outbox, cancelled
 from chatbot.core.service import GameService
 from chatbot.i18n import negotiate, translator
@@ -35,6 +45,7 @@ log = logging.getLogger(__name__)
 HEARTBEAT = 3.0  # seconds between this process's "alive" marks
 RETRY_LATER = 60  # seconds before a timer that failed is tried again
 STOP_WITHIN = 3.0  # seconds a stopping runner spends delivering what is queued
+MOVES = frozenset({MOVE, GROUP_MOVE})  # presses whose copies are told what became of them
 
 
 class Runner:
@@ -91,7 +102,8 @@ class Runner:
                 if self.dedupe.copy(inc.update_id):
                     return None
                 reply = await self.service.handle(inc)
-                if self.dedupe.answered(inc.update_id, reply.handled):
+                told = await self._says(press, reply, time.perf_counter() - began)
+                if self.dedupe.answered(inc.update_id, reply.handled) or told:
                     self.delivery.ledger.write_soon()
         except Exception as exc:
             tr = translator(negotiate(inc.user.language))
@@ -118,7 +130,7 @@ class Runner:
             self.delivery.post(others, inc, reply.confirm, reply.chatter)
             await self.delivery.parking.written()  # the page's message there may reach another
             return replace(answer or Answer(), shown=mine)
-        if press is not None and answer is None and messages:
+        if press is not None and answer is None and messages and not reply.silent:
             answer = Answer()  # (an update delivered twice makes no messages: answered once)
         if answer is not None and answer.text and not self.caps.popups:
             said = self._said(inc, answer)
@@ -128,6 +140,27 @@ class Runner:
             answer = replace(answer, text=clip(answer.text, self.caps.answer_chars))
         self.delivery.post(messages, inc, reply.confirm, reply.chatter)
         return answer
+
+    async def _says(self, press: Press | None, reply: Reply, took: float) -> bool:
+        """Whether this process says the answer to a move's press it is about to give, and
+        records it (with the ledger's next write: no round trip of its own). An answer that
+        comes late (ANSWER_SOON: this process stalled, or the press is a copy of one handled
+        before) is said only if no other process said one first (`Sessions.answering`); else
+        the reply keeps its messages and loses its answer."""
+        code = press.code if press is not None else None
+        if press is None or code is None or code.op not in MOVES or not press.update_id:
+            return False
+        if reply.answer is None:
+            return False
+        chat = game_chat(code, press.chat)
+        if took <= ANSWER_SOON:
+            self.dedupe.told(chat, press.update_id)
+            return True
+        if not await self.sessions.answering(chat, press.update_id):
+            log.info("update %s in %s: answered elsewhere", press.update_id, chat)
+            reply.answer = None
+            reply.silent = True
+        return False
 
     def _said(self, inc: Incoming, answer: Answer) -> Message | None:
         """An answer as a message, where there are no pop-ups: in the press's own chat naming

@@ -36,7 +36,7 @@ from chatbot.core.moves import Moves
 from chatbot.core.record import RecordDesk
 from chatbot.core.render import Renderer, key_revealed
 from chatbot.core.session import LOBBY, PLAYING, BadSession, Session
-from chatbot.core.sessions import WROTE, Busy, Sessions
+from chatbot.core.sessions import ASKING, WROTE, Busy, Sessions
 from chatbot.core.standings_desk import StandingsDesk
 from chatbot.core.thinking import ThinkingPool
 from chatbot.core.timers import Timers
@@ -102,6 +102,7 @@ class GameService:
         sessions = self.sessions
         if not game and inc.update_id and (await sessions.claim(chat, inc.update_id)).handled:
             return Reply()  # recorded once its answer and messages went out: nothing owed
+        asking = ASKING.set((chat, inc.update_id) if not game and inc.update_id else None)
         try:
             if isinstance(inc, Membership):
                 return await self._membership(inc)
@@ -119,6 +120,8 @@ class GameService:
             log.error("unreadable session in %s: %r", inc.chat, exc)
             tr = translator(negotiate(inc.user.language))
             return self._say(inc, tr.gettext("This game could not be read: /stop ends it."))
+        finally:
+            ASKING.reset(asking)
         saved = game and reply.confirm is not None  # a move: its save marked it
         if not saved and inc.update_id:
             # Recorded with the deliveries, no round trip of its own; its claim holds copies

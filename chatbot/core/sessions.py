@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from chatbot.core import keys
 from chatbot.core.budget import Budgets
-from chatbot.core.dedupe import IN_FLIGHT, Dedupe, mark, member
+from chatbot.core.dedupe import DEDUPE_TTL, IN_FLIGHT, Dedupe, mark, member
 from chatbot.core.liveness import Liveness
 from chatbot.core.model import Capabilities
 from chatbot.core.people import People
@@ -50,7 +50,7 @@ from chatbot.store.base import (
 log = logging.getLogger(__name__)
 # Whether the task's units of work wrote a change (a command's reply that wrote none only
 # tells or refuses: it is chatter, `GameService._command`).
-WROTE: contextvars.ContextVar[bool] = contextvars.ContextVar("wrote", default=False)
+WROTE: ContextVar[bool] = ContextVar("wrote", default=False)
 T = TypeVar("T")
 HAND_SLOT = "hand:"  # slots of private hand messages (their ids kept in the chat's ledger)
 OWED_GRACE = 10.0  # seconds before another process delivers a change its owner did not confirm
@@ -59,6 +59,12 @@ HISTORY_TTL = 180 * 24 * 3600  # seconds a chat's results are kept after its las
 UNSENT_KEPT = 10_000  # changes remembered whose save this process saw fail
 PARKED_KEPT = 20  # group updates parked for a chat's next reply (the oldest go)
 CLAIM_POLL = 0.1  # seconds between looks at an update another process is handling
+UNKNOWN_PAUSES = (0.2, 1.0)  # seconds before looking again whether a save that stalled was applied
+# The update being handled in this task and the chat whose set of handled updates has it
+# (`GameService.handle` sets it): a unit of work on that chat claims it and its save marks it
+# handled in the same step, so that no copy changes the game again, even after this process
+# died before the ledger's next write.
+ASKING: ContextVar[tuple[str, str] | None] = ContextVar("asking", default=None)
 
 
 class Busy(Exception):
@@ -116,12 +122,32 @@ class Sessions:
             raise BadSession(f"unknown game {session.game!r}")
         return bundle
 
-    @staticmethod
-    def session(doc: Doc | None) -> tuple[Session | None, int]:
+    def session(self, doc: Doc | None) -> tuple[Session | None, int]:
         """The session of a stored document (BadSession when it cannot be read)."""
         if doc is None:
             return None, 0
-        return Session.loads(doc.data, doc.fields), doc.version
+        return self.fit(Session.loads(doc.data, doc.fields)), doc.version
+
+    def fit(self, session: Session) -> Session:
+        """`session` with its game's options as the game has them now: an option added since
+        it was saved takes its default (as the game was played before it existed); an option
+        the game no longer has, or a value it no longer offers, is BadSession."""
+        bundle = self.games.get(session.game)
+        if bundle is None:  # (answered where its game is needed)
+            return session
+        spec = bundle.game.spec
+        known = {o.name: o for o in spec.options}
+        for name, value in session.options.items():
+            option = known.get(name)
+            if (
+                option is None
+                or value not in option.choices
+                or type(value) is not type(option.default)
+            ):
+                raise BadSession(f"option {name}={value!r} of {session.game}")
+        for name, option in known.items():
+            session.options.setdefault(name, option.default)
+        return session
 
     # --- reading a session -------------------------------------------------------------------
 
@@ -152,13 +178,20 @@ class Sessions:
         and marked handled by the save (`Found.handled`: it was handled before). `also`: other
         keys of the chat the work reads (`Found.others`) and may write. A save whose answer
         was lost on the way (the connection broke, the client sent it again and lost the race
-        to itself) is found applied on the next load: its outcome stands."""
+        to itself) is found applied on the next load: its outcome stands. Without `update`,
+        the update this task handles (`ASKING`), if it asks about `chat`."""
+        asking = ASKING.get()
+        if update is None and asking is not None and asking[0] == chat:
+            update = asking[1]
         tried: Outcome[T] | None = None
+        unknown = 0  # saves whose answer did not come (the store stalled or went away)
         for _ in range(RETRIES):
             found = await self._found(chat, update, also)
             data = None if found.doc is None else found.doc.data
             if found.handled and tried is not None:
-                if data == tried.written:
+                if data == tried.written:  # it was saved: delivered as if nothing happened
+                    if tried.save is not None:
+                        self.unsent.discard((tried.save.chat, tried.save.change))
                     return tried
                 self._unsent_if_mine(found)
             outcome = await work(found)
@@ -170,6 +203,14 @@ class Sessions:
                 return outcome
             except Conflict:
                 tried = outcome if outcome.written is not None else None
+            except StoreUnavailable:
+                # Whether the save was applied is unknown: the next load tells (its update
+                # handled, and the document as sent: it was), unless the store stays away.
+                unknown += 1
+                if not update or unknown > len(UNKNOWN_PAUSES):
+                    raise
+                tried = outcome if outcome.written is not None else None
+                await asyncio.sleep(UNKNOWN_PAUSES[unknown - 1])
         raise Busy(chat)
 
     def _unsent_if_mine(self, found: Found) -> None:
@@ -181,6 +222,15 @@ class Sessions:
             if session is not None and session.owner == self.process:
                 self.unsent.add((session.chat, session.change))
 
+    async def answering(self, chat: str, update: str) -> bool:
+        """Take the answer to `chat`'s press `update`: True for the first process that asks
+        (it says it), False once another did, or recorded that it said it (`Dedupe.told`)."""
+        return await self._store.mark_seen(Seen(keys.answered(chat), member(update), DEDUPE_TTL))
+
+    async def was_answered(self, chat: str, update: str) -> bool:
+        """Whether a process answered `chat`'s press `update` (or took its answer)."""
+        return await self._store.was_seen(keys.answered(chat), member(update))
+
     async def _found(self, chat: str, update: str | None, also: Sequence[str]) -> Found:
         """The session of `chat` (or of the chat it moved to), claiming `update` with it."""
         doc, handled = await self._claimed(chat, update)
@@ -188,7 +238,8 @@ class Sessions:
             chat = moved  # the group became a supergroup: its own set of handled updates
             doc, again = await self._claimed(moved, update)
             handled = handled or again
-        return Found(chat, doc, handled, {key: await self._other(key) for key in also})
+        others = {key: await self._other(key) for key in also}
+        return Found(chat, doc, handled, others, self.fit)
 
     async def _other(self, key: str) -> Doc | None:
         """A document a unit of work reads beside the session; one that is not even a document

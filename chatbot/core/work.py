@@ -25,11 +25,15 @@ class Found:
     doc: Doc | None
     handled: bool = False
     others: Mapping[str, Doc | None] = field(default_factory=dict)  # `also`'s documents
+    # What makes a loaded session fit for its game (`Sessions.fit`); BadSession if it is not.
+    fit: Callable[[Session], Session] = field(default=lambda session: session, compare=False)
 
     @cached_property
     def session(self) -> Session | None:
         """The stored session (None: none); BadSession when it cannot be read."""
-        return None if self.doc is None else Session.loads(self.doc.data, self.doc.fields)
+        if self.doc is None:
+            return None
+        return self.fit(Session.loads(self.doc.data, self.doc.fields))
 
     @property
     def version(self) -> int:

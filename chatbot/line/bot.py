@@ -3,7 +3,9 @@
 Replies first, pushes last: a message that answers an event goes out with the event's reply
 token (free, single use, short-lived), with the messages it carries in the same request; only
 messages nothing answers are pushed (a small monthly quota), with a retry key, retried. A token
-is used at most once and never after `REPLY_WITHIN` seconds. A webhook is answered within
+is used at most once and never later than `LINE_REPLY_WITHIN` seconds after its event happened
+(by the event's own timestamp: a redelivered event's token is as old as the event). A webhook
+is answered within
 `answer_within` seconds whatever LINE's API does (docs/platforms.md).
 """
 
@@ -60,7 +62,6 @@ from chatbot.settings import Settings
 
 log = logging.getLogger(__name__)
 ID_RETRY = 60.0  # seconds between tries to learn the bot's id while LINE was unreachable
-REPLY_WITHIN = 50.0  # seconds a reply token is trusted (LINE keeps it about a minute)
 TOKENS_KEPT = 10_000  # unused reply tokens remembered
 PROFILES_KEPT = 10_000  # names and languages remembered
 PROFILE_TTL = 3600.0  # seconds a friend's remembered profile (or a group's name) is trusted
@@ -280,8 +281,10 @@ class LineBot:
             self._id_asked = self.monotonic()
             self._later(self.learn_id())  # links work once it is known
         token = getattr(event, "reply_token", None)
-        if token:
-            self._tokens[token] = self.monotonic()
+        if token:  # as old as its event (LINE may deliver an event again, minutes later)
+            stamp = getattr(event, "timestamp", None)
+            age = self.sessions.clock() - stamp / 1000 if isinstance(stamp, int) else 0.0
+            self._tokens[token] = self.monotonic() - max(0.0, age)
             while len(self._tokens) > TOKENS_KEPT:
                 self._tokens.popitem(last=False)
         user_id = sender_id(event)
@@ -412,11 +415,14 @@ class LineBot:
     # --- messages out ----------------------------------------------------------------------
 
     def _take(self, token: object) -> str | None:
-        """The token if it was never used and is fresh; it counts as used from now on."""
+        """The token if it was never used and is fresh (`LINE_REPLY_WITHIN` seconds after its
+        event); it counts as used from now on."""
         if not isinstance(token, str):
             return None
-        received = self._tokens.pop(token, None)
-        if received is None or self.monotonic() - received > REPLY_WITHIN:
+        issued = self._tokens.pop(token, None)
+        if issued is None or self.monotonic() - issued > self.settings.line.reply_within:
+            if issued is not None:
+                log.info("reply token of %.0f s ago not used", self.monotonic() - issued)
             return None
         return token
 
@@ -426,6 +432,11 @@ class LineBot:
         Undelivered when LINE could not be reached after the retries."""
         body = [message_object(m) for m in (message, *message.also)]
         token = self._take(message.answers)
+        if token is None and message.answers is not None and self.capabilities.hold_unasked:
+            # Too late to reply: a group's update waits for the next event there (parked), as
+            # one that answers nothing; anything else is pushed where LINE allows it.
+            self.runner.delivery.post([replace(message, answers=None)])
+            return None
         try:
             if token is not None:
                 request = ReplyMessageRequest.from_dict({"replyToken": token, "messages": body})

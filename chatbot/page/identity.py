@@ -27,12 +27,14 @@ class Identity(Protocol):
 
     prefix: str  # the page's routes: <prefix>/page, <prefix>/static/…, <prefix>/api/…
     sdk: str  # the platform's script for pages (its URL)
+    sites: str  # the origins that script talks to (the page's Content-Security-Policy)
     glue: str  # the file name of the adapter's script for the page (beside its module)
     glue_source: str  # that script
 
-    async def user(self, scheme: str, credential: str, game: str) -> User:
+    async def user(self, scheme: str, credential: str, game: str, client: str = "") -> User:
         """The person a request's `Authorization: <scheme> <credential>` proves (Refusal 401
-        when it proves nothing: forged, expired, for another bot)."""
+        when it proves nothing: forged, expired, for another bot; 429 when `client`, the
+        requester's address, asked too often)."""
         ...
 
     def chat(self, game: str) -> str | None:

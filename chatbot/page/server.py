@@ -27,6 +27,7 @@ import uuid
 from collections.abc import AsyncIterator
 from importlib import resources
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import orjson
 from starlette.requests import Request
@@ -101,7 +102,20 @@ class GamePage:
         page = self.html
         for mark, value in filled.items():
             page = page.replace(mark, value)
-        return HTMLResponse(page, headers={"cache-control": "no-store"})
+        headers = {"cache-control": "no-store", "content-security-policy": self.policy()}
+        return HTMLResponse(page, headers=headers)
+
+    def policy(self) -> str:
+        """The page's Content-Security-Policy: its own files and API, the platform's script
+        and the sites it talks to; no inline script (the web server adds who may frame it)."""
+        sdk = urlsplit(self.identity.sdk)
+        origin = f"{sdk.scheme}://{sdk.netloc}" if sdk.scheme and sdk.netloc else ""
+        sites = " ".join(filter(None, (origin, self.identity.sites)))
+        return (
+            f"default-src 'self'; script-src 'self' {origin}; connect-src 'self' {sites}; "
+            f"img-src 'self' data: {sites}; style-src 'self' 'unsafe-inline'; "
+            f"frame-src 'self' {sites}; object-src 'none'; base-uri 'none'; form-action 'self'"
+        )
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -164,7 +178,7 @@ class GamePage:
         try:
             scheme, _, credential = request.query_params.get("auth", "").partition(" ")
             game = request.query_params.get("game")
-            user, chat = await self._check(scheme, credential, game)
+            user, chat = await self._check(scheme, credential, game, _client(request))
             session = await self._session(chat)
             if session is None or session.seat_of(user.id) is None:
                 await self._watcher(user, chat)
@@ -195,9 +209,11 @@ class GamePage:
 
     async def _asker(self, request: Request, game: Any) -> tuple[User, str]:
         scheme, _, credential = request.headers.get("authorization", "").partition(" ")
-        return await self._check(scheme, credential, game)
+        return await self._check(scheme, credential, game, _client(request))
 
-    async def _check(self, scheme: str, credential: str, game: Any) -> tuple[User, str]:
+    async def _check(
+        self, scheme: str, credential: str, game: Any, client: str
+    ) -> tuple[User, str]:
         """The verified user and the game's chat, or Refusal."""
         credential = credential.strip()
         if not credential or len(credential) > AUTH_CHARS:
@@ -205,7 +221,7 @@ class GamePage:
         chat = self.identity.chat(game) if isinstance(game, str) and len(game) <= 100 else None
         if chat is None:
             raise Refusal(400, NO_GAME)
-        user = await self.identity.user(scheme, credential, game)
+        user = await self.identity.user(scheme, credential, game, client)
         return user, chat
 
     async def _shown(self, user: User, chat: str, lock: Any) -> JSON:
@@ -324,3 +340,8 @@ async def _body(request: Request) -> JSON:
     if not isinstance(body, dict):
         raise Refusal(400, NOT_OURS)
     return body
+
+
+def _client(request: Request) -> str:
+    """The requester's address (what limits its calls to the platform)."""
+    return request.client.host if request.client is not None else ""

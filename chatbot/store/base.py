@@ -30,9 +30,10 @@ from chatbot.store.watch import Watchers
 
 RETRIES = 8  # compare-and-set attempts before giving up on a busy document
 VERSION_KEEP = 7 * 24 * 3600  # seconds a key's version counter outlives its document
-# Update ids remembered per set (the newest): a few minutes of the busiest chat's presses, and
-# under the 128 members up to which Redis keeps a sorted set compact (1.3 KB; 16 KB above).
-SEEN_KEEP = 100
+# Update ids remembered per set at most (the newest): each stays its set's ttl after it was
+# marked (chatbot.core.dedupe.DEDUPE_TTL, longer than any platform redelivers an update or
+# accepts an old one); this bound only caps memory, far above what one chat sees in that time.
+SEEN_KEEP = 10_000
 INDEX_KEEP = VERSION_KEEP  # seconds (at least) a deadline index outlives its last write
 
 
@@ -81,14 +82,15 @@ class Doc:
 
 @dataclass(frozen=True)
 class Seen:
-    """An update to remember as handled: its id joins the bounded set `key` (the newest
-    SEEN_KEEP ids stay), and the set expires `ttl` seconds after its last addition; its claim
-    in the hash `held` (see `Claim`), if any, is released."""
+    """An update to remember as handled: its id joins the set `key` for `ttl` seconds (of
+    those, the newest `keep` stay), and the set expires `ttl` seconds after its last
+    addition; its claim in the hash `held` (see `Claim`), if any, is released."""
 
     key: str
     update: str
     ttl: int
     held: str | None = None
+    keep: int = SEEN_KEEP
 
 
 @dataclass(frozen=True)
@@ -181,8 +183,9 @@ class Store(ABC):
         """Whether `update` is in the set `seen` (it was handled)."""
 
     @abstractmethod
-    async def mark_seen(self, seen: Seen) -> None:
-        """Remember an update as handled (one round trip)."""
+    async def mark_seen(self, seen: Seen) -> bool:
+        """Remember an update as handled (one round trip); whether it was not in the set
+        before (checked and added in one step: one caller of many gets True)."""
 
     @abstractmethod
     async def save(

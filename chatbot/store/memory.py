@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 
 from chatbot.store.base import (
     ANY_VERSION,
-    SEEN_KEEP,
     Claim,
     Claimed,
     Conflict,
@@ -36,7 +35,7 @@ class MemoryStore(Store):
         self._docs: dict[str, tuple[Doc, float | None]] = {}
         self._issued: dict[str, int] = {}  # the highest version issued per key (never dropped)
         self._seen: dict[str, float] = {}
-        self._handled: dict[str, tuple[dict[str, None], float]] = {}  # set -> (ids, expiry)
+        self._handled: dict[str, tuple[dict[str, float], float]] = {}  # set -> (ids, expiry)
         self._lists: dict[str, list[bytes]] = {}
         self._tagged: dict[str, list[tuple[str, bytes]]] = {}  # `append`'s lists, oldest first
         self._settings: dict[str, dict[str, str]] = {}
@@ -92,8 +91,8 @@ class MemoryStore(Store):
         self._claims[(claim.held, claim.update)] = (claim.process, now + claim.ttl)
         return Claimed(doc, False)
 
-    def _ids(self, seen: str) -> dict[str, None]:
-        """The unexpired ids of the set `seen`, oldest first."""
+    def _ids(self, seen: str) -> dict[str, float]:
+        """The unexpired ids of the set `seen` (id -> when marked), oldest first."""
         entry = self._handled.get(seen)
         if entry is None or entry[1] <= self._clock():
             self._handled.pop(seen, None)
@@ -104,16 +103,20 @@ class MemoryStore(Store):
         """Whether `update` is in the set `seen`."""
         return update in self._ids(seen)
 
-    async def mark_seen(self, seen: Seen) -> None:
-        """Add the id; the oldest beyond SEEN_KEEP go; the set lives `ttl` more seconds."""
+    async def mark_seen(self, seen: Seen) -> bool:
+        """Add the id; ids marked more than `ttl` seconds ago go, then the oldest beyond
+        `keep`; the set lives `ttl` more seconds."""
+        new = seen.update not in self._ids(seen.key)
+        now = self._clock()
         ids = self._ids(seen.key)
         ids.pop(seen.update, None)
-        ids[seen.update] = None
-        while len(ids) > SEEN_KEEP:
+        ids[seen.update] = now
+        while ids and (len(ids) > seen.keep or next(iter(ids.values())) < now - seen.ttl):
             del ids[next(iter(ids))]
         self._handled[seen.key] = (ids, self._clock() + seen.ttl)
         if seen.held is not None:
             self._claims.pop((seen.held, seen.update), None)
+        return new
 
     async def save(
         self,

@@ -21,7 +21,6 @@ from redis.exceptions import RedisError
 from chatbot.settings import Settings
 from chatbot.store.base import (
     INDEX_KEEP,
-    SEEN_KEEP,
     VERSION_KEEP,
     Claim,
     Claimed,
@@ -290,10 +289,11 @@ class RedisStore(Store):
         async with self._reachable("was_seen"):
             return await self._r.zscore(self.name(seen), update) is not None
 
-    async def mark_seen(self, seen: Seen) -> None:
-        """Add, trim to the newest SEEN_KEEP, expire: one script, one round trip."""
+    async def mark_seen(self, seen: Seen) -> bool:
+        """Add, trim, expire: one script, one round trip; whether the id is new there."""
         async with self._reachable("mark_seen"):
-            await self._batch([self._mark(seen)])
+            (new,) = await self._batch([self._mark(seen)])
+            return bool(new)
 
     def _mark(self, seen: Seen) -> Command:
         """The update marked handled and its claim released, as the save script does (EVAL:
@@ -301,7 +301,7 @@ class RedisStore(Store):
         keys = [self.name(seen.key)]
         if seen.held is not None:
             keys += [self.name(seen.held), self._expiries(seen.held)]
-        return ("EVAL", self._seen, len(keys), *keys, seen.update, seen.ttl, SEEN_KEEP)
+        return ("EVAL", self._seen, len(keys), *keys, seen.update, seen.ttl, seen.keep)
 
     async def save(
         self,
@@ -329,7 +329,7 @@ class RedisStore(Store):
             keys = [self.name(key), self.index(key), self._legacy_counter(key), self._fields(key)]
             if seen is not None:
                 keys.append(self.name(seen.key))
-                args += [seen.update, seen.ttl, SEEN_KEEP]
+                args += [seen.update, seen.ttl, seen.keep]
                 if seen.held is not None:
                     keys += [self.name(seen.held), self._expiries(seen.held)]
             new = int(await self._script(self._save, keys, args))

@@ -70,6 +70,7 @@ class TelegramIdentity:
 
     prefix = "/webapp"
     glue = "page_telegram.js"
+    sites = "https://telegram.org"
 
     def __init__(self, token: str, sdk: str, max_age: float, clock: Callable[[], float]) -> None:
         self.key = init_data_key(token)
@@ -79,7 +80,7 @@ class TelegramIdentity:
         folder = resources.files(__package__ or "chatbot.telegram")
         self.glue_source = (folder / self.glue).read_text("utf-8")
 
-    async def user(self, scheme: str, credential: str, game: str) -> User:
+    async def user(self, scheme: str, credential: str, game: str, client: str = "") -> User:
         if scheme.lower() != "tma":
             raise Refusal(401, UNVERIFIED)
         return user_of(checked(credential, self.key, self.max_age, self.clock()))

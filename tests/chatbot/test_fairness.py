@@ -8,7 +8,7 @@ import re
 import pytest
 
 from chatbot.core import buttons as b
-from chatbot.core.fairness import Deal, matches, parse, stamp_start
+from chatbot.core.fairness import Deal, commitment, matches, parse, stamp_start
 from chatbot.core.model import Command, Message, Press, Reply, User
 from chatbot.core.verify import verify
 from chatbot.games import registry
@@ -118,3 +118,60 @@ async def test_a_stopped_game_reveals_its_key(game: str) -> None:
     assert said.startswith("The game was stopped by Ann.")
     key, shown_lock = re.findall(r"<code>([^<]+)</code>", said)
     assert shown_lock == lock and verify(GAMES, key, lock, EN)[0]
+
+
+def _lock(key: str) -> str:
+    """The lock made for `key` (anyone can make one: it is the key's hash)."""
+    return commitment(key)
+
+
+BAD_KEYS = {  # each part of a key wrong once, the rest as DEAL has it
+    "shape": "ano.3.1-1-0-0-0-0-0-0.123456789",
+    "game": "chess.3.1-1-0-0-0-0-0-0.123456789.00000000000000ab",
+    "seats": "ano.11.1-1-0-0-0-0-0-0.123456789.00000000000000ab",
+    "seats-word": "ano.x.1-1-0-0-0-0-0-0.123456789.00000000000000ab",
+    "count": "ano.3.1-1-0-0-0-0-0.123456789.00000000000000ab",
+    "option": "ano.3.1000-1-0-0-0-0-0-0.123456789.00000000000000ab",
+    "yes-no": "ano.3.1-7-0-0-0-0-0-0.123456789.00000000000000ab",
+    "together": "ano.3.1-1-0-1-0-0-0-0.123456789.00000000000000ab",
+    "seed": "ano.3.1-1-0-0-0-0-0-0.-5.00000000000000ab",
+    "seed-huge": "ano.3.1-1-0-0-0-0-0-0." + "9" * 30 + ".00000000000000ab",
+    "salt": "ano.3.1-1-0-0-0-0-0-0.123456789.0x_ab",
+}
+
+
+@pytest.mark.parametrize("lang", ["th", "ja", "en"])
+@pytest.mark.parametrize("part", sorted(BAD_KEYS))
+def test_a_key_no_game_here_could_have_dealt_is_answered_with_what_is_wrong(
+    part: str, lang: str
+) -> None:
+    """Every field of a key is checked, even with a lock made for it: the answer says which
+    part is wrong, in the chat's language, and nothing is dealt (decks=1000 was a crash)."""
+    tr = translator(lang)
+    key = BAD_KEYS[part]
+    assert parse(key, SPECS) is None
+    ok, text = verify(GAMES, key, _lock(key), tr)
+    usage = tr.gettext("Send the key and the lock from a game's results: /verify key lock")
+    assert not ok and text.endswith(usage) and text != usage, text
+    assert "✅" not in text and "❌" not in text
+    if lang != "en":
+        english = verify(GAMES, key, _lock(key), EN)[1]
+        assert text.split("\n")[0] != english.split("\n")[0], "translated"
+
+
+def test_a_lock_that_is_no_lock_is_answered_as_such() -> None:
+    ok, text = verify(GAMES, DEAL.key, "<b>not-a-lock</b>", EN)
+    assert not ok and text.startswith("A lock is 16 hex digits")
+
+
+def test_a_deal_of_every_option_value_each_game_offers_is_read_back() -> None:
+    for spec in SPECS.values():
+        for option in spec.options:
+            for value in option.choices:
+                named = {o.name: o.default for o in spec.options} | {option.name: value}
+                try:
+                    spec.resolve_options(named)
+                except Exception:
+                    continue  # (offered only beside another option's value)
+                deal = Deal(spec.name, spec.min_players, tuple(named.values()), 1, 2)
+                assert parse(deal.key, SPECS) == deal

@@ -35,6 +35,7 @@ from chatbot.store.redis import SHARDS, RedisStore
 from tests.clock import Clock
 
 DATA = b'{"k": "v:w"}\x00\xff'
+KEEP = 100  # a bound on a set of handled updates, small enough to reach in a test
 
 
 @dataclass(frozen=True)
@@ -197,10 +198,30 @@ async def test_an_update_is_marked_handled_by_its_save_or_after(store: Store) ->
 
 
 async def test_handled_updates_are_bounded(store: Store) -> None:
-    for i in range(SEEN_KEEP + 10):
+    assert SEEN_KEEP >= 10_000, "far above what a chat sees in DEDUPE_TTL"
+    for i in range(KEEP + 10):
+        await store.mark_seen(Seen("seen:c", f"u{i}", 60, keep=KEEP))
+    remembered = [await store.was_seen("seen:c", f"u{i}") for i in range(KEEP + 10)]
+    assert remembered == [False] * 10 + [True] * KEEP, "the newest stay"
+
+
+async def test_a_handled_update_is_remembered_its_ttl_whatever_the_chat_sees_after(
+    store: Store,
+) -> None:
+    """(1,000 other updates in the chat: a signed copy sent again is still known.)"""
+    await store.mark_seen(Seen("seen:c", "first", 60))
+    for i in range(1000):
         await store.mark_seen(Seen("seen:c", f"u{i}", 60))
-    remembered = [await store.was_seen("seen:c", f"u{i}") for i in range(SEEN_KEEP + 10)]
-    assert remembered == [False] * 10 + [True] * SEEN_KEEP, "the newest stay"
+    assert await store.was_seen("seen:c", "first")
+
+
+async def test_memory_handled_updates_go_their_ttl_after_their_own_mark() -> None:
+    clock = Clock(1000.0)
+    store = MemoryStore(clock=clock)
+    await store.mark_seen(Seen("seen:c", "u1", 10))
+    clock.now += 11
+    await store.mark_seen(Seen("seen:c", "u2", 10))
+    assert not await store.was_seen("seen:c", "u1") and await store.was_seen("seen:c", "u2")
 
 
 async def test_memory_handled_updates_expire() -> None:
@@ -218,13 +239,26 @@ async def test_memory_handled_updates_expire() -> None:
 async def test_redis_handled_updates_are_one_capped_set_with_a_ttl(
     redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster, redis_prefix: str
 ) -> None:
-    for i in range(SEEN_KEEP + 5):
-        await redis_store.mark_seen(Seen("seen:c", f"u{i}", 60))
-    await redis_store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "last", 60))
+    for i in range(KEEP + 5):
+        await redis_store.mark_seen(Seen("seen:c", f"u{i}", 60, keep=KEEP))
+    await redis_store.save("game:c", DATA, 0, 60, seen=Seen("seen:c", "last", 60, keep=KEEP))
     key = redis_store.name("seen:c")
-    assert await redis_client.zcard(key) == SEEN_KEEP
+    assert await redis_client.zcard(key) == KEEP
     assert 0 < await redis_client.ttl(key) <= 60
     assert await redis_store.was_seen("seen:c", "last")
+
+
+async def test_redis_handled_updates_older_than_their_ttl_go(
+    redis_store: RedisStore, redis_client: aioredis.Redis | RedisCluster
+) -> None:
+    key = redis_store.name("seen:c")
+    now_ms = int((await redis_store.server_time() or 0) * 1000)
+    await redis_client.zadd(key, {"old": now_ms - 61_000, "young": now_ms - 59_000})
+    await redis_store.mark_seen(Seen("seen:c", "new", 60))
+    assert not await redis_store.was_seen("seen:c", "old")
+    assert await redis_store.was_seen("seen:c", "young") and await redis_store.was_seen(
+        "seen:c", "new"
+    )
 
 
 async def test_deadlines(store: Store) -> None:

@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from chatbot.core import buttons as b
+from chatbot.i18n import translator
 from chatbot.store.memory import MemoryStore
 from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
 from tests.e2e.harness import Harness
@@ -92,3 +93,47 @@ async def test_starting_alone_fills_the_table_with_a_computer(h: Harness, tg: Fa
     session = await load(h)
     assert session.phase == "playing" and session.options["flip"]
     assert [bool(s.bot) for s in session.seats] == [False, True]
+
+
+@pytest.mark.parametrize("lang", ["th", "ja", "en"])
+async def test_a_person_holds_only_a_few_tables_open_at_once(
+    h: Harness, tg: FakeTelegram, lang: str
+) -> None:
+    """Ann opens tables in as many groups as OPEN_TABLES allows; the next /newgame is
+    answered why (in the group's language) and opens nothing; once one of hers starts or is
+    stopped, she may open another. Someone else is not held by her tables."""
+    cap = h.bot.sessions.settings.open_tables
+    ann, bob = tg.user(71, "Ann", language_code=lang), tg.user(72, "Bob", language_code=lang)
+    await h.command(ann["id"], ann, "/start")
+    groups = [GROUP - n for n in range(cap + 2)]
+    for group in groups:
+        tg.group(group, f"G{group}", creator=ann)
+        tg.chats[group].member_ids.add(bob["id"])
+    for group in groups[:cap]:
+        await h.command(group, ann, "/newgame")
+        assert tg.last_message(group).callback_data, "a lobby"  # type: ignore[union-attr]
+    extra = groups[cap]
+    await h.command(extra, ann, "/newgame")
+    refused = tg.last_message(extra)
+    assert refused is not None and not refused.callback_data
+    tr = translator(lang)
+    expected = tr.nt(
+        "You have a table open in another chat already: start it there, or end it "
+        "with /stop, before opening another.",
+        "You have tables open in {n} other chats already: start one there, or end "
+        "it with /stop, before opening another.",
+        cap,
+    )
+    assert refused.text == expected and "/stop" in expected
+    assert lang == "en" or not expected.startswith("You have"), "translated"
+    assert (await h.bot.sessions.load(f"tg:{extra}"))[0] is None, "nothing opened"
+
+    await h.command(groups[cap + 1], bob, "/newgame")  # Bob's own first table
+    assert tg.last_message(groups[cap + 1]).callback_data  # type: ignore[union-attr]
+
+    await h.command(groups[0], ann, "/stop")  # one of hers ends: room for another
+    await h.command(extra, ann, "/newgame")
+    assert tg.last_message(extra).callback_data, "a lobby"  # type: ignore[union-attr]
+    await h.command(groups[1], ann, "/newgame")  # her table there is open still
+    already = tr.gettext("A game is already open in this chat: /status shows it, /stop ends it.")
+    assert tg.last_message(groups[1]).text == already  # type: ignore[union-attr]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import orjson
 import pytest
@@ -24,9 +24,19 @@ from chatbot.settings import Settings
 from chatbot.store.redis import RedisStore
 from chatbot.telegram.convert import incoming
 from tests.conftest import make_service
-from tests.e2e.fake_telegram import FakeTelegram
-from tests.e2e.harness import Harness, hand_message
-from tests.e2e.helpers import CHAT, GROUP, answer_calls, load, open_table, to_move, user_of
+from tests.e2e.fake_telegram import FakeTelegram, StoredMessage
+from tests.e2e.harness import JSON, Harness, hand_message
+from tests.e2e.helpers import (
+    CHAT,
+    GAMES,
+    GROUP,
+    answer_calls,
+    button,
+    load,
+    open_table,
+    to_move,
+    user_of,
+)
 
 UNREADABLE = "This game could not be read: /stop ends it."
 
@@ -254,3 +264,111 @@ async def test_a_move_saved_by_a_process_that_never_answered_is_told_what_it_did
     finally:
         await a.stop()
         await b2.stop()
+
+
+@pytest.mark.parametrize("lang", ["th", "en"])
+@pytest.mark.parametrize("phase", ["lobby", "playing"])
+async def test_an_option_added_since_a_game_was_saved_takes_its_default(
+    h: Harness,
+    tg: FakeTelegram,
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    phase: str,
+    lang: str,
+) -> None:
+    """A game saved by an older version, before one of its game's options existed (it was
+    a KeyError in every view): the option takes its default and the game goes on."""
+    users = [tg.user(513, "Ann", language_code=lang), tg.user(514, "Bob", language_code=lang)]
+    lobby = await _table(h, tg, users, phase)
+    dropped = await _stored_options(h, redis_client, redis_prefix, _drop_last)
+    await h.command(GROUP, users[1], "/status")
+    assert last_text(tg, GROUP) != translator(lang).gettext(UNREADABLE)
+    if phase == "lobby":
+        await h.bot.runner.delivery.flush()
+        shown = reversed(tg.messages_in(GROUP))
+        lobby = next(m for m in shown if any(d.startswith(b.START) for d in m.callback_data))
+        await h.press(users[0], lobby, button(lobby, b.START))
+    session = await load(h)
+    assert session.phase == "playing", "the game began, or goes on"
+    assert session.options[dropped] == GAMES[session.game].game.spec.option(dropped).default
+    assert not h.bot.errors
+
+
+@pytest.mark.parametrize("lang", ["th", "en"])
+@pytest.mark.parametrize("phase", ["lobby", "playing"])
+async def test_a_game_with_an_option_its_game_no_longer_offers_is_answered_and_anyone_stops_it(
+    h: Harness,
+    tg: FakeTelegram,
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    phase: str,
+    lang: str,
+) -> None:
+    """A stored game whose option has a value its game no longer offers: every press and
+    command in the chat is answered that it could not be read, and any member (not only its
+    host) ends it with /stop; a new table opens after."""
+    users = [tg.user(511, "Ann", language_code=lang), tg.user(512, "Bob", language_code=lang)]
+    lobby = await _table(h, tg, users, phase)
+    session = await load(h)
+
+    def bad(options: dict[str, object]) -> str:
+        name = next(iter(options))
+        options[name] = 1000
+        return name
+
+    await _stored_options(h, redis_client, redis_prefix, bad)
+    expected = translator(lang).gettext(UNREADABLE)
+    await h.command(GROUP, users[1], "/status")
+    assert last_text(tg, GROUP) == expected
+    if phase == "playing":
+        user = user_of(session, to_move(session), users)
+        hand = hand_message(tg, user["id"])
+        assert hand is not None
+        press = tg.callback_update(user, hand, hand.callback_data[0], check=False)
+    else:
+        press = tg.callback_update(users[1], lobby, button(lobby, b.JOIN), check=False)
+    await h.feed(press)
+    assert answer_text(tg, press) == expected
+
+    await h.command(GROUP, users[1], "/stop")  # Bob did not open it
+    assert await redis_client.get(redis_prefix + keys.game(CHAT)) is None, "/stop cleared it"
+    await h.command(GROUP, users[1], "/newgame")
+    assert tg.last_message(GROUP).callback_data  # type: ignore[union-attr]
+    assert not h.bot.errors
+
+
+async def _table(h: Harness, tg: FakeTelegram, users: list[JSON], phase: str) -> StoredMessage:
+    """A game of the default game in GROUP opened by the first of `users` (the second joins),
+    started if `phase` is "playing"; its lobby message."""
+    if phase == "playing":
+        return await open_table(h, tg, users)
+    tg.group(GROUP, "Agora", creator=users[0])
+    for user in users:
+        await h.command(user["id"], user, "/start")
+    await h.command(GROUP, users[0], "/newgame")
+    lobby = tg.last_message(GROUP)
+    assert lobby is not None
+    await h.press(users[1], lobby, button(lobby, b.JOIN))
+    await h.bot.runner.delivery.flush()  # (edits merge meanwhile)
+    return tg.message(GROUP, lobby.message_id)
+
+
+async def _stored_options(
+    h: Harness,
+    redis_client: aioredis.Redis,
+    redis_prefix: str,
+    edit: Callable[[dict[str, object]], str],
+) -> str:
+    """Change the stored game's options in place with `edit` (as an older version left
+    them); the option's name `edit` gives."""
+    doc = await h.bot.sessions._store.load(keys.game(CHAT))
+    assert doc is not None
+    data = orjson.loads(doc.data)
+    name = edit(data["options"])
+    stored = f"{doc.version}:".encode() + orjson.dumps(data)
+    await redis_client.set(redis_prefix + keys.game(CHAT), stored)
+    return name
+
+
+def _drop_last(options: dict[str, object]) -> str:
+    return options.popitem()[0]

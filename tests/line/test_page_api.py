@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -44,9 +44,13 @@ class Table:
     ann: str
     bob: str
     cid: str
+    tokens: dict[str, str] = field(default_factory=dict)  # a page keeps its user's token
+
+    def token(self, user: str) -> str:
+        return self.tokens.setdefault(user, self.line.id_token(user))
 
     async def get(self, user: str, game: str | None = None, **kw: Any) -> httpx.Response:
-        token = kw.pop("token", None) or self.line.id_token(user)
+        token = kw.pop("token", None) or self.token(user)
         headers = {"Authorization": f"Bearer {token}", "Accept-Language": kw.pop("lang", "en")}
         params = {"game": game or self.group, **kw}
         return await self.client.get("/liff/api/state", params=params, headers=headers)
@@ -54,7 +58,7 @@ class Table:
     async def move(
         self, user: str, act: str, stamp: int, heard: bool = True, **kw: Any
     ) -> httpx.Response:
-        token = kw.pop("token", None) or self.line.id_token(user)
+        token = kw.pop("token", None) or self.token(user)
         body = {"game": kw.pop("game", self.group), "act": act, "stamp": stamp, "heard": heard}
         return await self.client.post(
             "/liff/api/move", json=body, headers={"Authorization": f"Bearer {token}"}
@@ -149,6 +153,47 @@ async def test_a_verified_token_is_checked_once_until_it_expires(table: Table) -
     for _ in range(3):
         assert (await table.get(table.ann, token=token)).status_code == 200
     assert table.line.calls.count("/oauth2/v2.1/verify") == 1
+
+
+VERIFY = "/oauth2/v2.1/verify"
+
+
+async def test_forged_tokens_cost_line_a_bounded_number_of_calls(table: Table) -> None:
+    """300 forged ID tokens from one client: LINE is asked about as many as the client's
+    calls a minute allow (the rest are refused at once, 429, in the browser's language); a
+    token LINE refused is refused again without asking; another client still gets its own
+    calls, and a player's real token from there still opens the hand."""
+    line, bot = table.line, table.bot
+    allowed = int(bot.settings.line.liff_verify_per_minute)
+    before = line.calls.count(VERIFY)
+    statuses = []
+    for n in range(300):
+        forged = f"eyJhbGciOiJIUzI1NiJ9.{n:08d}.forged"
+        statuses.append((await table.get(table.ann, token=forged, lang="ja")).status_code)
+    calls = line.calls.count(VERIFY) - before
+    assert calls == allowed, calls
+    assert statuses.count(401) == allowed and statuses.count(429) == 300 - allowed
+    got = await table.get(table.ann, token="eyJhbGciOiJIUzI1NiJ9.00000001.forged", lang="ja")
+    assert got.status_code == 401, "refused again, remembered"
+    refused = await table.get(table.ann, token="another.forged.one", lang="ja")
+    assert refused.status_code == 429 and refused.json()["error"] == translator("ja").gettext(
+        "Too many logins from here: wait a minute, then open this page again."
+    )
+    assert line.calls.count(VERIFY) - before == allowed
+
+    transport = httpx.ASGITransport(app=app(bot), client=("192.0.2.7", 4000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://bot") as elsewhere:
+        forged = "eyJhbGciOiJIUzI1NiJ9.00000001.forged"
+        headers = {"Authorization": f"Bearer {forged}"}
+        for _ in range(50):  # one token refused once: remembered for its life
+            got = await elsewhere.get(
+                "/liff/api/state", params={"game": table.group}, headers=headers
+            )
+            assert got.status_code == 401
+        headers = {"Authorization": f"Bearer {line.id_token(table.ann)}"}
+        got = await elsewhere.get("/liff/api/state", params={"game": table.group}, headers=headers)
+        assert got.status_code == 200, got.text
+    assert line.calls.count(VERIFY) - before == allowed + 1
 
 
 async def test_a_member_not_playing_watches_and_a_stranger_sees_nothing(table: Table) -> None:

@@ -14,14 +14,17 @@ local function current_version(key)
   return colon and string.sub(head, 1, colon - 1) or '?'
 end
 
--- `update` joins the handled set `key` as its newest (score: one more than the newest's); the
--- set keeps its newest `keep` and lives `ttl` seconds more. Small integer scores keep a set of
--- up to 128 ids in Redis's compact listpack encoding.
+-- `update` joins the handled set `key` as its newest (score: the server's time in ms, or one
+-- more than the newest's); every id stays `ttl` seconds after its own mark (ids older go),
+-- and of those the newest `keep` at most (a bound on memory, far above what a chat sees in
+-- `ttl`); the set lives `ttl` seconds more.
 local function mark_seen(key, update, ttl, keep)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  local score = 1
-  if newest[2] then score = tonumber(newest[2]) + 1 end
-  redis.call('ZADD', key, score, update)
+  if newest[2] and tonumber(newest[2]) >= now then now = tonumber(newest[2]) + 1 end
+  redis.call('ZADD', key, now, update)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - tonumber(ttl) * 1000))
   redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(keep) + 1))
   redis.call('EXPIRE', key, ttl)
 end
