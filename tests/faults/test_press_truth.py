@@ -42,7 +42,7 @@ async def test_a_move_saved_by_a_process_that_died_before_answering_is_told_by_t
         assert inc is not None
         reply = await a.bot.service.handle(inc)  # saved; A dies before it answers or sends
         assert reply.answer is not None and (await load(a)).moves == before.moves + 1
-        assert await a.bot.sessions.alive(a.bot.sessions.process), "its heartbeat is fresh"
+        assert await a.bot.sessions.liveness.alive(a.bot.sessions.process), "its heartbeat is fresh"
         await b2.feed(update)  # Telegram delivers the press again, to B
         (said,) = texts(tg, update)
         assert said.startswith(COUNTED), said

@@ -59,9 +59,9 @@ async def test_the_page_the_api_and_the_webhook_tell_browsers_what_they_may_do(
     transport = httpx.ASGITransport(app=app(bot))
     async with httpx.AsyncClient(transport=transport, base_url="http://bot") as client:
         responses = {
-            "page": await client.get("/liff/hand", params={"game": "C1"}),
-            "script": await client.get("/liff/static/hand.js"),
-            "api": await client.get("/liff/api/hand", params={"game": "C1"}),
+            "page": await client.get("/liff/page", params={"game": "C1"}),
+            "script": await client.get("/liff/static/page.js"),
+            "api": await client.get("/liff/api/state", params={"game": "C1"}),
             "webhook": await client.post("/line/webhook", content=b"{}"),
         }
     for name, got in responses.items():
