@@ -780,6 +780,7 @@ def _end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
             tuple(p for p, _, _ in rows),
             tuple(place for _, place, _ in rows),
             tuple(score for _, _, score in rows),
+            state.has(POINTS),
         )
     )
     return state, events

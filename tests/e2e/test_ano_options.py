@@ -76,7 +76,7 @@ async def test_uno_rules(tg: FakeTelegram, harness: Harness) -> None:
     assert hand_of(tg, bob).button_texts == ["📥 Draw"]
     await press_label(h, tg, bob, "📥 Draw")
     table = await table_now(h, tg)
-    assert "Bob drew the chain: 4 cards." in log_of(table.text) and "Bob: 6 cards" in table.text
+    assert "Bob drew 4 cards at once." in log_of(table.text) and "Bob: 6 cards" in table.text
     caught = next(d for d in table.callback_data if d.endswith("|c0"))
     await h.press(cid, table, caught)
     table = await table_now(h, tg)

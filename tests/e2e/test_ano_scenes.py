@@ -112,7 +112,7 @@ async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuf
     table = await table_now(h, tg)
     assert log_of(table.text)[-2:] == [
         "The discard pile was shuffled into a new draw pile.",
-        "Cid drew the chain: 5 cards.",
+        "Cid drew 5 cards at once.",
     ]
     assert "Cid: 8 cards" in table.text and "discard pile: 1" in table.text
     assert "Your hand</b> (8)" in hand_of(tg, cid).html

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from chatbot.i18n import Translator
@@ -37,8 +38,8 @@ class PlainPresenter:
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         return (f"Not allowed: {code}", "general")
 
-    def legend(self, tr: Translator) -> str:
+    def legend(self, tr: Translator, labels: Sequence[str] = ()) -> str:
         return ""
 
-    def confirm(self, view: Any, action: Any, tr: Translator) -> str:
+    def confirm(self, view: Any, action: Any, tr: Translator, before: Any = None) -> str:
         return ""

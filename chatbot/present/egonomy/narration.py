@@ -128,7 +128,7 @@ def _score_line(
         parts.append(tr.gettext("hand sum {sum}").format(sum=score.hand_sum))
     # TRANSLATORS: trophies won this round, then the player's new total.
     parts.append(tr.gettext("🏆 +{won} → {total}").format(won=score.trophies_won, total=total))
-    return " · ".join(parts)
+    return tr.sep().join(parts)
 
 
 def announce_round(event: RoundEnded, names: Sequence[str], tr: Translator) -> str:
@@ -159,7 +159,7 @@ def announce_game(event: GameEnded, names: Sequence[str], tr: Translator) -> str
     over = tr.gettext("Game over!")
     lines = [f"<b>{over}</b>", ""]
     for place, player in enumerate(event.ranking, start=1):
-        lines.append(f"{place}. {names[player]} · 🏆 {event.trophies[player]}")
+        lines.append(f"{place}. {names[player]}{tr.sep()}🏆 {event.trophies[player]}")
     winner = event.ranking[0]
     if event.early:
         reached = [names[p] for p in event.ranking if event.trophies[p] >= TROPHIES_TO_END]
