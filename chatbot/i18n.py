@@ -197,9 +197,13 @@ class Translator:
             return ""
         # TRANSLATORS: how two sentences follow each other; Japanese writes no space after 。
         pattern = self.pgettext("sentences", "{first} {second}")
+        # TRANSLATORS: the same after a first part that does not end in a full stop (but in
+        # !, ? or a symbol, e.g. "+3 ✦"); Japanese writes a full-width space there.
+        open_end = self.pgettext("sentences, no full stop", "{first} {second}")
         text = parts[0]
         for part in parts[1:]:
-            text = pattern.format(first=text, second=part)
+            stopped = _TAG.sub("", text).rstrip().endswith((".", "。"))
+            text = (pattern if stopped else open_end).format(first=text, second=part)
         return text
 
 

@@ -52,6 +52,7 @@ EMPTY_ONE = N_("Type 1 to take the only choice (help: the rules).")
 # (calling "Ano!", a catch, a jump-in): decline it and let the computers play on.
 PLAY_ON = N_("⏩ Let the others play on")
 LOG_MARK = "• "  # a line of the table's log
+CUT = "\0"  # in the news: an announcement (a round's results) comes here, between the lines
 SHOWN_ANSWER = 24  # characters of a wrong answer repeated in the reply
 # Digits a player may type: ASCII, full-width (Japanese keyboards), Thai.
 DIGITS = (
@@ -164,6 +165,8 @@ class Console:
             if (line := bundle.presenter.narrate(event, names, self.tr)) is not None:
                 self.news.append(plain(line))
                 self.told.append(plain(line))
+            elif bundle.presenter.announce(event, names, self.tr) is not None:
+                self.news.append(CUT)  # what follows it ("Round 2 begins") comes after it
 
     def _collect_final(self, messages: list[Message]) -> None:
         """The final table's log lines that come after those already told."""
@@ -195,7 +198,7 @@ class Console:
             if message.chat == YOU:  # the newest hand: its choices are yours now (or none)
                 self.hand_id = message_id if _has_choices(message) else None
             elif message.chat == GROUP and not self.quiet and self._news(message, messages[at:]):
-                self._flush()  # what led to this news (a round's or the game's end)
+                self._flush(upto_cut=True)  # what led to this news (a round's or the game's end)
                 self._print(message_id)
 
     def _news(self, message: Message, rest: list[Message]) -> bool:
@@ -219,11 +222,17 @@ class Console:
             self.show("\n" + table)
         self._flush()
 
-    def _flush(self) -> None:
-        """Print the events not printed yet."""
-        if self.news:
-            self.show("\n".join(LOG_MARK + line for line in self.news))
-            self.news = []
+    def _flush(self, upto_cut: bool = False) -> None:
+        """Print the events not printed yet (`upto_cut`: those before the first announcement
+        only, the rest kept for after it)."""
+        shown, rest = self.news, []
+        if upto_cut and CUT in self.news:
+            at = self.news.index(CUT)
+            shown, rest = self.news[:at], self.news[at + 1 :]
+        shown = [line for line in shown if line != CUT]
+        if shown:
+            self.show("\n".join(LOG_MARK + line for line in shown))
+        self.news = rest
 
     def _print(self, message_id: str, again: bool = False) -> None:
         """Print a message unless it was printed as it is now (`again`: print it anyway)."""
