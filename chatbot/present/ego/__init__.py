@@ -382,7 +382,9 @@ class EgoPresenter:
         over = tr.gettext("Game over!")
         lines = [f"🏁 <b>{over}</b> {reasons.get(event.reason, '')}", ""]
         if not any(event.tokens):  # everyone broke: no medals for holding nothing
-            return "\n".join([*lines, nobody_won(tr)])
+            held = tokens_text(0, tr)
+            lines += [tr.t("{name}: {tokens}", name=names[p], tokens=held) for p in event.ranking]
+            return "\n".join([*lines, "", nobody_won(tr)])
         for player, place in zip(event.ranking, event.places, strict=True):
             medal = MEDALS.get(place, f"{place}.")
             held = tokens_text(event.tokens[player], tr)

@@ -84,8 +84,8 @@ def _turn_line(view: View, names: Sequence[str], tr: Translator) -> str:
         return tr.gettext("The game is over.")
     name = f"<b>{names[view.turn]}</b>"
     if view.momentum:
-        return tr.gettext("{player} is to act: momentum, one more action!").format(player=name)
-    return tr.gettext("{player} is to act.").format(player=name)
+        return tr.t("{player} is to act: momentum, one more action!", player=name)
+    return tr.t("{player} is to act.", player=name)
 
 
 def _hand_line(view: View, tr: Translator) -> str:
