@@ -56,7 +56,7 @@ class Habits:
     def choose(self, view: Any, legal: Sequence[Any], rng: Rng, budget: Any = None) -> Any:
         mine = legal and view.me is not None and not view.locked[view.me]
         if mine and view.me == view.active and rng.below(10) < HABIT:
-            answer = EgoAction(self.favourite.get(KIND.get(view.card), 1))
+            answer = EgoAction(self.favourite.get(KIND.get(view.card, ""), 1))
             if answer in legal:
                 return answer
         return self.inner.choose(view, legal, rng, budget)
