@@ -172,6 +172,8 @@ def test_every_text_of_a_player_has_its_second_person_form() -> None:
     assert tr.t("Turn {turn}: {player} answers.", turn=1, player="You") == "Turn 1: You answer."
     assert tr.t("Turn {turn}: {player} answers.", turn=1, player="Ann") == "Turn 1: Ann answers."
     assert tr.t("🏆 {players} wins!", players="You") == "🏆 You win!"
+    assert tr.t("{catcher} caught {player}!", catcher="Ann", player="You") == "Ann caught you!"
+    assert tr.t("{catcher} caught {player}!", catcher="You", player="Ann") == "You caught Ann!"
     assert translator("th").t("{player} is to play.", player="คุณ") == "ตาของคุณ"
 
 
