@@ -13,6 +13,7 @@ falls back to them. Placeholders are `str.format` fields (`{name}`), never %-for
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -48,10 +49,15 @@ def NP_(context: str, singular: str, plural: str) -> tuple[str, str, str]:
     return context, singular, plural
 
 
+# The context of a text's second-person form ("{player} answers." read by its player: "You
+# answer."), and the fields that may name the reader.
+YOU = "you"
+ADDRESSED = ("player", "players")
+_TAG = re.compile(r"<[^>]+>")
 MINUS = "\u2212"  # the one minus sign of every text ("−2", as in "wrong, −2")
 # Lists where Babel's patterns glue the conjunction to a name ("BและC", "🤖 Aและ🃏 B"):
 # (two items, between the others, before the last).
-LIST_PATTERNS = {"th": ("{0} และ {1}", "{0} {1}", "{0} และ {1}")}
+LIST_PATTERNS = {"th": ("{0} และ {1}", "{0}, {1}", "{0} และ {1}")}
 
 
 def locales_dir() -> Path:
@@ -136,12 +142,27 @@ class Translator:
         return self.ngettext(singular, plural, n)
 
     def t(self, msgid: str, **kw: object) -> str:
-        """Translate, then fill the `{name}` fields."""
+        """Translate, then fill the `{name}` fields; a text whose player is the reader ("You")
+        takes its second-person form where it has one ("You answer", not "You answers")."""
+        if kw and self._addressed(kw):
+            found = self.catalogue.pgettext(YOU, msgid)
+            if found != msgid:
+                return found.format(**kw)
         return self.gettext(msgid).format(**kw)
 
     def nt(self, singular: str, plural: str, n: int, **kw: object) -> str:
-        """Translate the plural form for `n`, then fill `{n}` and the other `{name}` fields."""
+        """Translate the plural form for `n`, then fill `{n}` and the other `{name}` fields
+        (in the second person where the player is the reader, as `t`)."""
+        if kw and self._addressed(kw):
+            found = self.catalogue.npgettext(YOU, singular, plural, n)
+            if found not in (singular, plural):
+                return found.format(n=n, **kw)
         return self.ngettext(singular, plural, n).format(n=n, **kw)
+
+    def _addressed(self, kw: dict[str, object]) -> bool:
+        """Whether the text's player is the reader: the terminal names its player "You"."""
+        you = self.gettext("You")
+        return any(isinstance(v := kw.get(f), str) and _TAG.sub("", v) == you for f in ADDRESSED)
 
     def number(self, n: int | float | Decimal) -> str:
         """A number written the locale's way ("1,234" / "1 234"), negative with "−"."""
@@ -150,7 +171,7 @@ class Translator:
         return _number(self.locale, n)
 
     def list(self, items: Iterable[str]) -> str:
-        """Items joined the locale's way ("A, B and C" / "A、B、C" / "A B และ C")."""
+        """Items joined the locale's way ("A, B and C" / "A、B、C" / "A, B และ C")."""
         shown = list(items)
         patterns = LIST_PATTERNS.get(self.locale)
         if patterns is None or len(shown) < 2:
@@ -163,6 +184,11 @@ class Translator:
             text = middle.format(text, item)
         return end.format(text, shown[-1])
 
+    def sep(self) -> str:
+        """What stands between the parts of one line (" · "; Japanese writes "・")."""
+        # TRANSLATORS: between the parts of one line, e.g. "Top card: 7♥ · 🔃 clockwise".
+        return self.pgettext("separator", " · ")
+
     def sentences(self, *parts: str) -> str:
         """Sentences run together the locale's way: a space in English and Thai, none after
         a Japanese full stop."""
@@ -171,9 +197,13 @@ class Translator:
             return ""
         # TRANSLATORS: how two sentences follow each other; Japanese writes no space after 。
         pattern = self.pgettext("sentences", "{first} {second}")
+        # TRANSLATORS: the same after a first part that does not end in a full stop (but in
+        # !, ? or a symbol, e.g. "+3 ✦"); Japanese writes a full-width space there.
+        open_end = self.pgettext("sentences, no full stop", "{first} {second}")
         text = parts[0]
         for part in parts[1:]:
-            text = pattern.format(first=text, second=part)
+            stopped = _TAG.sub("", text).rstrip().endswith((".", "。"))
+            text = (pattern if stopped else open_end).format(first=text, second=part)
         return text
 
 

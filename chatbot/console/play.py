@@ -20,6 +20,7 @@ from chatbot.bootstrap import service
 from chatbot.core import buttons as b
 from chatbot.core import views
 from chatbot.core.model import Button, Command, Incoming, Message, Press, User
+from chatbot.core.record import Record
 from chatbot.core.registry import Bundle, Registry
 from chatbot.core.session import Session
 from chatbot.core.sessions import Platform
@@ -51,6 +52,7 @@ EMPTY_ONE = N_("Type 1 to take the only choice (help: the rules).")
 # (calling "Ano!", a catch, a jump-in): decline it and let the computers play on.
 PLAY_ON = N_("⏩ Let the others play on")
 LOG_MARK = "• "  # a line of the table's log
+CUT = "\0"  # in the news: an announcement (a round's results) comes here, between the lines
 SHOWN_ANSWER = 24  # characters of a wrong answer repeated in the reply
 # Digits a player may type: ASCII, full-width (Japanese keyboards), Thai.
 DIGITS = (
@@ -134,11 +136,13 @@ class Console:
         self.table_id: str | None = None  # the group's table message
         self.table_slot = ""  # its slot in this game
         self.declined: frozenset[str] = frozenset()  # your moves that were open when you acted
+        self.answered = False  # a reply was shown since the choices were last listed
 
     async def send(self, inc: Incoming) -> None:
         reply = await self.service.handle(inc)
         if reply.answer and reply.answer.text and not self.quiet:
             self.show(f"» {plain(reply.answer.text)}")
+            self.answered = True  # what it says refers to the choices: list them again
         if not self.quiet:
             await self._collect(reply.messages)
         await self.deliver(reply.messages)
@@ -161,6 +165,8 @@ class Console:
             if (line := bundle.presenter.narrate(event, names, self.tr)) is not None:
                 self.news.append(plain(line))
                 self.told.append(plain(line))
+            elif bundle.presenter.announce(event, names, self.tr) is not None:
+                self.news.append(CUT)  # what follows it ("Round 2 begins") comes after it
 
     def _collect_final(self, messages: list[Message]) -> None:
         """The final table's log lines that come after those already told."""
@@ -192,7 +198,7 @@ class Console:
             if message.chat == YOU:  # the newest hand: its choices are yours now (or none)
                 self.hand_id = message_id if _has_choices(message) else None
             elif message.chat == GROUP and not self.quiet and self._news(message, messages[at:]):
-                self._flush()  # what led to this news (a round's or the game's end)
+                self._flush(upto_cut=True)  # what led to this news (a round's or the game's end)
                 self._print(message_id)
 
     def _news(self, message: Message, rest: list[Message]) -> bool:
@@ -216,11 +222,17 @@ class Console:
             self.show("\n" + table)
         self._flush()
 
-    def _flush(self) -> None:
-        """Print the events not printed yet."""
-        if self.news:
-            self.show("\n".join(LOG_MARK + line for line in self.news))
-            self.news = []
+    def _flush(self, upto_cut: bool = False) -> None:
+        """Print the events not printed yet (`upto_cut`: those before the first announcement
+        only, the rest kept for after it)."""
+        shown, rest = self.news, []
+        if upto_cut and CUT in self.news:
+            at = self.news.index(CUT)
+            shown, rest = self.news[:at], self.news[at + 1 :]
+        shown = [line for line in shown if line != CUT]
+        if shown:
+            self.show("\n".join(LOG_MARK + line for line in shown))
+        self.news = rest
 
     def _print(self, message_id: str, again: bool = False) -> None:
         """Print a message unless it was printed as it is now (`again`: print it anyway)."""
@@ -281,8 +293,8 @@ class Console:
         for message_id, message in list(self.messages.items()):
             if message.chat == GROUP and message_id not in (lobby, table):
                 self._print(message_id)
-        if table in self.messages:
-            self._print_table(table or "")
+        # the table itself comes with your first choices (or the first move watched), once:
+        # the computers' first moves (EGO's guesses) would change it at once
 
     async def _lobby_press(self, op: str, field: str | None = None) -> str:
         session, _ = await self.service.sessions.load(GROUP)
@@ -386,7 +398,8 @@ class Console:
         labels = [btn.label for _, btn in found]
         if out_of_turn:
             labels.append(self.tr.gettext(PLAY_ON))
-        self._show_choices(above, labels, again=False)
+        self._show_choices(above, labels, again=False, relist=self.answered)
+        self.answered = False
         while True:
             answer = self.ask("> ").strip()
             if answer.casefold() in self.help_words:
@@ -404,20 +417,77 @@ class Console:
         await self.press(message_id, button.data or "")
         return True
 
-    def _show_choices(self, message_id: str, labels: list[str], again: bool) -> None:
+    def _show_choices(
+        self, message_id: str, labels: list[str], again: bool, relist: bool = False
+    ) -> None:
         """The numbered choices (with your hand above them when they are on it, and the
-        game's key to the labels), unless shown just as they are (`again`: show them anyway)."""
+        game's key to the labels), unless shown just as they are (`again`: show them anyway;
+        `relist`: the list again, without the message above it)."""
         message = self.messages[message_id]
         own = message.chat == YOU
         key = plain(message.text) + "\0" + "\0".join(labels)
+        if relist and self.printed.get(message_id + "/choices") == key:
+            self.show("")
+            for i, label in enumerate(labels, start=1):
+                self.show(f"  {i}. {label}")
+            return
         if again or self.printed.get(message_id + "/choices") != key:
             self.printed[message_id + "/choices"] = key
             if own or again:
                 self.show("\n" + plain(message.text))
             for i, label in enumerate(labels, start=1):
                 self.show(f"  {i}. {label}")
-            if legend := self.bundle.presenter.legend(self.tr):
+            if legend := self.bundle.presenter.legend(self.tr, labels):
                 self.show(legend)
+
+    async def finish(self) -> None:
+        """After the game's results: the deal's key with the command that checks it, and the
+        record's code with the command that plays it back (both as the chat offers them)."""
+        lock = next(
+            (
+                press.fields[0]
+                for message in reversed(list(self.messages.values()))
+                if message.chat == GROUP
+                for row in message.buttons
+                for button in row
+                if (press := b.decode(button.data or "")) is not None
+                and press.op == b.RECORD
+                and press.fields
+            ),
+            None,
+        )
+        if lock is None:
+            return
+        key = None
+        for message in reversed(list(self.messages.values())):
+            found = re.search(r"🔓[^<]*<code>([^<]+)</code>", message.text)
+            if message.chat == GROUP and found and lock in message.text:
+                key = found.group(1)
+                break
+        lines = []
+        if key is not None:
+            lines.append(self.tr.t("🔓 The deal's key: <code>{key}</code>", key=key))
+            # TRANSLATORS: the terminal game, after the results: the command that checks the
+            # deal. Keep the command as it is.
+            lines.append(
+                self.tr.t(
+                    "✅ To check it: python -m chatbot verify "
+                    "<code>{key}</code> <code>{lock}</code>",
+                    key=key,
+                    lock=lock,
+                )
+            )
+        doc = await self.service.sessions.record(GROUP, lock)
+        if doc is not None:
+            code = Record.loads(doc.data).code()
+            lines.append(
+                self.tr.t(
+                    "▶️ In a terminal: python -m chatbot replay <code>{code}</code>", code=code
+                )
+            )
+        if lines:
+            self._flush()
+            self.show("\n" + "\n".join(plain(line) for line in lines))
 
     def rules_help(self) -> None:
         """The game's rule help (the texts of /rules): pick a section or the glossary."""
@@ -465,13 +535,14 @@ def play(
     pace: float = 0.0,
 ) -> int:
     """Run a terminal game (`watch`: computers in every seat, a move every `pace` seconds);
-    Ctrl-C or Ctrl-D ends it."""
+    Ctrl-C ends it with 130, Ctrl-D with 0."""
     console = Console(ask=ask, show=show, lang=lang, seed=seed, games=games, pace=pace)
 
     async def main() -> None:
         await console.setup(game, players, options, watch)
         while await console.play():
             pass
+        await console.finish()
 
     # A loop of our own, not asyncio.run: its SIGINT handler would swallow the first Ctrl-C
     # while input() waits.
@@ -489,10 +560,12 @@ def play(
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # nothing more to say: stop quietly
         return 1
-    except (EOFError, KeyboardInterrupt):
+    except (EOFError, KeyboardInterrupt) as ended:
         show("")
         # TRANSLATORS: the terminal game was ended with Ctrl-C or Ctrl-D.
         show(console.tr.gettext("Game ended."))
+        if isinstance(ended, KeyboardInterrupt):
+            return 130  # ended by Ctrl-C, as a shell reports SIGINT
     finally:
         workers.shutdown(wait=False, cancel_futures=True)
         loop.close()

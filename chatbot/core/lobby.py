@@ -267,7 +267,7 @@ class LobbyDesk:
         if not away:
             return None
         text = tr.t(
-            "{names} must open a private chat with me first (Join (private chat)).",
+            "{names} must open a private chat with me first: press “Join (private chat)”.",
             names=tr.list(away),
         )
         return Reply(Answer(text, alert=True))

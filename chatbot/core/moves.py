@@ -77,12 +77,13 @@ class Moves:
             session, seat, state = seated.session, seated.seat, seated.state
             bundle = self.sessions.bundle(session)
             tr = translator(session.seats[seat].language)
+            before = bundle.game.view(state, seat)
             try:
                 action = bundle.game.decode_action(wanted)
                 state, events = bundle.game.apply(state, seat, action)
             except IllegalAction as refused:
                 return Outcome(self._refused(inc, session, refused, tr))
-            before = len(session.trail)
+            made_before = len(session.trail)
             session.trail.append([seat, bundle.game.encode_action(action)])
             now, settings = self.sessions.clock(), self.sessions.settings
             step = progress.record(session, bundle, state, events, seat, now, settings)
@@ -90,8 +91,8 @@ class Moves:
             messages = self.renderer.step(session, state, events, step, pressed, inc.private)
             view = bundle.game.view(state, seat)
             await self.timers.hurry(session, state, messages)
-            made[0] = len(session.trail) - before
-            answer = Answer(bundle.presenter.confirm(view, action, tr), secret=True)
+            made[0] = len(session.trail) - made_before
+            answer = Answer(bundle.presenter.confirm(view, action, tr, before), secret=True)
             return Outcome(Reply(answer, messages), save=session, owed=True)
 
         outcome = await self.sessions.change(named, work, update=inc.update_id)

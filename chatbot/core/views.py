@@ -89,7 +89,7 @@ def options_line(session: Session, bundle: Bundle, tr: Translator) -> str:
         option_text(bundle, o.name, session.options.get(o.name, o.default), tr)
         for o in offered_options(session, bundle)
     ]
-    return " · ".join(shown)
+    return tr.sep().join(shown)
 
 
 def lobby(

@@ -79,9 +79,10 @@ class Presenter(Protocol):
         """A pop-up of at most `chars` UTF-16 units showing the player's hand."""
         ...
 
-    def confirm(self, view: Any, action: Any, tr: Translator) -> str:
+    def confirm(self, view: Any, action: Any, tr: Translator, before: Any = None) -> str:
         """The presser's private confirmation of their action ("" for none), e.g. a secret
-        pick made on the group's table: "You picked 2 🤫, stake 2"."""
+        pick made on the group's table: "You picked 2 🤫, stake 2". `view` is the presser's
+        after the action, `before` theirs before it."""
         ...
 
     def narrate(self, event: Any, names: Sequence[str], tr: Translator) -> str | None:
@@ -103,9 +104,9 @@ class Presenter(Protocol):
         (sign, tone, number, name), "question" (text, answers) or "back"."""
         ...
 
-    def legend(self, tr: Translator) -> str:
-        """One line that explains the choices' labels where a terminal lists them all as
-        numbered lines ("" when the labels say it all)."""
+    def legend(self, tr: Translator, labels: Sequence[str] = ()) -> str:
+        """One line that explains the choices' labels (`labels`, those listed) where a
+        terminal lists them all as numbered lines ("" when the labels say it all)."""
         ...
 
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:

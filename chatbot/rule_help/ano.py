@@ -9,6 +9,12 @@ from chatbot.i18n import N_
 from chatbot.rule_help import GlossaryEntry, RuleBook, Section
 
 RULING_NOTES = {
+    "components": N_(
+        "House ruling (this bot): two players play Ano here; Crazy Eights is not offered. The "
+        "rulebook only names it and gives none of its rules, so the bot would have to invent "
+        "them, and it plays only what a rulebook or a ruling says. With two, an A changes "
+        "nothing and a J comes back to you (see Special cards)."
+    ),
     "setup": N_(
         "House ruling (this bot): the player who opened the table starts, then join order. A joker "
         "turned up goes back to the bottom of the pile; an A, J, Q or K turned up has no "
@@ -31,7 +37,7 @@ RULING_NOTES = {
         "counts. A late call does not protect you. “Caught!” is offered only against a hand that "
         "could win at once. If a draw or a penalty (a catch too) leaves you cards that could all "
         "go down at once, you owe the call again; a draw that finds no card changes nothing, so "
-        "a call you made still holds."
+        "a call you made still holds, and a call you forgot can still be caught."
     ),
     "end": N_(
         "House ruling (this bot): if nobody can play and no card is left to draw for a whole "
@@ -47,7 +53,9 @@ SECTIONS = (
         N_("Equipment"),
         N_(
             "One 52-card deck, with or without jokers (two decks together are more fun). "
-            "From 2 players, best with 3–5, no more than 10."
+            "From 2 players, best with 3–5, no more than 10. If you really must play with two, "
+            "the rulebook suggests Crazy Eights, the card game Ano comes from: it plays much "
+            "the same but is more fun for two."
         ),
     ),
     Section(
@@ -125,7 +133,8 @@ SECTIONS = (
             "House ruling (this bot): jump-in is offered only with two decks; one card at a "
             "time, never a joker, never by the player whose turn it is. With fumble, the whole "
             "hand is offered; a wrong play is one card, which stays in your hand, and your turn "
-            "goes on; a false “Caught!” costs two as well, a catch of a player who called too. "
+            "goes on; a false “Caught!” also costs two, and catching a player who did call "
+            "counts as false. "
             "With “Play the drawn card”, only the drawn card may still be played. In points "
             "mode equal points share a place."
         ),

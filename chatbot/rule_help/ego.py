@@ -16,7 +16,7 @@ from chatbot.rule_help import GlossaryEntry, RuleBook, Section
 RULING_NOTES = {
     "components": N_(
         "House ruling (this bot): the bot has its own deck of question cards, each with a "
-        "question and 3 answers. The bank is the tray."
+        "question and 3 answers."
     ),
     "turn": N_(
         "House ruling (this bot): the player who opened the table answers first, then the "
@@ -30,7 +30,7 @@ RULING_NOTES = {
         "player who does not pick in time is skipped for that turn: no bet, no loss."
     ),
     "payouts": N_(
-        "House ruling (this bot): lost bets go to the bank first, then the winners are paid."
+        "House ruling (this bot): lost bets go to the tray first, then the winners are paid."
     ),
     "broke": N_(
         "House ruling (this bot): a turn in which nobody can guess is still played: the "
@@ -38,15 +38,15 @@ RULING_NOTES = {
     ),
     "refusing": N_(
         "House ruling (this bot): only the player whose turn it is may refuse. Refusing costs "
-        "you 2 of your own bet tokens, paid into the bank (all you have if fewer; with none, "
-        "refusing is free). With the table option “Refusal takes 2 from the bank”, 2 tokens "
-        "leave the bank and the game instead. A refusal cancels the turn: guesses already "
+        "you 2 of your own bet tokens, paid into the tray (all you have if fewer; with none, "
+        "refusing is free). With the table option “Refusal takes 2 from the tray”, 2 tokens "
+        "leave the tray and the game instead. A refusal cancels the turn: guesses already "
         "made are withdrawn, nothing is lost or paid, and the next player answers. Until "
         "everyone has locked in you may change your answer into a refusal. A player who does "
         "not answer in time has refused, and pays what a refusal costs."
     ),
     "end": N_(
-        "House ruling (this bot): lost bets go to the bank first; then, if the bank cannot pay "
+        "House ruling (this bot): lost bets go to the tray first; then, if the tray cannot pay "
         "every winner (the answering player too), the turn is void and the game is over. The "
         "game also ends when every player is out of tokens, or after a whole round of turns "
         "in which no token moved. Equal tokens share a place."
@@ -116,7 +116,7 @@ SECTIONS = (
         "payouts",
         N_("Sharing out the bet tokens"),
         N_(
-            "A player who guesses your answer gets their bet back twice.\n"
+            "A player who guesses your answer gets back double their bet.\n"
             "Example: a player bet 2 tokens and guessed your answer. They get back their 2 "
             "tokens + 2 more tokens from the tray.\n"
             "\n"
@@ -174,7 +174,7 @@ GLOSSARY = (
         "tray",
         N_("Token tray"),
         N_(
-            "The bank in the middle: 10 bet tokens per player at the start. Lost bets go in, "
+            "The tray in the middle: 10 bet tokens per player at the start. Lost bets go in, "
             "winnings come out. The game ends when it is empty."
         ),
         "setup",

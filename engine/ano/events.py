@@ -171,6 +171,7 @@ class GameEnded:
     ranking: tuple[int, ...]  # players, best first
     places: tuple[int, ...]  # each ranked player's place (equal counts share in points mode)
     scores: tuple[int, ...]  # each ranked player's points left in hand
+    points: bool = False  # points mode: the points in hand rank the players left
 
 
 Event = (

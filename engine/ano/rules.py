@@ -691,9 +691,11 @@ def _fumble(
     """ "หากผู้เล่นเล่นผิด ... ต้องถูกทำโทษโดยให้จั่วเพิ่มอีกสองใบ": the card stays in the
     hand, the player draws 2, and a turn goes on (docs/rulings.md#ano-fumble)."""
     table = _Table(state)
+    own = table.ano[player]
     table.ano = _acted(table.ano, player, table.events)
     table.events.append(Fumbled(player, cards, jump))
-    table.draw(player, FUMBLE_COST, FUMBLE)
+    if not table.draw(player, FUMBLE_COST, FUMBLE):
+        table.set_ano(player, own)  # no card: nothing changes (docs/rulings.md, the call)
     return table.done()
 
 
@@ -706,13 +708,16 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
         ano, finished, idle, over,
     ) = state  # fmt: skip
     events: list[Event] = []
-    if OWES in ano or ano[player] != CLEAR:
+    own = ano[player]
+    if OWES in ano or own != CLEAR:
         ano = _acted(ano, player, events)
     hands_after = list(hands)
     got, ano, pile, discard, rng = _draw(
         hands_after, ano, pile, discard, rng, flags, player, pending or 1,
         CHAIN if pending else TURN, events,
     )  # fmt: skip
+    if not got and ano[player] != own:  # a draw of no card changes nothing for the drawer:
+        ano = _with(ano, player, own)  # docs/rulings.md#ano-drawing-and-the-call
     # an idle player who could have played does not count towards the stall's round
     idle = 0 if got or can_play(state, player) else idle + 1
     if flags & PLAY_DRAWN and not pending and got:
@@ -775,6 +780,7 @@ def _end(state: State, events: list[Event]) -> tuple[State, list[Event]]:
             tuple(p for p, _, _ in rows),
             tuple(place for _, place, _ in rows),
             tuple(score for _, _, score in rows),
+            state.has(POINTS),
         )
     )
     return state, events

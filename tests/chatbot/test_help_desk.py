@@ -169,7 +169,7 @@ def test_the_rulings_a_player_asks_about_stand_in_their_sections(key: str) -> No
     flip sides, the stuck-player ending), marked as the bot's house ruling."""
     for lang, mark in (
         ("en", "House ruling"),
-        ("th", "กติกาเสริม (ของบอทนี้)"),
+        ("th", "กติกาเฉพาะของบอทนี้"),
         ("ja", "ハウスルール"),
     ):
         assert mark in translator(lang).gettext(EGONOMY_RULES.section(key).ruling)

@@ -89,8 +89,8 @@ def test_every_refusal_points_at_a_rule_section() -> None:
 
 RULING_MARK = {
     "en": "House ruling (this bot):",
-    "th": "กติกาเสริม (ของบอทนี้):",
-    "ja": "ハウスルール（このボット）：",
+    "th": "กติกาเฉพาะของบอทนี้:",
+    "ja": "【このボットのハウスルール】",
 }
 
 

@@ -83,7 +83,7 @@ def test_the_refusal_button_follows_the_option(from_bank: bool) -> None:
     legal = [GAME.legal_actions(state, p) for p in range(3)]
     options = PRESENTER.table_options(GAME.view(state, None), legal, NAMES, tr)
     (refuse,) = [o for row in options for o in row if o.act == GAME.encode_action(REFUSE)]
-    wanted = "bank −2" if from_bank else "−2 tokens"
+    wanted = "tray −2" if from_bank else "−2 tokens"
     assert wanted in refuse.label
 
 
@@ -103,7 +103,7 @@ def test_the_presser_is_told_their_own_pick() -> None:
     state, _ = GAME.new_game(3, {}, 4)
     step, _ = GAME.apply(state, 1, Action(2))
     assert PRESENTER.confirm(GAME.view(step, 1), Action(2), tr) == (
-        "You picked 2 🤫: now bet 1 or 2."
+        "You picked 2 🤫: now bet with “🪙 bet 1” or “🪙 bet 2”."
     )
     step, _ = GAME.apply(step, 1, Action(0, 2))
     assert PRESENTER.confirm(GAME.view(step, 1), Action(0, 2), tr) == "You picked 2 🤫, stake 2"
@@ -124,7 +124,7 @@ def test_the_reveal_shows_question_answer_guesses_bank_and_standings() -> None:
     assert asked in text and answers[1] in text
     assert "Bob guessed 2, bet 2: right! +2" in text and "Cid" not in text
     assert "&lt;b&gt;Cy guessed 3, bet 1: wrong, −1" in text
-    assert "🏦 Bank: 28" in text and text.index("Bob: 🪙 12") < text.index("Ann: 🪙 11")
+    assert "🧺 Tray: 28" in text and text.index("Bob: 🪙 12") < text.index("Ann: 🪙 11")
     void = Revealed(0, "q001", 2, (Guess(1, 2, 2, 0),), 0, True, 1, (10, 10, 10))
     assert "stake returned" in (PRESENTER.announce(void, NAMES[:3], tr) or "")
 
@@ -134,7 +134,7 @@ def test_the_final_ranking_shares_places() -> None:
     ended = GameEnded("bank_empty", (9, 12, 12), 0, (1, 2, 0), (1, 1, 3))
     text = PRESENTER.announce(ended, NAMES[:3], tr) or ""
     assert "🥇 Bob" in text and "🥇 &lt;b&gt;Cy" in text and "🥉 Ann" in text
-    assert "share the win" in text and "The bank is empty." in text
+    assert "share the win" in text and "The tray is empty." in text
 
 
 def test_every_refusal_code_is_explained_in_every_language() -> None:
@@ -157,8 +157,8 @@ def test_the_rules_keep_the_rulebook_examples_and_mark_the_rulings(lang: str) ->
     assert "30" in setup and "50" in setup, "three players: 30 tokens in the bank"
     marks = {
         "en": "House ruling (this bot):",
-        "th": "กติกาเสริม (ของบอทนี้):",
-        "ja": "ハウスルール（このボット）：",
+        "th": "กติกาเฉพาะของบอทนี้:",
+        "ja": "【このボットのハウスルール】",
     }
     rulings = [tr.gettext(s.ruling) for s in EGO_RULES.sections if s.ruling]
     assert len(rulings) >= 5

@@ -72,11 +72,11 @@ async def test_uno_rules(tg: FakeTelegram, harness: Harness) -> None:
     await open_ano(h, tg, users, {"uno_rules": True})
     await arrange(h, tg, users, hands=["K♠ 5♦", "2♥ 3♣", "8♦ 9♣"], top="7♠")
     await play(h, tg, ann, "K♠")  # and forgets "Ano!"
-    assert "Top card: K♠️ · 🔃 · draw 4 pending" in (await table_now(h, tg)).text
+    assert "Top card: K♠️ · 🔃 clockwise · draw 4 pending" in (await table_now(h, tg)).text
     assert hand_of(tg, bob).button_texts == ["📥 Draw"]
     await press_label(h, tg, bob, "📥 Draw")
     table = await table_now(h, tg)
-    assert "Bob drew the chain: 4 cards." in log_of(table.text) and "Bob: 6 cards" in table.text
+    assert "Bob drew 4 cards at once." in log_of(table.text) and "Bob: 6 cards" in table.text
     caught = next(d for d in table.callback_data if d.endswith("|c0"))
     await h.press(cid, table, caught)
     table = await table_now(h, tg)
@@ -206,8 +206,8 @@ async def test_points(tg: FakeTelegram, harness: Harness) -> None:
     assert final == [
         "Ano: the game is over.",
         "1. Ann",
-        "2. Cid · 27 points left",
-        "3. Bob · 52 points left",
+        "2. Cid · 27 points in hand",
+        "3. Bob · 52 points in hand",
         "",
         "🏆 Ann wins!",
     ], "fewer points rank better, not fewer cards"

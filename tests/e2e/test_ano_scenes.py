@@ -97,11 +97,11 @@ async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuf
     # the chain: Ann's K, Bob answers with a Q, Cid cannot answer and draws 3 + 2
     await play(h, tg, ann, "K♠")
     table = await table_now(h, tg)
-    assert "Top card: K♠️ · 🔃 · draw 3 pending" in table.text
+    assert "Top card: K♠️ · 🔃 clockwise · draw 3 pending" in table.text
     assert "Ann played K♠️." in log_of(table.text)
     await play(h, tg, bob, "Q♠")
     table = await table_now(h, tg)
-    assert "Top card: Q♠️ · 🔃 · draw 5 pending" in table.text
+    assert "Top card: Q♠️ · 🔃 clockwise · draw 5 pending" in table.text
     assert "The next player draws 5 if unable to play." in log_of(table.text)
     assert "Your turn!" in hand_of(tg, cid).text and hand_of(tg, cid).button_texts == ["📥 Draw"]
     # the draw pile holds 3 cards: the discard pile (but the Q) becomes the new pile
@@ -112,7 +112,7 @@ async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuf
     table = await table_now(h, tg)
     assert log_of(table.text)[-2:] == [
         "The discard pile was shuffled into a new draw pile.",
-        "Cid drew the chain: 5 cards.",
+        "Cid drew 5 cards at once.",
     ]
     assert "Cid: 8 cards" in table.text and "discard pile: 1" in table.text
     assert "Your hand</b> (8)" in hand_of(tg, cid).html
@@ -121,7 +121,7 @@ async def test_a_four_player_game_with_a_chain_a_joker_a_caught_ano_and_a_reshuf
     assert "name a suit" in hand_of(tg, dee).text
     await press_label(h, tg, dee, "♥️")
     table = await table_now(h, tg)
-    assert "Top card: 🃏 → ♥️ · 🔃 · draw 4 pending" in table.text
+    assert "Top card: 🃏 → ♥️ · 🔃 clockwise · draw 4 pending" in table.text
     assert "Dee played 🃏 → ♥️." in log_of(table.text)
     assert "Top card: 🃏 → ♥️" in hand_of(tg, ann).text
     await play(h, tg, ann, "3♥")

@@ -132,7 +132,7 @@ async def test_three_people_pick_at_the_same_moment(
     assert reveal.message_id == table.message_id, "the turn's own table shows its reveal"
     assert "Bob guessed 2, bet 2: right! +2" in reveal.text
     assert "Cid guessed 3, bet 1: wrong, −1" in reveal.text
-    assert "🏦 Bank: 28" in reveal.text
+    assert "🧺 Tray: 28" in reveal.text
     table_now = table_message(tg, await load(a))
     assert table_now.message_id > reveal.message_id, "the next question comes below the reveal"
     assert not tg.message(GROUP, table.message_id).callback_data, "the old table has no buttons"
@@ -176,7 +176,7 @@ async def test_a_refusal_follows_the_lobby_option(
     a, _ = pair
     ann, bob, cid = people(tg, "Ann", "Bob", "Cid")
     table = await open_ego(a, tg, [ann, bob, cid], from_bank=from_bank)
-    label = "Refuse (bank −2)" if from_bank else "Refuse (−2 tokens)"
+    label = "Refuse (tray −2)" if from_bank else "Refuse (−2 tokens)"
     assert any(label in button["text"] for button in table.buttons), table.buttons
     await a.press(bob, table, code_button(table, "2b2"))
     update = await a.press(bob, table, code_button(table, "x"), check=False)
@@ -187,10 +187,10 @@ async def test_a_refusal_follows_the_lobby_option(
     assert state.active == 1 and state.turn == 2
     if from_bank:
         assert state.tokens == (10, 10, 10) and state.bank == 28 and state.removed == 2
-        said = "Ann refused to answer: 2 tokens left the bank. 1 guess withdrawn."
+        said = "Ann refused to answer: 2 tokens left the tray. 1 guess withdrawn."
     else:
         assert state.tokens == (8, 10, 10) and state.bank == 32
-        said = "Ann refused to answer and paid 2 tokens into the bank. 1 guess withdrawn."
+        said = "Ann refused to answer and paid 2 tokens into the tray. 1 guess withdrawn."
     assert said in table_message(tg, session).text
 
 
@@ -339,7 +339,7 @@ async def test_idle_players_are_reminded_then_passed_or_skipped(
     assert state.active == 1 and state.tokens == (8, 10, 10) and state.bank == 32
     said = (
         "Ann did not answer in time, so the turn counts as a refusal. Ann refused to answer "
-        "and paid 2 tokens into the bank. 1 guess withdrawn."
+        "and paid 2 tokens into the tray. 1 guess withdrawn."
     )
     assert said in table_message(tg, session).text
     table = table_message(tg, session)

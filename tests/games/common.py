@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from chatbot.i18n import Translator
@@ -37,7 +38,7 @@ class PlainPresenter:
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
         return (f"Not allowed: {code}", "general")
 
-    def legend(self, tr: Translator) -> str:
+    def legend(self, tr: Translator, labels: Sequence[str] = ()) -> str:
         return ""
 
     def page_view(self, view: Any, legal: Any, names: Any, tr: Translator) -> dict[str, Any]:
@@ -47,5 +48,5 @@ class PlainPresenter:
         ]
         return {"hand": [], "areas": [], "seats": [""] * len(names), "choices": choices}
 
-    def confirm(self, view: Any, action: Any, tr: Translator) -> str:
+    def confirm(self, view: Any, action: Any, tr: Translator, before: Any = None) -> str:
         return ""

@@ -149,7 +149,7 @@ class PickPresenter(PlainPresenter):
             return "Revealed: " + ", ".join(map(str, event.picks))
         return None
 
-    def confirm(self, view: State, action: int, tr: Translator) -> str:
+    def confirm(self, view: State, action: int, tr: Translator, before: Any = None) -> str:
         return f"You picked {action} 🤫"
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chatbot.core.model import units
-from chatbot.i18n import N_, Translator
+from chatbot.i18n import N_, NP_, P_, Translator
 from chatbot.present.ano import page
 from chatbot.present.ano.text import SUIT_SYMBOLS, by_suit, card_text, cards_text, choices
 from chatbot.present.base import Option, Options, told_lines
@@ -79,8 +79,13 @@ OPTION_LABELS = {
 }
 
 
-def _direction(view: View) -> str:
-    return "🔃" if view.direction > 0 else "🔄"
+def _direction(view: View, tr: Translator) -> str:
+    """The direction of play, in words beside its icon."""
+    if view.direction > 0:
+        # TRANSLATORS: Ano's direction of play, beside the top card.
+        return tr.gettext("🔃 clockwise")
+    # TRANSLATORS: Ano's direction of play after an A reversed it.
+    return tr.gettext("🔄 anticlockwise")
 
 
 def _player_line(view: View, p: int, names: Sequence[str], tr: Translator) -> str:
@@ -94,9 +99,9 @@ def _player_line(view: View, p: int, names: Sequence[str], tr: Translator) -> st
         "{name}: {cards}", name=name, cards=tr.nt("{n} card", "{n} cards", view.hand_sizes[p])
     )
     if view.ano[p] == OWES:
-        line += " · " + tr.gettext("must call Ano!")
+        line += tr.sep() + tr.gettext("must call Ano!")
     elif view.ano[p] == FORGOT_CALL:
-        line += " · " + tr.gettext("forgot Ano: catch!")
+        line += tr.sep() + tr.gettext("forgot Ano: catch!")
     return line
 
 
@@ -104,9 +109,9 @@ def _top_line(view: View, tr: Translator) -> str:
     top = card_text(view.top)
     if view.named >= 0:
         top += " → " + SUIT_SYMBOLS[view.named]
-    line = tr.t("Top card: {card}", card=top) + f" · {_direction(view)}"
+    line = tr.t("Top card: {card}", card=top) + tr.sep() + _direction(view, tr)
     if view.pending:
-        line += " · " + tr.t("draw {n} pending", n=view.pending)
+        line += tr.sep() + tr.t("draw {n} pending", n=view.pending)
     return line
 
 
@@ -203,7 +208,7 @@ class AnoPresenter:
             text = _counted(head, n, " ".join(cards) + " …", tr)
         return text
 
-    def confirm(self, view: View, action: Action, tr: Translator) -> str:
+    def confirm(self, view: View, action: Action, tr: Translator, before: Any = None) -> str:
         return ""
 
     def narrate(self, event: object, names: Sequence[str], tr: Translator) -> str | None:
@@ -215,8 +220,8 @@ class AnoPresenter:
         lines = ["<b>" + tr.gettext("Ano: the game is over.") + "</b>"]
         for player, place, score in zip(event.ranking, event.places, event.scores, strict=True):
             line = tr.t("{place}. {name}", place=place, name=names[player])
-            if score:
-                line += " · " + tr.nt("{n} point left", "{n} points left", score)
+            if score and event.points:  # points mode: the points still in hand count
+                line += tr.sep() + tr.nt("{n} point in hand", "{n} points in hand", score)
             lines.append(line)
         winners = [
             names[p] for p, place in zip(event.ranking, event.places, strict=True) if place == 1
@@ -232,7 +237,7 @@ class AnoPresenter:
     ) -> dict[str, Any]:
         return page.page_view(view, legal, names, tr)
 
-    def legend(self, tr: Translator) -> str:
+    def legend(self, tr: Translator, labels: Sequence[str] = ()) -> str:
         return ""
 
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
@@ -300,8 +305,8 @@ def _narrate_draw(event: Drew, names: Sequence[str], tr: Translator) -> str:
     name = names[event.player]
     if event.reason == CHAIN:
         return tr.nt(
-            "{player} drew the chain: {n} card.",
-            "{player} drew the chain: {n} cards.",
+            "{player} drew {n} card at once.",
+            "{player} drew {n} cards at once.",
             event.count,
             player=name,
         )
@@ -323,3 +328,29 @@ def _narrate_draw(event: Drew, names: Sequence[str], tr: Translator) -> str:
 
 
 PRESENTER = AnoPresenter()
+
+
+# Second-person forms of the texts above, read when the player is the reader (the terminal
+# names its player "You"): "You answer", not "You answers" (chatbot.i18n.YOU).
+YOU_FORMS = (
+    P_("you", "{player} is to play."),
+    P_("you", "Caught {player}!"),
+    P_("you", "🏆 {players} wins!"),
+    P_("you", "{player} jumped in with {cards}."),
+    P_("you", "{player} played {cards}."),
+    P_("you", "{player} ended the chain: nobody draws."),
+    P_("you", "{player} may play the drawn card."),
+    P_("you", "{player} kept the drawn card."),
+    P_("you", "{player} fumbled with {cards}."),
+    P_("you", "{player}: “Ano!”"),
+    P_("you", "{player} forgot to call Ano!"),
+    P_("you", "{catcher} caught {player}!"),
+    P_("you", "{catcher} called a false catch on {player}."),
+    P_("you", "{player} finished: place {place}!"),
+    NP_("you", "{player} drew {n} card at once.", "{player} drew {n} cards at once."),
+    NP_("you", "{player} draws {n} card as a penalty.", "{player} draws {n} cards as a penalty."),
+    NP_(
+        "you", "{player} draws {n} card for the fumble.", "{player} draws {n} cards for the fumble."
+    ),
+    NP_("you", "{player} drew {n} card.", "{player} drew {n} cards."),
+)

@@ -7,7 +7,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from chatbot.i18n import N_, Translator
+from chatbot.i18n import N_, NP_, P_, Translator
 from chatbot.present.base import Option, Options, told_lines
 from chatbot.present.ego.questions import question
 from engine.ego.events import GameEnded, Refused, Revealed, Skipped, TurnStarted
@@ -72,8 +72,8 @@ def standings(tokens: Sequence[int], names: Sequence[str], tr: Translator) -> li
 def refuse_label(from_bank: bool, tr: Translator) -> str:
     """The refusal button, whose cost follows the lobby option."""
     if from_bank:
-        # TRANSLATORS: a button (LINE allows 20 characters): the bank loses {n} tokens.
-        return tr.t("🙅 Refuse (bank −{n})", n=REFUSAL_COST)
+        # TRANSLATORS: a button (LINE allows 20 characters): the tray loses {n} tokens.
+        return tr.t("🙅 Refuse (tray −{n})", n=REFUSAL_COST)
     # TRANSLATORS: a button (LINE allows 20 characters): the refuser pays {n} tokens.
     return tr.nt("🙅 Refuse (−{n} token)", "🙅 Refuse (−{n} tokens)", REFUSAL_COST)
 
@@ -99,7 +99,7 @@ class EgoPresenter:
         return tr.gettext("EGO")
 
     def option_label(self, option: str, tr: Translator) -> str:
-        labels = {"refusal_from_bank": tr.gettext("Refusal takes 2 from the bank")}
+        labels = {"refusal_from_bank": tr.gettext("Refusal takes 2 from the tray")}
         return labels.get(option, option)
 
     def option_value(self, option: str, value: bool | int, tr: Translator) -> str:
@@ -124,10 +124,11 @@ class EgoPresenter:
         return coins(name, view.tokens[p], tr) + mark
 
     def table(self, view: View, names: Sequence[str], log: Sequence[Any], tr: Translator) -> str:
-        """Players with their tokens and who has locked in, the bank, the question and its
+        """Players with their tokens and who has locked in, the tray, the question and its
         answers, what to do, and the last events."""
         head = tr.t("Turn {turn}", turn=view.turn)
-        lines = [f"<b>{self.title(tr)}</b> · {head} · " + tr.t("🏦 Bank: {n}", n=view.bank)]
+        sep = tr.sep()
+        lines = [f"<b>{self.title(tr)}</b>{sep}{head}{sep}" + tr.t("🧺 Tray: {n}", n=view.bank)]
         lines += [self._player_line(view, p, names, tr) for p in range(view.players)]
         if view.over:
             lines += ["", tr.gettext("The game is over.")]
@@ -204,29 +205,45 @@ class EgoPresenter:
             text = tr.sentences(text, tr.t("Your pick: {answer} 🤫", answer=DIGITS[view.my_answer]))
         return text
 
-    def confirm(self, view: View, action: Action, tr: Translator) -> str:
+    def confirm(self, view: View, action: Action, tr: Translator, before: Any = None) -> str:
         """The presser's private confirmation: "You picked 2 🤫, stake 2". `view` is after the
-        press, which may have revealed the turn and begun the next one."""
+        press, which may have revealed the turn and begun the next one; `before`, the view
+        before the press, holds the half of a pick made earlier."""
         if action.refuse:
             return tr.gettext("You refused to answer.")
+        prior = before if isinstance(before, View) else None
+        if prior is not None and prior.me == prior.active:
+            return tr.t("You answered {answer} 🤫", answer=action.answer)
         live = not view.over and view.me is not None
-        if live and view.me == view.active and view.my_answer == action.answer and action.answer:
+        if prior is None and live and view.me == view.active and view.my_answer == action.answer:
             return tr.t("You answered {answer} 🤫", answer=action.answer)
-        if (
-            live
-            and view.me != view.active
-            and action.answer in (0, view.my_answer)
-            and action.stake in (0, view.my_stake)
-        ):
+        if prior is not None:
+            same_turn = live and view.turn == prior.turn
+        else:
+            same_turn = (
+                live
+                and view.me != view.active
+                and action.answer in (0, view.my_answer)
+                and action.stake in (0, view.my_stake)
+            )
+            answered = bool(view.history) and view.history[-1][0] == view.me
+            if not same_turn and answered and not action.stake:
+                return tr.t("You answered {answer} 🤫", answer=action.answer)
+        if same_turn:  # the turn goes on: the view holds the whole pick so far
             answer, stake = view.my_answer, view.my_stake
-        elif view.history and view.history[-1][0] == view.me and not action.stake:
-            return tr.t("You answered {answer} 🤫", answer=action.answer)
-        else:  # the turn was revealed at once: the press itself says what was picked
-            answer, stake = action.answer, action.stake
+        else:  # revealed at once: this press, and the half of the pick made before it
+            answer = action.answer or (prior.my_answer if prior else 0)
+            stake = action.stake or (prior.my_stake if prior else 0)
         if answer and stake:
             return tr.t("You picked {answer} 🤫, stake {stake}", answer=answer, stake=stake)
         if answer:
-            return tr.t("You picked {answer} 🤫: now bet 1 or 2.", answer=answer)
+            bet = tr.gettext("bet {n}")
+            return tr.t(
+                "You picked {answer} 🤫: now bet with “{one}” or “{two}”.",
+                answer=answer,
+                one="🪙 " + bet.format(n=STAKES[0]),
+                two="🪙 " + bet.format(n=STAKES[1]),
+            )
         return tr.t("Stake {stake} 🤫: now pick 1, 2 or 3.", stake=stake)
 
     # --- events ----------------------------------------------------------------------------------
@@ -244,6 +261,12 @@ class EgoPresenter:
                 return self._refused(event, names, tr)
             case Revealed(player=player, answer=answer, guesses=guesses, void=void):
                 right = sum(1 for g in guesses if g.answer == answer)
+                if not right and not void:
+                    return tr.t(
+                        "{player} answered {answer}: nobody guessed right.",
+                        player=names[player],
+                        answer=answer,
+                    )
                 if void:
                     return tr.t(
                         "{player} answered {answer}: the turn is void.",
@@ -268,15 +291,15 @@ class EgoPresenter:
             )
         if event.from_bank:
             text = tr.nt(
-                "{player} refused to answer: {n} token left the bank.",
-                "{player} refused to answer: {n} tokens left the bank.",
+                "{player} refused to answer: {n} token left the tray.",
+                "{player} refused to answer: {n} tokens left the tray.",
                 event.paid,
                 player=player,
             )
         elif event.paid:
             text = tr.nt(
-                "{player} refused to answer and paid {n} token into the bank.",
-                "{player} refused to answer and paid {n} tokens into the bank.",
+                "{player} refused to answer and paid {n} token into the tray.",
+                "{player} refused to answer and paid {n} tokens into the tray.",
                 event.paid,
                 player=player,
             )
@@ -295,7 +318,7 @@ class EgoPresenter:
         return None
 
     def _reveal(self, event: Revealed, names: Sequence[str], tr: Translator) -> str:
-        """The question, the answer, every guess with its stake and payout, the bank, the
+        """The question, the answer, every guess with its stake and payout, the tray, the
         standings."""
         asked, _ = texts(event.card, tr)
         lines = [
@@ -332,31 +355,35 @@ class EgoPresenter:
             lines += [
                 "",
                 tr.gettext(
-                    "⚠️ The bank cannot pay every winner: nobody wins or loses, "
+                    "⚠️ The tray cannot pay every winner: nobody wins or loses, "
                     "and the game is over."
                 ),
             ]
         elif event.gained:
             lines.append(
                 tr.nt(
-                    "{player} takes {n} token from the bank for the right guess.",
-                    "{player} takes {n} tokens from the bank for the right guesses.",
+                    "{player} takes {n} token from the tray for the right guess.",
+                    "{player} takes {n} tokens from the tray for the right guesses.",
                     event.gained,
                     player=names[event.player],
                 )
             )
-        lines += ["", tr.t("🏦 Bank: {n}", n=event.bank), *standings(event.tokens, names, tr)]
+        lines += ["", tr.t("🧺 Tray: {n}", n=event.bank), *standings(event.tokens, names, tr)]
         return "\n".join(lines)
 
     def _final(self, event: GameEnded, names: Sequence[str], tr: Translator) -> str:
         reasons = {
-            "bank_empty": tr.gettext("The bank is empty."),
-            "bank_short": tr.gettext("The bank could not pay every winner."),
+            "bank_empty": tr.gettext("The tray is empty."),
+            "bank_short": tr.gettext("The tray could not pay every winner."),
             "all_broke": tr.gettext("Every player is out of tokens."),
             "stalled": tr.gettext("A whole round went by with no token moving."),
         }
         over = tr.gettext("Game over!")
         lines = [f"🏁 <b>{over}</b> {reasons.get(event.reason, '')}", ""]
+        if not any(event.tokens):  # everyone broke: no medals for holding nothing
+            held = tokens_text(0, tr)
+            lines += [tr.t("{name}: {tokens}", name=names[p], tokens=held) for p in event.ranking]
+            return "\n".join([*lines, "", nobody_won(tr)])
         for player, place in zip(event.ranking, event.places, strict=True):
             medal = MEDALS.get(place, f"{place}.")
             held = tokens_text(event.tokens[player], tr)
@@ -364,7 +391,7 @@ class EgoPresenter:
         winners = [
             names[p] for p, place in zip(event.ranking, event.places, strict=True) if place == 1
         ]
-        lines += ["", winner_line(winners, tr) if any(event.tokens) else nobody_won(tr)]
+        lines += ["", winner_line(winners, tr)]
         return "\n".join(lines)
 
     def page_view(
@@ -374,8 +401,12 @@ class EgoPresenter:
 
         return page.page_view(view, legal, names, tr)
 
-    def legend(self, tr: Translator) -> str:
-        """The key to the eleven picks a guesser may see at once."""
+    def legend(self, tr: Translator, labels: Sequence[str] = ()) -> str:
+        """The key to the picks shown (`labels`): the bets' part only to a guesser, who has
+        the eleven picks; the answering player has only the answers."""
+        bets = tr.gettext("bet {n}").format(n=STAKES[0])
+        if labels and not any(bets in label for label in labels):
+            return tr.gettext("1️⃣ 2️⃣ 3️⃣: your answer")
         return tr.gettext(
             "1️⃣ 2️⃣ 3️⃣: an answer (yours, or your guess) · “2 · bet 1”: a guess and its bet in "
             "one pick · 🪙 bet: the bet alone"
@@ -398,3 +429,39 @@ class EgoPresenter:
 
 
 PRESENTER = EgoPresenter()
+
+
+# Second-person forms of the texts above, read when the player is the reader (the terminal
+# names its player "You"): "You answer", not "You answers" (chatbot.i18n.YOU).
+YOU_FORMS = (
+    P_("you", "🏆 {players} wins!"),
+    P_("you", "{player}: secretly pick the answer you agree with most."),
+    P_("you", "Turn {turn}: {player} answers."),
+    P_("you", "{player} did not pick in time: skipped this turn, no loss."),
+    P_("you", "{player} answered {answer}: the turn is void."),
+    P_("you", "{player} answered {answer}: nobody guessed right."),
+    NP_(
+        "you",
+        "{player} answered {answer}: {n} right guess.",
+        "{player} answered {answer}: {n} right guesses.",
+    ),
+    P_("you", "{player} did not answer in time, so the turn counts as a refusal."),
+    NP_(
+        "you",
+        "{player} refused to answer: {n} token left the tray.",
+        "{player} refused to answer: {n} tokens left the tray.",
+    ),
+    NP_(
+        "you",
+        "{player} refused to answer and paid {n} token into the tray.",
+        "{player} refused to answer and paid {n} tokens into the tray.",
+    ),
+    P_("you", "{player} refused to answer (no tokens to pay)."),
+    P_("you", "{player} agrees most with: {answer}"),
+    P_("you", "{player} guessed {answer}, bet {stake}: {result}"),
+    NP_(
+        "you",
+        "{player} takes {n} token from the tray for the right guess.",
+        "{player} takes {n} tokens from the tray for the right guesses.",
+    ),
+)

@@ -607,10 +607,10 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q098", "Pretend to be surprised"),
     ),
     "q099": (
-        Q_("q099", "The best part of a weekend?"),
-        Q_("q099", "Sleeping late"),
-        Q_("q099", "Seeing friends"),
-        Q_("q099", "Good food"),
+        Q_("q099", "Sunday evening feels…?"),
+        Q_("q099", "Relaxed"),
+        Q_("q099", "Already dreading Monday"),
+        Q_("q099", "Planning the week"),
     ),
     "q100": (
         Q_("q100", "Your ideal travel buddy?"),
@@ -619,10 +619,10 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q100", "Just me"),
     ),
     "q101": (
-        Q_("q101", "Your emoji style?"),
-        Q_("q101", "Lots of emojis"),
-        Q_("q101", "Just one smile"),
-        Q_("q101", "Stickers only"),
+        Q_("q101", "Your most-used emoji?"),
+        Q_("q101", "😂 Laughing"),
+        Q_("q101", "👍 Thumbs up"),
+        Q_("q101", "❤️ Heart"),
     ),
     "q102": (
         Q_("q102", "Your must-have accessory?"),
@@ -631,10 +631,10 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q102", "A watch"),
     ),
     "q103": (
-        Q_("q103", "Checking prices before buying?"),
-        Q_("q103", "Always"),
-        Q_("q103", "For big things"),
-        Q_("q103", "Never"),
+        Q_("q103", "One more item and shipping is free. You…?"),
+        Q_("q103", "Add something I need"),
+        Q_("q103", "Add anything cheap"),
+        Q_("q103", "Pay for shipping"),
     ),
     "q104": (
         Q_("q104", "Spoilers?"),
@@ -748,7 +748,7 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q122", "The first thing you do after waking up?"),
         Q_("q122", "Check my phone"),
         Q_("q122", "Drink some water"),
-        Q_("q122", "Stay in bed a bit longer"),
+        Q_("q122", "Stretch"),
     ),
     "q123": (
         Q_("q123", "Camping under the stars?"),
@@ -793,10 +793,10 @@ TEXTS: dict[str, tuple[str, str, str, str]] = {
         Q_("q129", "Whatever I wore today"),
     ),
     "q130": (
-        Q_("q130", "You win a huge prize. First thing you buy?"),
-        Q_("q130", "A house"),
-        Q_("q130", "A trip around the world"),
-        Q_("q130", "Nothing, I save it all"),
+        Q_("q130", "You find a wallet in the street. You…?"),
+        Q_("q130", "Take it to the police"),
+        Q_("q130", "Look inside for an ID"),
+        Q_("q130", "Post about it online"),
     ),
     "q131": (
         Q_("q131", "Films at the cinema or at home?"),

@@ -86,8 +86,8 @@ def _turn_line(view: View, names: Sequence[str], tr: Translator) -> str:
         return tr.gettext("The game is over.")
     name = f"<b>{names[view.turn]}</b>"
     if view.momentum:
-        return tr.gettext("{player} is to act: momentum, one more action!").format(player=name)
-    return tr.gettext("{player} is to act.").format(player=name)
+        return tr.t("{player} is to act: momentum, one more action!", player=name)
+    return tr.t("{player} is to act.", player=name)
 
 
 def _hand_line(view: View, tr: Translator) -> str:
@@ -147,14 +147,14 @@ class EgonomyPresenter:
         """Egonomy is played from the private hands only."""
         return ()
 
-    def confirm(self, view: View, action: Action, tr: Translator) -> str:
+    def confirm(self, view: View, action: Action, tr: Translator, before: Any = None) -> str:
         """The hand message shows the move; nothing more to say."""
         return ""
 
     def table(self, view: View, names: Sequence[str], log: Sequence[object], tr: Translator) -> str:
         """The group's table message: players, tables, discard pile, turn, recent events."""
         round_no = tr.gettext("Round {round} of {rounds}").format(round=view.round, rounds=ROUNDS)
-        lines = [f"<b>{self.title(tr)}</b> · {round_no}"]
+        lines = [f"<b>{self.title(tr)}</b>{tr.sep()}{round_no}"]
         lines += [_player_line(view, p, names, tr) for p in range(view.players)]
         lines += [
             "",
@@ -193,7 +193,7 @@ class EgonomyPresenter:
         """The hand in one line of at most `chars` UTF-16 units (as platforms count them)."""
         cards = [card_text(c) for c in by_number(view.hand)]
         ego = view.ego_piles[view.me] if view.me is not None else 0
-        tail = " · " + tr.gettext("ego ✦ {ego}").format(ego=ego)
+        tail = tr.sep() + tr.gettext("ego ✦ {ego}").format(ego=ego)
 
         def line(shown: list[str], more: str) -> str:
             return _counted(tr.gettext("Your hand"), len(cards), " ".join(shown) + more, tr) + tail
@@ -222,7 +222,7 @@ class EgonomyPresenter:
     ) -> dict[str, Any]:
         return page.page_view(view, legal, names, tr)
 
-    def legend(self, tr: Translator) -> str:
+    def legend(self, tr: Translator, labels: Sequence[str] = ()) -> str:
         return ""
 
     def explain(self, code: str, params: dict[str, Any], tr: Translator) -> tuple[str, str]:
@@ -232,3 +232,32 @@ class EgonomyPresenter:
 
 
 PRESENTER = EgonomyPresenter()
+
+
+# Second-person forms of the texts above, read when the player is the reader (the terminal
+# names its player "You"): "You answer", not "You answers" (chatbot.i18n.YOU).
+YOU_FORMS = (
+    P_("you", "{player} is to act: momentum, one more action!"),
+    P_("you", "{player} is to act."),
+    P_("you", "{player} babbled {card} onto {table} ({topic})."),
+    P_("you", "{player} cut off {card} from {table}: +1 ✦"),
+    P_("you", "{player} listened at {table}: took {card}, discarded {cards}."),
+    P_("you", "{player} let go of {cards}."),
+    P_("you", "{player} flipped {table}, discarding {cards}: it now shows {topic}."),
+    P_("you", "{player} argued {cards} on the empty {table}."),
+    P_("you", "{player} argued {cards} on {table} and collected {collected}: +{ego} ✦"),
+    P_("you", "{player} gains momentum and must act again!"),
+    P_("you", "{player} cannot act: the round ends."),
+    P_(
+        "you",
+        "The bot searched the circle for the least ego and found the humblest philosopher: "
+        "{player} takes the first-player card and starts.",
+    ),
+    P_("you", "Round {round} begins; {player} holds the first-player card."),
+    P_("you", "{player} emptied their hand."),
+    NP_(
+        "you",
+        "🎉 {player} wins with {n} trophy, ego filled to the brim!",
+        "🎉 {player} wins with {n} trophies, ego filled to the brim!",
+    ),
+)

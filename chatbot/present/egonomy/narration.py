@@ -33,35 +33,37 @@ def narrate_action(event: object, names: Sequence[str], tr: Translator) -> str |
     """One line for an action event."""
     match event:
         case Babbled(player, table, card):
-            return tr.gettext("{player} babbled {card} onto {table} ({topic}).").format(
+            return tr.t(
+                "{player} babbled {card} onto {table} ({topic}).",
                 player=names[player],
                 card=card_text(card),
                 table=table_name(table, tr),
                 topic=topic_name(TOPIC[card], tr),
             )
         case CutOff(player, table, card):
-            return tr.gettext("{player} cut off {card} from {table}: +1 ✦").format(
-                player=names[player], card=card_text(card), table=table_name(table, tr)
+            return tr.t(
+                "{player} cut off {card} from {table}: +1 ✦",
+                player=names[player],
+                card=card_text(card),
+                table=table_name(table, tr),
             )
         case Argued():
             return _narrate_argue(event, names, tr)
         case Listened(player, table, card, discarded):
-            return tr.gettext(
-                "{player} listened at {table}: took {card}, discarded {cards}."
-            ).format(
+            return tr.t(
+                "{player} listened at {table}: took {card}, discarded {cards}.",
                 player=names[player],
                 table=table_name(table, tr),
                 card=card_text(card),
                 cards=cards_text(discarded),
             )
         case LetGo(player, cards):
-            return tr.gettext("{player} let go of {cards}.").format(
-                player=names[player], cards=cards_text(cards)
+            return tr.t(
+                "{player} let go of {cards}.", player=names[player], cards=cards_text(cards)
             )
         case Flipped(player, table, discarded, topic):
-            return tr.gettext(
-                "{player} flipped {table}, discarding {cards}: it now shows {topic}."
-            ).format(
+            return tr.t(
+                "{player} flipped {table}, discarding {cards}: it now shows {topic}.",
                 player=names[player],
                 table=table_name(table, tr),
                 cards=cards_text(discarded),
@@ -80,10 +82,8 @@ def _narrate_argue(event: Argued, names: Sequence[str], tr: Translator) -> str:
         "ego": len(event.collected),
     }
     if not event.collected:
-        return tr.gettext("{player} argued {cards} on the empty {table}.").format(**fields)
-    line = tr.gettext(
-        "{player} argued {cards} on {table} and collected {collected}: +{ego} ✦"
-    ).format(**fields)
+        return tr.t("{player} argued {cards} on the empty {table}.", **fields)
+    line = tr.t("{player} argued {cards} on {table} and collected {collected}: +{ego} ✦", **fields)
     if event.fallacy:
         fallacy = tr.gettext("Fallacy! 123 also beats 789.")
         line = tr.sentences(line, fallacy)
@@ -94,19 +94,20 @@ def narrate_turn(event: object, names: Sequence[str], tr: Translator) -> str | N
     """Momentum, a stuck player, the start of a round."""
     match event:
         case MomentumGained(player):
-            return tr.gettext("{player} gains momentum and must act again!").format(
-                player=names[player]
-            )
+            return tr.t("{player} gains momentum and must act again!", player=names[player])
         case Stuck(player):
-            return tr.gettext("{player} cannot act: the round ends.").format(player=names[player])
+            return tr.t("{player} cannot act: the round ends.", player=names[player])
         case RoundStarted(round_no, first, humblest) if humblest and round_no == 1:
-            return tr.gettext(
+            return tr.t(
                 "The bot searched the circle for the least ego and found the humblest "
-                "philosopher: {player} takes the first-player card and starts."
-            ).format(player=names[first])
+                "philosopher: {player} takes the first-player card and starts.",
+                player=names[first],
+            )
         case RoundStarted(round_no, first, _):
-            return tr.gettext("Round {round} begins; {player} holds the first-player card.").format(
-                round=round_no, player=names[first]
+            return tr.t(
+                "Round {round} begins; {player} holds the first-player card.",
+                round=round_no,
+                player=names[first],
             )
     return None
 
@@ -128,7 +129,7 @@ def _score_line(
         parts.append(tr.gettext("hand sum {sum}").format(sum=score.hand_sum))
     # TRANSLATORS: trophies won this round, then the player's new total.
     parts.append(tr.gettext("🏆 +{won} → {total}").format(won=score.trophies_won, total=total))
-    return " · ".join(parts)
+    return tr.sep().join(parts)
 
 
 def announce_round(event: RoundEnded, names: Sequence[str], tr: Translator) -> str:
@@ -137,7 +138,7 @@ def announce_round(event: RoundEnded, names: Sequence[str], tr: Translator) -> s
     if event.emptied_by is None:
         why = tr.gettext("A player could not act, which ended the round.")
     else:
-        why = tr.gettext("{player} emptied their hand.").format(player=names[event.emptied_by])
+        why = tr.t("{player} emptied their hand.", player=names[event.emptied_by])
     egos = [s.ego for s in event.scores]
     lines = [f"<b>{head}</b>", why, ""]
     for s in event.scores:
@@ -159,7 +160,7 @@ def announce_game(event: GameEnded, names: Sequence[str], tr: Translator) -> str
     over = tr.gettext("Game over!")
     lines = [f"<b>{over}</b>", ""]
     for place, player in enumerate(event.ranking, start=1):
-        lines.append(f"{place}. {names[player]} · 🏆 {event.trophies[player]}")
+        lines.append(f"{place}. {names[player]}{tr.sep()}🏆 {event.trophies[player]}")
     winner = event.ranking[0]
     if event.early:
         reached = [names[p] for p in event.ranking if event.trophies[p] >= TROPHIES_TO_END]

@@ -44,7 +44,7 @@ from engine.core import IllegalAction, Rng, dump_event
 from tests.engine.fingerprint import Fingerprint, assert_unchanged, write_reference
 
 GAMES = 300
-RULES_DIGEST = "838e04c7867e030bafde52ad0a05daee7a8b60a4936f77200743c8409fda3260"
+RULES_DIGEST = "fc8947f084c97fba4b73fafd67c240107b510249bd37cd936d976af779c9c112"
 REFERENCE = Path(__file__).with_name("digest_steps.txt")  # each game's hash step by step
 FLAGS = [name for name, _ in FLAG_OPTIONS]
 MIXES = 2 ** (len(FLAGS) + 1)

@@ -46,6 +46,47 @@ def test_a_draw_of_no_card_changes_nothing_a_call_made_still_holds() -> None:
     assert Action(CATCH, target=0) not in legal_actions(state, 2)
 
 
+def test_a_draw_of_no_card_changes_nothing_a_forgotten_call_can_still_be_caught() -> None:
+    """ "a draw of no card (an empty pile) changes nothing" (RULINGS.md, Rulings of 2026-12,
+    first bullet; docs/rulings.md#ano-drawing-and-the-call), the other half: Ann goes down to
+    9♦ without calling; Bob's draw takes the last card there is, so when her turn comes back
+    she draws nothing, and she can still be caught for the call she forgot."""
+    state = position(["3H 9D", "2C 5S", "4C 6S"], top="7H")
+    state, _ = apply(state, 0, play("3H"))
+    assert state.ano[0] == OWES
+    state, _ = apply(state, 1, Action(DRAW))  # the discard under 3♥ is reshuffled: 7♥
+    assert state.ano[0] == FORGOT_CALL and not state.pile
+    state, events = apply(state, 2, Action(DRAW))
+    assert Drew(2, 0, "turn") in events
+    state, events = apply(state, 0, Action(DRAW))
+    assert Drew(0, 0, "turn") in events and state.hands[0] == hand("9D")
+    assert state.ano[0] == FORGOT_CALL, "a draw of no card changes nothing"
+    assert Action(CATCH, target=0) in legal_actions(state, 1)
+    _, events = apply(state, 1, Action(CATCH, target=0))
+    assert events[0] == Caught(1, 0, 0)
+
+
+def test_a_fumble_penalty_of_no_card_changes_nothing_a_forgotten_call_can_be_caught() -> None:
+    """ "a draw of no card (an empty pile) changes nothing" (RULINGS.md, Rulings of 2026-12,
+    first bullet), for a penalty: with fumble on, Ann, who forgot her call, plays a wrong card
+    when nothing is left to draw; the penalty finds no card, and she can still be caught. A
+    player who did call keeps her call the same way."""
+    for before in (FORGOT_CALL, CLEAR):
+        state = position(
+            ["9D", "2C 5S", "4C 6S"], top="3H", ano=(before, CLEAR, CLEAR), fumble=True
+        )
+        state, events = apply(state, 0, play("9D"))
+        assert Drew(0, 0, "fumble") in events and state.hands[0] == hand("9D")
+        assert state.ano[0] == before, "a penalty of no card changes nothing"
+        offered = Action(CATCH, target=0) in legal_actions(state, 1)
+        assert offered  # fumble on: a catch is offered against any Ano hand
+        _, events = apply(state, 1, Action(CATCH, target=0))
+        if before == FORGOT_CALL:
+            assert events[0] == Caught(1, 0, 0)
+        else:
+            assert events[0] == FalseCatch(1, 0, 0)
+
+
 def test_a_catch_penalty_that_leaves_an_ano_hand_owes_the_call() -> None:
     """ "A player left holding an Ano hand after a draw (or a penalty) owes the call too." Ann
     forgot with 2♥ left; caught (Uno rules: 2 cards) she draws 2♣ 2♦, three 2s that could go
