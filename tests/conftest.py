@@ -116,7 +116,10 @@ def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     if server is None or cli is None:
         pytest.fail("redis-server and redis-cli must be on PATH (apt-get install redis-server)")
     procs: list[subprocess.Popen[bytes]] = []
-    ports = [_cluster_port() for _ in range(3)]
+    ports: list[int] = []
+    while len(ports) < 3:  # three different ports (a port freed is often handed out again)
+        if (port := _cluster_port()) not in ports:
+            ports.append(port)
     workdir = tmp_path_factory.mktemp("cluster")
     clients = [redis.Redis(host="127.0.0.1", port=p, socket_connect_timeout=0.2) for p in ports]
     try:
