@@ -30,9 +30,11 @@ def _tracked_copy(dest: Path) -> Path:
         ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
     ).stdout.decode()
     for name in filter(None, listed.split("\0")):
-        source = REPO / name
-        if source.is_file():
-            target = dest / name
+        source, target = REPO / name, dest / name
+        if source.is_symlink():  # (chatbot/locales: a link to the top-level locales/)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(os.readlink(source))
+        elif source.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     return dest
@@ -104,18 +106,26 @@ def test_the_wheel_is_imported_from_the_venv_not_the_checkout(
 
 
 @pytest.mark.slow
-def test_the_hand_pages_files_are_in_the_wheel(installed: Path, tmp_path: Path) -> None:
-    """The LINE hand page's static files travel as package data, each as in the checkout."""
-    names = ("hand.html", "hand.js", "hand.css")
+def test_the_game_pages_files_are_in_the_wheel(installed: Path, tmp_path: Path) -> None:
+    """The game page's static files and each platform's script for it travel as package
+    data, each as in the checkout."""
+    files = [
+        ("chatbot.page", "static/page.html"),
+        ("chatbot.page", "static/page.js"),
+        ("chatbot.page", "static/page.css"),
+        ("chatbot.line", "page_line.js"),
+        ("chatbot.telegram", "page_telegram.js"),
+    ]
     code = (
-        "from importlib import resources; import sys; folder = resources.files('chatbot.line');"
-        f" [sys.stdout.write(str(len((folder / n).read_bytes())) + ' ') for n in {names!r}]"
+        "from importlib import resources; import sys;"
+        f" [sys.stdout.write(str(len((resources.files(p) / n).read_bytes())) + ' ')"
+        f" for p, n in {files!r}]"
     )
     run = subprocess.run(
         [str(installed), "-c", code], cwd=tmp_path, env=_env(), capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr
-    sizes = [(REPO / "chatbot" / "line" / n).stat().st_size for n in names]
+    sizes = [(REPO / p.replace(".", "/") / n).stat().st_size for p, n in files]
     assert run.stdout.split() == [str(n) for n in sizes]
 
 
