@@ -67,6 +67,9 @@
     stream.onerror = () => {
       if (stream.readyState === EventSource.CLOSED) state.stream = null;
     };
+    stream.onopen = () => { // (again after the server ended it: what was saved meanwhile)
+      if (state.data && !state.busy) load(true);
+    };
   }
 
   // While the stream is down (a proxy that buffers, a lost connection), look again quietly.
@@ -161,6 +164,9 @@
 
   function render(data) {
     const before = state.data;
+    if (before && !before.over && !data.over && before.version > data.version) {
+      return; // an older answer that arrived late (two looks crossed): the page is newer
+    }
     state.data = data;
     if (data.words) state.words = data.words;
     const words = state.words;
