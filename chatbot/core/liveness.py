@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from chatbot.core import keys
 from chatbot.core.session import BadSession, Session
 from chatbot.core.work import Found
+from chatbot.settings import Settings
 from chatbot.store.base import Seen, Store
 
-if TYPE_CHECKING:
-    from chatbot.core.sessions import Sessions
+
+class Owner(Protocol):
+    """What Liveness reads of the process's `Sessions`: who this process is, the changes it
+    will not deliver, the settings."""
+
+    process: str
+    unsent: set[tuple[str, int]]
+    settings: Settings
+
 
 DELIVERED = "change"  # the ledger's field of the last change recorded as delivered
 ALIVE_FOR = 10.0  # seconds a process counts as alive after its last heartbeat
@@ -27,7 +35,7 @@ class Liveness:
     """This process's heartbeat and clock, the others' heartbeats, and the ledgers of
     deliveries: what tells whether a change is owed and by whom."""
 
-    def __init__(self, sessions: Sessions, store: Store, clock: Callable[[], float]) -> None:
+    def __init__(self, sessions: Owner, store: Store, clock: Callable[[], float]) -> None:
         self.sessions = sessions
         self._store = store
         # Deadlines are compared across processes: with the default clock, this process's clock

@@ -6,14 +6,26 @@ Their languages, their private chats, the games they sit in, and who may host a 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from chatbot.core.model import Incoming
 from chatbot.core.session import LOBBY, BadSession, Session
 from chatbot.i18n import negotiate
 
-if TYPE_CHECKING:
-    from chatbot.core.sessions import Sessions
+
+class Kept(Protocol):
+    """What People reads and writes through (the chat's `Sessions`)."""
+
+    platform: Any  # the adapter's ports: is_admin, is_member
+
+    async def load(self, chat: str, follow: bool = True) -> tuple[Session | None, int]: ...
+
+    async def user_setting(self, user: str, name: str, refresh: bool = False) -> str | None: ...
+
+    async def set_user_setting(self, user: str, name: str, value: str) -> None: ...
+
+    async def chat_setting(self, chat: str, name: str, refresh: bool = False) -> str | None: ...
+
 
 GAMES_KEPT = 30  # the newest chats a user sat down in (a private /language and /stats)
 
@@ -21,7 +33,7 @@ GAMES_KEPT = 30  # the newest chats a user sat down in (a private /language and 
 class People:
     """What the bot knows of the people and chats it meets."""
 
-    def __init__(self, sessions: Sessions) -> None:
+    def __init__(self, sessions: Kept) -> None:
         self.sessions = sessions
 
     async def games_of(self, user: str) -> list[str]:
