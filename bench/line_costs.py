@@ -105,12 +105,14 @@ class Table:
         self.bot, self.line, self.rng, self.costs = bot, line, rng, Costs()
         self.table: Sent | None = None  # the game's table as it began
         self.page = page  # the web server, where the hand page is on
+        self.tokens: dict[str, str] = {}  # each person's ID token, as their open page keeps it
 
     async def on_page(self, group: str, user: str) -> None:
         """The person makes one of the moves their page offers; after a saved move, the page's
         line in the group (a webhook event with a reply token)."""
         assert self.page is not None
-        auth = {"Authorization": f"Bearer {self.line.id_token(user)}"}
+        token = self.tokens.setdefault(user, self.line.id_token(user))  # (checked once)
+        auth = {"Authorization": f"Bearer {token}"}
         got = await self.page.get("/liff/api/state", params={"game": group}, headers=auth)
         shown = got.json()
         if not shown.get("choices"):  # read before a computer moved: look again

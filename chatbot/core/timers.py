@@ -38,9 +38,6 @@ from engine.core import BadState, Rng
 log = logging.getLogger(__name__)
 TIMEOUT_STEPS = 16  # due timers handled in one go for one game (the rest at the next tick)
 HURRIED_STEPS = 64  # computer actions taken at once after one change (see `hurry`)
-# ... and when no person can act any more (all out or finished): the computers play on to
-# the end at once, so the results come with the last person's free reply, not as a push
-HURRIED_ALONE = 2_000
 CHOICES_KEPT = 1000  # computer choices kept for a unit of work tried again
 
 
@@ -146,11 +143,8 @@ class Timers:
             return state
         game = bundle.game
         together = not bundle.private_hands or caps.hold_unasked  # or several awaited at once
-        people = [p for p, seat in enumerate(session.seats) if not seat.bot]
-        for step in range(HURRIED_ALONE):
+        for _ in range(HURRIED_STEPS):
             if session.phase != PLAYING:
-                break
-            if step >= HURRIED_STEPS and any(game.legal_actions(state, p) for p in people):
                 break
             awaited = set(game.to_move(state))
             together = together or len(awaited) > 1
