@@ -157,8 +157,10 @@ class Renderer:
         """A new group message for each event that matters; the final results offer the next
         game, the standings and the record."""
         group_names = views.names(session, tr)
+        # (the game's group as their host: where a page holds the game and no event asked
+        # for them, they wait for the next free reply there like the table, never pushed)
         announcements = [
-            say(session.chat, text)
+            replace(say(session.chat, text), host=session.chat)
             for e in events
             if (text := bundle.presenter.announce(e, group_names, tr)) is not None
         ]
