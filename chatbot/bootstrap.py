@@ -80,12 +80,14 @@ def startup_line(settings: Settings, polling: bool = False) -> str:
     else:
         if telegram.token and telegram.webhook_url:
             on.append("Telegram webhook /telegram/webhook")
+            if telegram.webapp_name:
+                on.append(f"Telegram game page /webapp/page (Mini App {telegram.webapp_name})")
         if line.channel_secret and line.channel_access_token:
             on.append("LINE webhook /line/webhook")
             if line.liff_id:
-                on.append("LINE hand page /liff/hand")
+                on.append("LINE game page /liff/page")
             else:
-                on.append("no LINE hand page (LINE_LIFF_ID unset: hands go to 1:1 chats)")
+                on.append("no LINE game page (LINE_LIFF_ID unset: hands go to 1:1 chats)")
         ops = f"{settings.metrics_host}:{settings.metrics_port}"
         on.append(f"/healthz and /metrics on {ops}")
     return f"{games}; on: {', '.join(on)}"

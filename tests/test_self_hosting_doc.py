@@ -21,7 +21,7 @@ STEPS = {
     "greeting off": "Greeting message",
     "groups allowed": "Join groups and multi-person chats",
     "LINE Login channel": "LINE Login",
-    "LIFF endpoint": "https://bot.example.org/liff/hand",
+    "LIFF endpoint": "https://bot.example.org/liff/page",
     "LIFF size": "**Tall**",
     "LIFF scopes": "chat_message.write",
     "publish": "**Publish**",

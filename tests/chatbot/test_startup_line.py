@@ -28,7 +28,7 @@ def test_without_redis_the_line_says_games_are_lost_on_restart() -> None:
     assert "\n" not in line
     assert line.startswith("games live in memory: they are lost on restart")
     assert "LINE webhook /line/webhook" in line and "Telegram" not in line
-    assert "no LINE hand page" in line and "/healthz and /metrics on 127.0.0.1:9180" in line
+    assert "no LINE game page" in line and "/healthz and /metrics on 127.0.0.1:9180" in line
 
 
 def test_with_redis_the_line_names_it_without_its_password() -> None:
@@ -37,7 +37,7 @@ def test_with_redis_the_line_names_it_without_its_password() -> None:
     line = startup_line(Settings.from_env(env))
     assert "hunter2" not in line
     assert line.startswith("games live in Redis at redis://:***@redis.internal:6379/0;")
-    for part in ("Telegram webhook", "LINE webhook", "LINE hand page /liff/hand", "0.0.0.0:9180"):
+    for part in ("Telegram webhook", "LINE webhook", "LINE game page /liff/page", "0.0.0.0:9180"):
         assert part in line
 
 
