@@ -139,12 +139,14 @@ def _free_port() -> int:
         return port
 
 
+@pytest.mark.skipif(
+    _network_address() is None, reason="this host has no network address besides its loopback"
+)
 async def test_the_bot_with_the_compose_environment_serves_metrics_to_the_network(
     redis_url: str, tmp_path: Path
 ) -> None:
     address = _network_address()
-    if address is None:
-        pytest.skip("this host has no network address besides its loopback")
+    assert address is not None
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "LINE_"))}
     env |= bot_env()
     ops, port = _free_port(), _free_port()

@@ -290,11 +290,14 @@ def _engine() -> tuple[str | None, str]:
     return None, "; ".join(reasons)
 
 
+ENGINE, NO_ENGINE = _engine()  # a container tool whose engine answers, or why there is none
+
+
 @pytest.mark.slow
+@pytest.mark.skipif(ENGINE is None, reason=f"cannot build the image here: {NO_ENGINE}")
 def test_the_image_builds_and_its_health_check_passes(tmp_path: Path) -> None:
-    tool, why = _engine()
-    if tool is None:
-        pytest.skip(f"cannot build the image here: {why}")
+    tool = ENGINE
+    assert tool is not None
     tag = f"egobot-test:{os.getpid()}"
     if tool.endswith("buildah"):
         subprocess.run([tool, "bud", "-t", tag, str(REPO)], check=True, timeout=1800)
