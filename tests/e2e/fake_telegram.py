@@ -614,7 +614,8 @@ class _Query:
 
 @dataclass
 class _Flood:
-    max_per_minute: int
+    most: int  # messages in a period
+    period: float  # seconds
     retry_after: int
     stamps: deque[float] = field(default_factory=deque)
     blocked_until: float = 0.0
@@ -692,6 +693,7 @@ class FakeTelegram:
         self._poll_generation = 0
         self._wake = asyncio.Event()
         self._flood: dict[int, _Flood] = {}
+        self._bot_flood: _Flood | None = None  # the bot's messages over all chats, a second
         self._injected: dict[str, list[ApiError]] = {}
         self._held: set[str] = set()
         self._released = asyncio.Event()
@@ -883,7 +885,12 @@ class FakeTelegram:
 
         After a 429 the chat is blocked for retry_after seconds, then the count starts afresh.
         """
-        self._flood[chat_id] = _Flood(max_per_minute, retry_after)
+        self._flood[chat_id] = _Flood(max_per_minute, 60.0, retry_after)
+
+    def bot_limit(self, max_per_second: int = 30, retry_after: int = 1) -> None:
+        """Beyond max_per_second sends/edits over all chats: 429 with parameters.retry_after,
+        as Telegram refuses a bot that sends more than about 30 messages a second."""
+        self._bot_flood = _Flood(max_per_second, 1.0, retry_after)
 
     def inject_error(
         self,
@@ -1258,16 +1265,20 @@ class FakeTelegram:
         return chat
 
     def _check_flood(self, chat_id: int) -> None:
-        flood = self._flood.get(chat_id)
-        if flood is None:
-            return
+        for flood in (self._bot_flood, self._flood.get(chat_id)):
+            if flood is not None:
+                self._count(flood)
+
+    @staticmethod
+    def _count(flood: _Flood) -> None:
+        """Count one message against `flood`, or refuse it with a 429."""
         now = time.monotonic()
         if now < flood.blocked_until:
             wait = max(1, math.ceil(flood.blocked_until - now))
             raise ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
-        while flood.stamps and now - flood.stamps[0] >= 60:
+        while flood.stamps and now - flood.stamps[0] >= flood.period:
             flood.stamps.popleft()
-        if len(flood.stamps) >= flood.max_per_minute:
+        if len(flood.stamps) >= flood.most:
             flood.blocked_until = now + flood.retry_after
             flood.stamps.clear()
             raise ApiError(

@@ -272,6 +272,23 @@ async def test_flood_limit_surfaces_as_retry_after(
     assert [m.text for m in tg.sent_to(GROUP)] == ["one", "two", "three"]
 
 
+async def test_the_bots_limit_a_second_counts_every_chat(app: App, tg: FakeTelegram) -> None:
+    """The 31st message a second over all chats is refused, as Telegram refuses a bot that
+    sends more than about 30 a second; the next second takes messages again."""
+    tg.bot_limit(30)
+    groups = [GROUP - i for i in range(31)]
+    for group in groups:
+        tg.group(group, "Game night")
+    for group in groups[:30]:
+        await app.bot.send_message(group, "hello")
+    with pytest.raises(RetryAfter):
+        await app.bot.send_message(groups[30], "hello")
+    assert tg.failed_calls()[-1].error_code == 429
+    await asyncio.sleep(1.05)
+    await app.bot.send_message(groups[30], "hello")
+    assert len(tg.sent_to(groups[30])) == 1
+
+
 async def test_polling_delivers_pushed_updates(app: App, tg: FakeTelegram) -> None:
     app.add_handler(CommandHandler("start", welcome))
     alice = tg.user(1001, "Alice")

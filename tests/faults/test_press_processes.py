@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -26,12 +22,10 @@ from chatbot.store.redis import RedisStore, script
 from tests.e2e.fake_telegram import FakeTelegram
 from tests.e2e.harness import Harness
 from tests.e2e.helpers import CHAT, answer_calls, open_table
+from tests.e2e.webprocess import Web
 from tests.faults.conftest import RedisProcess
 from tests.faults.test_crash_dedupe import move_update
-from tests.line.test_scale_out import free_port
 
-REPO = Path(__file__).resolve().parents[2]
-SECRET = "press-truth-secret"
 COUNTED = "That press was already counted."
 
 
@@ -81,71 +75,6 @@ class HoldingProxy:
             writer.close()
 
         await asyncio.gather(up(), down(), return_exceptions=True)
-
-
-def web_process(tg: FakeTelegram, redis_url: str, port: int, ops: int, log: Path) -> Any:
-    env = {
-        **os.environ,
-        "TELEGRAM_TOKEN": tg.token,
-        "TELEGRAM_BASE_URL": f"http://127.0.0.1:{tg.port}",
-        "TELEGRAM_WEBHOOK_URL": "https://bot.example/telegram/webhook",
-        "TELEGRAM_WEBHOOK_SECRET": SECRET,
-        "REDIS_URL": redis_url,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "METRICS_PORT": str(ops),
-        "BOT_DELAY": "0",
-        "TABLE_INTERVAL": "0",
-        "REMIND_AFTER": "3600",
-        "TAKEOVER_AFTER": "3600",
-        "THINK_WORKERS": "0",
-        "PYTHONPATH": str(REPO),
-    }
-    for name in ("LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"):
-        env.pop(name, None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "chatbot", "web"],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("ab"),
-    )
-
-
-class Web:
-    def __init__(self, tg: FakeTelegram, redis_url: str, log: Path) -> None:
-        self.tg = tg
-        self.port, self.ops = free_port(), free_port()
-        self.proc = web_process(tg, redis_url, self.port, self.ops, log)
-
-    async def up(self, client: httpx.AsyncClient) -> None:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                url = f"http://127.0.0.1:{self.ops}/healthz"
-                if (await client.get(url)).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the web server did not start"
-            await asyncio.sleep(0.1)
-
-    async def post(self, client: httpx.AsyncClient, update: dict[str, Any]) -> None:
-        """Deliver `update` as Telegram does; what the response asks is carried out."""
-        response = await client.post(
-            f"http://127.0.0.1:{self.port}/telegram/webhook",
-            json=update,
-            headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
-        )
-        self.tg.webhook_response(
-            response.status_code, response.content, response.headers.get("content-type", "")
-        )
-
-    def end(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.kill()
-            self.proc.wait(10)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -90,7 +91,7 @@ async def test_two_processes_share_a_game_and_one_dies(line: FakeLine, redis_url
             alive = list(urls)
             turn = 0
 
-            async def post(event: dict) -> None:
+            async def post(event: dict[str, Any]) -> None:
                 nonlocal turn
                 body, signature = line.signed(event)
                 target = alive[turn % len(alive)]
