@@ -187,7 +187,6 @@ class Store(ABC):
         """Remember an update as handled (one round trip); whether it was not in the set
         before (checked and added in one step: one caller of many gets True)."""
 
-    @abstractmethod
     async def save(
         self,
         key: str,
@@ -201,7 +200,13 @@ class Store(ABC):
         version (never issued before for `key`) and sets the key's time to live in seconds
         (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
         (None: unschedules it) and marks `seen` handled. One round trip. Raises Conflict
-        otherwise (and marks nothing)."""
+        otherwise (and marks nothing); ValueError if `seen` has another owner than `key`."""
+        same_owner([key] if seen is None else [key, seen.key])
+        return await self._checked_save(Write(key, expected, data, ttl), deadline, seen)
+
+    @abstractmethod
+    async def _checked_save(self, write: Write, deadline: float | None, seen: Seen | None) -> int:
+        """`save`, its owners checked (`write.data` is the document: never None)."""
 
     @abstractmethod
     async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
