@@ -214,13 +214,20 @@ class Store(ABC):
         without `replace`, a value it has stays) and return the value it had, in one atomic
         step and one round trip. The document's version does not change."""
 
-    @abstractmethod
     async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
         """Every write (and delete) of `writes` if each document's version is its `expected`,
         and the `entries` prepended to their lists, in one atomic step; else Conflict and
         nothing changes. Returns each write's new version (0 for a delete). Every key has the
-        same owner (one Cluster slot); the documents written or deleted leave the deadline
-        index. One round trip."""
+        same owner (one Cluster slot; else ValueError, as for an entry that keeps none); the
+        documents written or deleted leave the deadline index. One round trip."""
+        same_owner([w.key for w in writes] + [e.key for e in entries])
+        if any(e.keep < 1 for e in entries):
+            raise ValueError("keep must be >= 1")
+        return await self._checked_commit(writes, entries)
+
+    @abstractmethod
+    async def _checked_commit(self, writes: Sequence[Write], entries: Sequence[Entry]) -> list[int]:
+        """`commit`, its owners and its entries checked."""
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:

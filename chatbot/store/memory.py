@@ -19,7 +19,6 @@ from chatbot.store.base import (
     Store,
     Write,
     check_field,
-    same_owner,
 )
 
 
@@ -146,11 +145,8 @@ class MemoryStore(Store):
         self._docs[key] = (Doc(new, write.data), expires)
         return new
 
-    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+    async def _checked_commit(self, writes: Sequence[Write], entries: Sequence[Entry]) -> list[int]:
         """Check every expected version, then write, delete and prepend (no await between)."""
-        same_owner([w.key for w in writes] + [e.key for e in entries])
-        if any(e.keep < 1 for e in entries):
-            raise ValueError("keep must be >= 1")
         for write in writes:
             self._check(write.key, write.expected)
         versions = []

@@ -36,7 +36,6 @@ from chatbot.store.base import (
     Write,
     check_field,
     owner_of,
-    same_owner,
 )
 
 log = logging.getLogger(__name__)
@@ -329,11 +328,8 @@ class RedisStore(Store):
                 raise Conflict(key)
             return new
 
-    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+    async def _checked_commit(self, writes: Sequence[Write], entries: Sequence[Entry]) -> list[int]:
         """Every write, delete and list entry in one EVALSHA (one slot: one owner)."""
-        same_owner([w.key for w in writes] + [e.key for e in entries])
-        if any(e.keep < 1 for e in entries):
-            raise ValueError("keep must be >= 1")
         if not writes:
             raise ValueError("a commit needs a document")
         keys: list[str] = []
