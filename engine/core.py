@@ -288,6 +288,25 @@ def replaced(state: NT, changes: Mapping[str, Any]) -> NT:
 _FIELD_INDEX: dict[type, dict[str, int]] = {}  # by named tuple class, its fields' places
 
 
+def with_item(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """`seq` with item `index` replaced by `value` (a seat's or a table's entry in a state)."""
+    out = list(seq)
+    out[index] = value
+    return tuple(out)
+
+
+def without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    """`hand` less `cards` (one copy of a card for each); refused ("card_not_in_hand") unless
+    it holds them all."""
+    rest = list(hand)
+    try:
+        for c in cards:
+            rest.remove(c)
+    except ValueError:
+        raise IllegalAction("card_not_in_hand") from None
+    return tuple(rest)
+
+
 def seed_state(seed: int) -> int:
     """Spread any int seed over 64 bits."""
     return Rng(seed & 0xFFFFFFFFFFFFFFFF).next()

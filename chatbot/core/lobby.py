@@ -11,13 +11,11 @@ from typing import TypeVar
 
 from chatbot.core import buttons as b
 from chatbot.core import progress, views
-from chatbot.core.endings import Endings
+from chatbot.core.desk import GameDesk
 from chatbot.core.model import Answer, Command, Incoming, Message, Press, Reply
 from chatbot.core.registry import Bundle
-from chatbot.core.render import Renderer, deal_of_session
+from chatbot.core.render import deal_of_session
 from chatbot.core.session import LOBBY, OVER, TURN_TIMERS, BadSession, Seat, Session
-from chatbot.core.sessions import Sessions
-from chatbot.core.timers import Timers
 from chatbot.core.views import fresh, say, with_slot
 from chatbot.core.work import Found, Outcome
 from chatbot.i18n import N_, Translator, translator
@@ -28,16 +26,8 @@ T = TypeVar("T")
 HOST_ONLY = frozenset({b.ADD_BOT, b.REMOVE_BOT, b.OPTION, b.START, b.PRESET, b.TIMER})
 
 
-class LobbyDesk:
+class LobbyDesk(GameDesk):
     """Everything before the first move."""
-
-    def __init__(
-        self, sessions: Sessions, renderer: Renderer, timers: Timers, endings: Endings
-    ) -> None:
-        self.sessions = sessions
-        self.renderer = renderer
-        self.timers = timers
-        self.endings = endings
 
     def find(self, name: str) -> Bundle | None:
         """A game by its name or its title in any language ("" : the default game)."""

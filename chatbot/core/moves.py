@@ -16,12 +16,10 @@ from typing import Any
 from chatbot import metrics
 from chatbot.core import buttons as b
 from chatbot.core import progress, views
-from chatbot.core.endings import Endings
+from chatbot.core.desk import GameDesk
 from chatbot.core.model import Answer, Button, Incoming, Message, Press, Reply
-from chatbot.core.render import Renderer, news
+from chatbot.core.render import news
 from chatbot.core.session import OVER, PLAYING, BadSession, Session
-from chatbot.core.sessions import Sessions
-from chatbot.core.timers import Timers
 from chatbot.core.views import say
 from chatbot.core.work import Found, Outcome
 from chatbot.i18n import N_, Translator, translator
@@ -48,16 +46,8 @@ class Seated:
     state: Any
 
 
-class Moves:
+class Moves(GameDesk):
     """The presses on the running games of one platform."""
-
-    def __init__(
-        self, sessions: Sessions, renderer: Renderer, timers: Timers, endings: Endings
-    ) -> None:
-        self.sessions = sessions
-        self.renderer = renderer
-        self.timers = timers
-        self.endings = endings
 
     async def act(self, inc: Press, code: b.Code) -> Reply:
         """A move: from a private hand (`m<seat stamp>|chat|code`) or from the group's table

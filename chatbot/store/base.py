@@ -187,7 +187,6 @@ class Store(ABC):
         """Remember an update as handled (one round trip); whether it was not in the set
         before (checked and added in one step: one caller of many gets True)."""
 
-    @abstractmethod
     async def save(
         self,
         key: str,
@@ -201,7 +200,13 @@ class Store(ABC):
         version (never issued before for `key`) and sets the key's time to live in seconds
         (None: no expiry). In the same atomic step, schedules `key` at unix time `deadline`
         (None: unschedules it) and marks `seen` handled. One round trip. Raises Conflict
-        otherwise (and marks nothing)."""
+        otherwise (and marks nothing); ValueError if `seen` has another owner than `key`."""
+        same_owner([key] if seen is None else [key, seen.key])
+        return await self._checked_save(Write(key, expected, data, ttl), deadline, seen)
+
+    @abstractmethod
+    async def _checked_save(self, write: Write, deadline: float | None, seen: Seen | None) -> int:
+        """`save`, its owners checked (`write.data` is the document: never None)."""
 
     @abstractmethod
     async def set_field(self, key: str, name: str, value: str, replace: bool = True) -> str | None:
@@ -209,13 +214,20 @@ class Store(ABC):
         without `replace`, a value it has stays) and return the value it had, in one atomic
         step and one round trip. The document's version does not change."""
 
-    @abstractmethod
     async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
         """Every write (and delete) of `writes` if each document's version is its `expected`,
         and the `entries` prepended to their lists, in one atomic step; else Conflict and
         nothing changes. Returns each write's new version (0 for a delete). Every key has the
-        same owner (one Cluster slot); the documents written or deleted leave the deadline
-        index. One round trip."""
+        same owner (one Cluster slot; else ValueError, as for an entry that keeps none); the
+        documents written or deleted leave the deadline index. One round trip."""
+        same_owner([w.key for w in writes] + [e.key for e in entries])
+        if any(e.keep < 1 for e in entries):
+            raise ValueError("keep must be >= 1")
+        return await self._checked_commit(writes, entries)
+
+    @abstractmethod
+    async def _checked_commit(self, writes: Sequence[Write], entries: Sequence[Entry]) -> list[int]:
+        """`commit`, its owners and its entries checked."""
 
     @abstractmethod
     async def delete(self, key: str, expected: int) -> None:

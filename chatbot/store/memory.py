@@ -19,8 +19,6 @@ from chatbot.store.base import (
     Store,
     Write,
     check_field,
-    owner_of,
-    same_owner,
 )
 
 
@@ -118,57 +116,42 @@ class MemoryStore(Store):
             self._claims.pop((seen.held, seen.update), None)
         return new
 
-    async def save(
-        self,
-        key: str,
-        data: bytes,
-        expected: int,
-        ttl: int | None,
-        deadline: float | None = None,
-        seen: Seen | None = None,
-    ) -> int:
-        """Compare-and-set `key`; (re)sets its expiry to `ttl` seconds from now (None: never)
-        and its deadline (None: unscheduled); marks `seen` (of the same owner, as in Redis)."""
-        if seen is not None and owner_of(seen.key) != owner_of(key):
-            raise ValueError(f"{seen.key!r} and {key!r} have different owners")
-        self._check(key, expected)
+    async def _checked_save(self, write: Write, deadline: float | None, seen: Seen | None) -> int:
+        """Compare-and-set; (re)sets the expiry to `ttl` seconds from now (None: never) and the
+        deadline (None: unscheduled); marks `seen`."""
+        self._check(write.key, write.expected)
         if seen is not None:
             await self.mark_seen(seen)
-        new = self._issued[key] = max(self._issued.get(key, 0), expected) + 1
-        expires = None if ttl is None else self._clock() + ttl
-        self._docs[key] = (Doc(new, data), expires)
-        if expected == 0:  # a document created anew starts without fields
-            self._fields.pop(key, None)
+        new = self._put(write)
         if deadline is None:
-            self._deadlines.pop(key, None)
+            self._deadlines.pop(write.key, None)
         else:
-            self._deadlines[key] = deadline
-        self.watchers.tell(key, new)
+            self._deadlines[write.key] = deadline
+        self.watchers.tell(write.key, new)
         return new
 
-    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+    def _put(self, write: Write) -> int:
+        """Write or delete a document whose version was checked; its new version (0: gone)."""
+        key = write.key
+        if write.data is None:
+            self._docs.pop(key, None)
+            self._fields.pop(key, None)
+            self._running.pop(key, None)
+            return 0
+        if write.expected == 0:  # a document created anew starts without fields
+            self._fields.pop(key, None)
+        new = self._issued[key] = max(self._issued.get(key, 0), write.expected) + 1
+        expires = None if write.ttl is None else self._clock() + write.ttl
+        self._docs[key] = (Doc(new, write.data), expires)
+        return new
+
+    async def _checked_commit(self, writes: Sequence[Write], entries: Sequence[Entry]) -> list[int]:
         """Check every expected version, then write, delete and prepend (no await between)."""
-        same_owner([w.key for w in writes] + [e.key for e in entries])
-        if any(e.keep < 1 for e in entries):
-            raise ValueError("keep must be >= 1")
         for write in writes:
             self._check(write.key, write.expected)
         versions = []
         for write in writes:
-            if write.data is None:
-                self._docs.pop(write.key, None)
-                self._fields.pop(write.key, None)
-                self._running.pop(write.key, None)
-                versions.append(0)
-            else:
-                if write.expected == 0:
-                    self._fields.pop(write.key, None)
-                new = self._issued[write.key] = (
-                    max(self._issued.get(write.key, 0), write.expected) + 1
-                )
-                expires = None if write.ttl is None else self._clock() + write.ttl
-                self._docs[write.key] = (Doc(new, write.data), expires)
-                versions.append(new)
+            versions.append(self._put(write))
             self._deadlines.pop(write.key, None)
             self.watchers.tell(write.key, versions[-1])
         for entry in entries:

@@ -36,7 +36,6 @@ from chatbot.store.base import (
     Write,
     check_field,
     owner_of,
-    same_owner,
 )
 
 log = logging.getLogger(__name__)
@@ -303,19 +302,11 @@ class RedisStore(Store):
             keys += [self.name(seen.held), self._expiries(seen.held)]
         return ("EVAL", self._seen, len(keys), *keys, seen.update, seen.ttl, seen.keep)
 
-    async def save(
-        self,
-        key: str,
-        data: bytes,
-        expected: int,
-        ttl: int | None,
-        deadline: float | None = None,
-        seen: Seen | None = None,
-    ) -> int:
-        """Compare-and-set `key`, its deadline and `seen` in one EVALSHA; (re)sets its TTL
-        and keeps its deadline index at least as long."""
-        if seen is not None and owner_of(seen.key) != owner_of(key):
-            raise ValueError(f"{seen.key!r} and {key!r} have different owners")
+    async def _checked_save(self, write: Write, deadline: float | None, seen: Seen | None) -> int:
+        """Compare-and-set the document, its deadline and `seen` in one EVALSHA; (re)sets its
+        TTL and keeps its deadline index at least as long."""
+        key, data, expected, ttl = write.key, write.data, write.expected, write.ttl
+        assert data is not None  # (`save` always writes a document)
         async with self._reachable("save"):
             args: list[bytes | str | int | float] = [
                 expected,
@@ -337,11 +328,8 @@ class RedisStore(Store):
                 raise Conflict(key)
             return new
 
-    async def commit(self, writes: Sequence[Write], entries: Sequence[Entry] = ()) -> list[int]:
+    async def _checked_commit(self, writes: Sequence[Write], entries: Sequence[Entry]) -> list[int]:
         """Every write, delete and list entry in one EVALSHA (one slot: one owner)."""
-        same_owner([w.key for w in writes] + [e.key for e in entries])
-        if any(e.keep < 1 for e in entries):
-            raise ValueError("keep must be >= 1")
         if not writes:
             raise ValueError("a commit needs a document")
         keys: list[str] = []

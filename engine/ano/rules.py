@@ -63,6 +63,8 @@ from engine.core import (
     Rng,
     replaced,
     seed_state,
+    with_item,
+    without,
 )
 
 HAND = 5  # "แจกผู้เล่นแต่ละคนทีละใบจนครบคนละห้าใบ"
@@ -401,7 +403,7 @@ def _single(card: int, hand: tuple[int, ...], special_last: bool) -> list[Action
     if special_last and len(hand) == 1 and SPECIAL[card]:
         return []
     suits = range(SUITS) if card == JOKER else (NO_SUIT,)
-    calls = (False, True) if ano_hand(_without(hand, (card,)), special_last) else (False,)
+    calls = (False, True) if ano_hand(without(hand, (card,)), special_last) else (False,)
     return [Action(PLAY, (card,), s, call) for s in suits for call in calls]
 
 
@@ -447,7 +449,7 @@ class _Table:
         self.events: list[Event] = []
 
     def set_ano(self, player: int, status: int) -> None:
-        self.ano = _with(self.ano, player, status)
+        self.ano = with_item(self.ano, player, status)
 
     def draw(self, player: int, n: int, reason: str) -> int:
         """`player` draws `n` cards (`_draw`); how many they got."""
@@ -502,10 +504,10 @@ def _draw(
         status = ano[player]
         if ano_hand(hand, flags & SPECIAL_LAST != 0):
             if status == CLEAR:  # any draw or penalty that leaves an Ano hand owes the call
-                ano = _with(ano, player, OWES)
+                ano = with_item(ano, player, OWES)
                 events.append(AnoOwed(player))
         elif status != CLEAR:
-            ano = _with(ano, player, CLEAR)
+            ano = with_item(ano, player, CLEAR)
     return got, ano, pile, discard, rng
 
 
@@ -542,7 +544,7 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     if kind == CALL:
         if state.ano[player] != OWES:
             raise IllegalAction("nothing_to_call")
-        return replaced(state, {"ano": _with(state.ano, player, CLEAR)}), [AnoCalled(player)]
+        return replaced(state, {"ano": with_item(state.ano, player, CLEAR)}), [AnoCalled(player)]
     if player != state.turn:
         raise IllegalAction("not_your_turn", player=state.turn)
     if kind == DRAW:
@@ -569,24 +571,6 @@ def timeout(state: State, player: int) -> tuple[State, list[Event]] | None:
     return _draw_turn(state, player)
 
 
-def _with(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    """`seq` with item `index` replaced by `value`."""
-    out = list(seq)
-    out[index] = value
-    return tuple(out)
-
-
-def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
-    """`hand` less `cards` (one copy of a face for each); refused unless all are in it."""
-    rest = list(hand)
-    try:
-        for c in cards:
-            rest.remove(c)
-    except ValueError:
-        raise IllegalAction("card_not_in_hand") from None
-    return tuple(rest)
-
-
 _FACE_SET = frozenset(range(FACES))
 
 
@@ -606,7 +590,7 @@ def _play(
         players, decks, flags, rng, hands, pile, discard, named, turn, direction, pending, drawn,
         ano, finished, _, _,  # idle and over: set anew below
     ) = state  # fmt: skip
-    rest = _without(hands[player], cards)
+    rest = without(hands[player], cards)
     jump = player != turn
     wrong = ""
     if jump:
@@ -671,7 +655,7 @@ def _play(
         if call:
             events.append(AnoCalled(player))
         else:
-            ano = _with(ano, player, OWES)
+            ano = with_item(ano, player, OWES)
             events.append(AnoOwed(player))
     hands_after = list(hands)
     hands_after[player] = rest
@@ -717,7 +701,7 @@ def _draw_turn(state: State, player: int) -> tuple[State, list[Event]]:
         CHAIN if pending else TURN, events,
     )  # fmt: skip
     if not got and ano[player] != own:  # a draw of no card changes nothing for the drawer:
-        ano = _with(ano, player, own)  # docs/rulings.md#ano-drawing-and-the-call
+        ano = with_item(ano, player, own)  # docs/rulings.md#ano-drawing-and-the-call
     # an idle player who could have played does not count towards the stall's round
     idle = 0 if got or can_play(state, player) else idle + 1
     if flags & PLAY_DRAWN and not pending and got:

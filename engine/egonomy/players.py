@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
 
 from engine.core import Budget, Rng
 from engine.egonomy.cards import cards_in_play
@@ -130,24 +131,14 @@ def determinize(view: View, rng: Rng, remember: bool = True) -> State:
     )
 
 
-def _shortlist(
-    greedy: GreedyPlayer, view: View, legal: Sequence[Action], n: int
-) -> tuple[list[Action], int]:
-    """The `n` actions the greedy player scores best, and the seat thinking."""
-    ranked = sorted(legal, key=lambda a: -greedy.score(view, a))[:n]
-    return ranked, view.me if view.me is not None else view.turn
+class _Sampling(ABC):
+    """What the searching players share: the greedy player's most promising actions (at most
+    `candidates`), each tried on sampled deals of the cards it cannot see and played to the
+    end of the round (at most `horizon` actions) by greedy players, within a budget."""
 
+    name: str
 
-class FlatSearchPlayer:
-    """Tries its most promising actions on sampled deals of the cards it cannot see, plays each
-    sample to the end of the round with greedy players, and keeps the best on average. Every
-    candidate gets the same number of samples, and its deals ignore the cards seen taken (the
-    seats' player before SearchPlayer)."""
-
-    name = "flat-search"
-
-    def __init__(self, samples: int = 6, candidates: int = 6, horizon: int = 80) -> None:
-        self.samples = samples
+    def __init__(self, candidates: int, horizon: int) -> None:
         self.candidates = candidates
         self.horizon = horizon
         self.greedy = GreedyPlayer()
@@ -157,8 +148,42 @@ class FlatSearchPlayer:
     ) -> Action:
         if len(legal) == 1:
             return legal[0]
-        ranked, me = _shortlist(self.greedy, view, legal, self.candidates)
-        used = (budget or Budget(playouts=self.samples * len(ranked))).start()
+        ranked = sorted(legal, key=lambda a: -self.greedy.score(view, a))[: self.candidates]
+        me = view.me if view.me is not None else view.turn
+        used = (budget or self.budget(len(ranked))).start()
+        return self.search(view, ranked, me, rng, used)
+
+    @abstractmethod
+    def budget(self, candidates: int) -> Budget:
+        """The budget when none is given, for this many candidates."""
+
+    @abstractmethod
+    def search(
+        self, view: View, ranked: list[Action], me: int, rng: Rng, used: Callable[[int], float]
+    ) -> Action:
+        """The best of `ranked` (best first by the greedy player) for seat `me`; `used` gives
+        the share of the budget spent by the playouts done."""
+
+
+class FlatSearchPlayer(_Sampling):
+    """Tries its most promising actions on sampled deals of the cards it cannot see, plays each
+    sample to the end of the round with greedy players, and keeps the best on average. Every
+    candidate gets the same number of samples, and its deals ignore the cards seen taken (the
+    seats' player before SearchPlayer)."""
+
+    name = "flat-search"
+
+    def __init__(self, samples: int = 6, candidates: int = 6, horizon: int = 80) -> None:
+        super().__init__(candidates, horizon)
+        self.samples = samples
+
+    def budget(self, candidates: int) -> Budget:
+        """`samples` deals for every candidate."""
+        return Budget(playouts=self.samples * candidates)
+
+    def search(
+        self, view: View, ranked: list[Action], me: int, rng: Rng, used: Callable[[int], float]
+    ) -> Action:
         totals = [0.0] * len(ranked)
         counts = [0] * len(ranked)
         done = 0
@@ -173,7 +198,7 @@ class FlatSearchPlayer:
         return ranked[_best(totals, counts, range(len(ranked)))]
 
 
-class SearchPlayer:
+class SearchPlayer(_Sampling):
     """Flat Monte Carlo with successive halving: every candidate action is tried on the same
     sampled deals of the cards it cannot see (the cards seen taken into ego piles are not
     dealt into hands), each played to the end of the round by greedy
@@ -183,18 +208,16 @@ class SearchPlayer:
     name = "search"
 
     def __init__(self, playouts: int = 120, candidates: int = 16, horizon: int = 80) -> None:
+        super().__init__(candidates, horizon)
         self.playouts = playouts  # the budget when none is given
-        self.candidates = candidates
-        self.horizon = horizon
-        self.greedy = GreedyPlayer()
 
-    def choose(
-        self, view: View, legal: Sequence[Action], rng: Rng, budget: Budget | None = None
+    def budget(self, candidates: int) -> Budget:
+        """`playouts` in all, however many candidates."""
+        return Budget(playouts=self.playouts)
+
+    def search(
+        self, view: View, ranked: list[Action], me: int, rng: Rng, used: Callable[[int], float]
     ) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        ranked, me = _shortlist(self.greedy, view, legal, self.candidates)
-        used = (budget or Budget(playouts=self.playouts)).start()
         n = len(ranked)
         rounds = (n - 1).bit_length()  # halvings from n candidates down to one
         totals = [0.0] * n

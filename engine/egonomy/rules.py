@@ -20,6 +20,8 @@ from engine.core import (
     Rng,
     replaced,
     seed_state,
+    with_item,
+    without,
 )
 from engine.egonomy.cards import (
     CARDS,
@@ -490,29 +492,11 @@ def apply(state: State, player: int, action: Action) -> tuple[State, list[Event]
     return _after(state, player, changes, event, momentum)
 
 
-def _take_from_hand(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
-    """The hand without these cards; refused unless it holds them all."""
-    left = list(hand)
-    try:
-        for c in cards:
-            left.remove(c)
-    except ValueError:
-        raise IllegalAction("card_not_in_hand") from None
-    return tuple(left)
-
-
-def _set(seq: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    """`seq` with item `index` replaced by `value`."""
-    out = list(seq)
-    out[index] = value
-    return tuple(out)
-
-
 def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     """Put one card on an empty topic table that matches the card's topic."""
     if len(cards) != 1:
         raise IllegalAction("babble_one_card")
-    hand = _take_from_hand(state.hands[player], cards)
+    hand = without(state.hands[player], cards)
     lying = state.tables[t]
     if len(lying) == 1:
         raise IllegalAction("babble_on_single")  # single cards never beat each other
@@ -521,7 +505,10 @@ def _babble(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     (card,) = cards
     if TOPIC[card] != table_topic(t, state.flipped[t]):
         raise IllegalAction("babble_topic")
-    changes = {"hands": _set(state.hands, player, hand), "tables": _set(state.tables, t, (card,))}
+    changes = {
+        "hands": with_item(state.hands, player, hand),
+        "tables": with_item(state.tables, t, (card,)),
+    }
     return changes, Babbled(player, t, card), False
 
 
@@ -531,8 +518,8 @@ def _cut_off(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if len(lying) != 1:
         raise IllegalAction("cut_off_needs_single")
     changes = {
-        "tables": _set(state.tables, t, ()),
-        "egos": _set(state.egos, player, state.egos[player] + lying),
+        "tables": with_item(state.tables, t, ()),
+        "egos": with_item(state.egos, player, state.egos[player] + lying),
     }
     return changes, CutOff(player, t, lying[0]), False
 
@@ -542,7 +529,7 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     has the table's topic."""
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
-    hand = _take_from_hand(state.hands[player], cards)
+    hand = without(state.hands[player], cards)
     run = _SEQUENCE_OF.get(cards)
     if run is None:
         raise IllegalAction("not_a_sequence")
@@ -554,9 +541,9 @@ def _argue(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     if not (run.rank > beat or run.rank == fallacy):
         raise IllegalAction("argue_fewer_cards" if len(cards) < len(lying) else "argue_not_higher")
     changes = {
-        "hands": _set(state.hands, player, hand),
-        "tables": _set(state.tables, t, run.cards),
-        "egos": _set(state.egos, player, state.egos[player] + lying),
+        "hands": with_item(state.hands, player, hand),
+        "tables": with_item(state.tables, t, run.cards),
+        "egos": with_item(state.egos, player, state.egos[player] + lying),
     }
     event = Argued(player, t, run.cards, lying, run.rank == fallacy)
     return changes, event, run.topics == 1 << topic
@@ -574,8 +561,8 @@ def _listen(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
     (card,) = cards
     rest = tuple(c for c in lying if c != card)
     changes = {
-        "hands": _set(state.hands, player, tuple(sorted((*state.hands[player], card)))),
-        "tables": _set(state.tables, t, ()),
+        "hands": with_item(state.hands, player, tuple(sorted((*state.hands[player], card)))),
+        "tables": with_item(state.tables, t, ()),
         "discard": state.discard + rest,
     }
     return changes, Listened(player, t, card, rest), True
@@ -587,11 +574,11 @@ def _let_go(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         raise IllegalAction("let_go_needs_two")
     if len(set(cards)) != len(cards):
         raise IllegalAction("card_not_in_hand")
-    hand = _take_from_hand(state.hands[player], cards)
+    hand = without(state.hands[player], cards)
     if len({NUMBER[c] for c in cards}) != 1:
         raise IllegalAction("let_go_one_number")
     cards = tuple(cards)
-    changes = {"hands": _set(state.hands, player, hand), "discard": state.discard + cards}
+    changes = {"hands": with_item(state.hands, player, hand), "discard": state.discard + cards}
     return changes, LetGo(player, cards), False
 
 
@@ -604,8 +591,8 @@ def _flip(state: State, player: int, t: int, cards: tuple[int, ...]) -> Move:
         raise IllegalAction("flip_needs_three")
     side = not state.flipped[t]
     changes = {
-        "tables": _set(state.tables, t, ()),
-        "flipped": _set(state.flipped, t, side),
+        "tables": with_item(state.tables, t, ()),
+        "flipped": with_item(state.flipped, t, side),
         "discard": state.discard + lying,
     }
     return changes, Flipped(player, t, lying, table_topic(t, side)), True
