@@ -425,7 +425,7 @@ async def play_tables(
     updates posted to their webhooks, their errors in `log`, their keys under the default
     prefix), else bots in this process (their keys under `prefix`, if given)."""
     assert log is None or prefix is None, "the processes keep their keys under the default"
-    store = RedisStore.from_url(redis_url, *([prefix] if prefix else []))
+    store = RedisStore.from_url(redis_url, prefix) if prefix else RedisStore.from_url(redis_url)
     async with contextlib.AsyncExitStack() as stack:
         stack.push_async_callback(store.close)
         tg = await stack.enter_async_context(FakeTelegram.running())
