@@ -4,7 +4,7 @@ A reply that changed no game (a status, the help, a refusal) is chatter. A membe
 commands (asks less than `CHATTER_WINDOW` seconds apart, whatever the commands) gets one reply:
 the latest while none has gone yet, none after it; the very reply they got moments ago is
 never sent again. Chatter takes only budget the game leaves free, unless it has waited
-`CHATTER_PATIENCE`."""
+`CHATTER_PATIENCE`: then it goes before the game's next table edit."""
 
 from __future__ import annotations
 
@@ -60,6 +60,19 @@ class Chatter:
         while len(self._asking) > SLOTS_KEPT:
             self._asking.popitem(last=False)
         return asking.answered() or asking.got(message, now)
+
+    def overdue(self, queue: Queue, now: float) -> Item | None:
+        """The reply that has waited CHATTER_PATIENCE while the game's table was edited,
+        longest waiting first: it goes before the table's next edit (a busy game leaves no
+        place to spare, and nobody's command goes unanswered); None: none has."""
+        edited = max(queue.edited.values(), default=-math.inf)
+        for key, (message, since) in sorted(queue.chatter.items(), key=lambda kv: kv[1][1]):
+            if now - since < CHATTER_PATIENCE or edited < since:
+                return None
+            del queue.chatter[key]
+            if self.answered(message, key, now):
+                return message, None
+        return None
 
     def pick(
         self, chat: str, queue: Queue, now: float, soonest: float, roomy: bool, flushing: bool

@@ -307,6 +307,8 @@ class Delivery:
                 return wait
             del queue.held[held]
             return queue.fifo.popleft()
+        if (late := self.chatter.overdue(queue, now)) is not None:
+            return late
         soonest, due = math.inf, None
         roomy = self._flushing or self.budget.room(chat) >= MINOR_ROOM
         for target, (message, _) in queue.edits.items():

@@ -80,9 +80,9 @@ async def stopped() -> AsyncIterator[None]:
         await runner.stop()
 
 
-def started(interval: float = 3.0) -> tuple[Runner, Outbox, Clock]:
+def started(interval: float = 3.0, burst: int = 20) -> tuple[Runner, Outbox, Clock]:
     clock = Clock(1000.0)
-    limiter = FloodLimiter(overall_rate=1e9, group_rate=20, clock=clock, burst=20)  # unspread
+    limiter = FloodLimiter(overall_rate=1e9, group_rate=20, clock=clock, burst=burst)
     outbox = Outbox(limiter)
     service = make_service(settings=Settings(table_interval=interval), platform=Platform())
     runner = Runner(service, outbox, monotonic=clock, budget=Budget(limiter))
@@ -166,6 +166,24 @@ async def test_without_budget_to_spare_a_reply_waits_its_patience() -> None:
     await asyncio.sleep(1.2)  # the runner looks again within a second
     await settled(runner)
     assert len(outbox.sent) == 17 and "No game is running" in outbox.sent[-1].text
+
+
+async def test_a_busy_game_still_answers_a_command_after_its_patience() -> None:
+    """A game with a table edit due at every place of the group's budget (its places spread
+    out, one every 3 s; a move every 3 s) does not starve a member's command: its reply goes
+    once it has waited CHATTER_PATIENCE, and the game's edits go on after it."""
+    runner, outbox, clock = started(interval=3.0, burst=1)
+    await runner.handle(Command(chat=GROUP, private=False, user=User("tg:8", "Ann"), name="help"))
+    for step in range(int(CHATTER_PATIENCE / 3) + 6):
+        move = Message(GROUP, f"move {step}", KEYS, edit="5", slot="table:1", host=GROUP)
+        runner.delivery.post([replace(move, coalesce=True)], confirm=(GROUP, 100 + step))
+        runner.delivery.wake()
+        await settled(runner)
+        clock.now += 3.0
+    texts = [m.text for m in outbox.sent]
+    replies = [t for t in texts if not t.startswith("move")]
+    assert len(replies) == 1, texts
+    assert texts.index(replies[0]) < len(texts) - 2, "the game's edits go on after it"
 
 
 async def test_a_hidden_picks_mark_waits_for_room_and_rides_on_the_next_update() -> None:

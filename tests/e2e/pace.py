@@ -74,6 +74,9 @@ class Figures:
     private: int = 0  # messages sent or edited in the players' private chats during the game
     lobby_presses: int = 0
     lobby_refused: list[str] = field(default_factory=list)  # the answers of refused presses
+    burst_at: float = 0.0  # (monotonic) when the scenario's burst began
+    burst_replies: int = 0  # replies to commands from the burst's start on
+    after_burst: list[float] = field(default_factory=list)  # move to table, a minute from it
     http_429: int = 0  # Bot API calls to the group or its people refused as flood
     ended: bool = False  # the game came to its end
     seen: list[float] = field(default_factory=list)  # seconds from a move to the group's next
@@ -328,6 +331,28 @@ class Table:
                 await self.feed(self.tg.message_update(self.group, stopper, "/stop"))
             await asyncio.sleep(1.0)
 
+    async def burst(self, spammer: JSON, scenario: Scenario) -> None:
+        """The scenario's burst of commands, its moment marked (`Figures.burst_at`)."""
+        await asyncio.sleep(scenario.after)
+        self.figures.burst_at = time.monotonic()
+        for command in scenario.burst:
+            await self.feed(self.tg.message_update(self.group, spammer, command))
+            self.figures.spam += 1
+            await asyncio.sleep(scenario.gap)
+
+    def table_seen(self, since: float, until: float) -> list[float]:
+        """Seconds from each move made between `since` and `until` (monotonic) to the group's
+        next message or edit that is not a reply to a command."""
+        told = {id(c) for c in self.chatter()}
+        gap = time.time() - time.monotonic()
+        stamps = sorted(c.at - gap for c in self._group_calls() if c.ok and id(c) not in told)
+        seen = []
+        for moved in self.figures.moves:
+            later = [t for t in stamps if t >= moved]
+            if since <= moved <= until and later:
+                seen.append(later[0] - moved)
+        return seen
+
     async def watch_end(self, limit: float) -> None:
         end = time.monotonic() + limit
         while time.monotonic() < end:
@@ -390,11 +415,13 @@ def _epoch(message: StoredMessage) -> int | None:
 
 @dataclass(frozen=True)
 class Pace:
-    """What to play: the games (scenarios of these games), EGO's turns, how long a game may
-    take, the people's seed, the bots on one Redis, whether a member spams and whether people
-    move on the game page (a Mini App) instead of their private hands."""
+    """What to play: the games (the scenarios of these games, or `scenarios`), EGO's turns,
+    how long a game may take, the people's seed, the bots on one Redis, whether a member spams
+    /status and whether people move on the game page (a Mini App) instead of their private
+    hands."""
 
     games: tuple[str, ...] = ("egonomy", "ano", "ego")
+    scenarios: tuple[Scenario, ...] = ()
     turns: int = 15
     limit: float = 900.0
     seed: int = 1
@@ -404,7 +431,26 @@ class Pace:
     interval_grace: float = 4.0  # seconds after a game for the last edits to go out
 
 
-SCENARIOS = [("egonomy", 3, 0), ("ano", 3, 1), ("ego", 6, 0), ("ego", 4, 2)]  # people, computers
+@dataclass(frozen=True)
+class Scenario:
+    """A group's game: its people and computers; `burst`: commands a member who is not
+    playing sends in a row, one every `gap` seconds, `after` seconds into the game (the moment
+    is marked even with no commands, to compare with a group that has them)."""
+
+    game: str
+    humans: int
+    computers: int
+    burst: tuple[str, ...] = ()
+    after: float = 20.0
+    gap: float = 0.25
+
+
+SCENARIOS = (
+    Scenario("egonomy", 3, 0),
+    Scenario("ano", 3, 1),
+    Scenario("ego", 6, 0),
+    Scenario("ego", 4, 2),
+)
 
 
 @dataclass
@@ -458,10 +504,10 @@ async def play_tables(
         page = await stack.enter_async_context(
             httpx.AsyncClient(transport=transport, base_url="http://bot", timeout=30)
         )
-        scenarios = [s for s in SCENARIOS if s[0] in pace.games]
+        scenarios = pace.scenarios or [s for s in SCENARIOS if s.game in pace.games]
         jobs: list[Awaitable[tuple[Figures, int]]] = []
-        for i, (game, humans, computers) in enumerate(scenarios):
-            jobs.append(_play(bots, tg, -1000500 - i, game, humans, computers, pace, i, page))
+        for i, scenario in enumerate(scenarios):
+            jobs.append(_play(bots, tg, -1000500 - i, scenario, pace, i, page))
         results = list(await asyncio.gather(*jobs))
         assert not tg.internal_errors, tg.internal_errors
         return results
@@ -499,13 +545,12 @@ async def _play(
     bots: Bots,
     tg: FakeTelegram,
     group: int,
-    game: str,
-    humans: int,
-    computers: int,
+    scenario: Scenario,
     pace: Pace,
     index: int,
     page: httpx.AsyncClient,
 ) -> tuple[Figures, int]:
+    game, humans, computers = scenario.game, scenario.humans, scenario.computers
     name = f"{game} {humans} people + {computers} computers"
     table = Table(bots, tg, group, name, game)
     base = 7000 + 100 * index
@@ -521,6 +566,7 @@ async def _play(
     since = len(tg.calls)
     seat_of = {s: u for u in people if (s := session.seat_of(f"tg:{u['id']}")) is not None}
     tasks = [asyncio.create_task(table.spam(spammer, stopper))] if pace.spam else []
+    tasks.append(asyncio.create_task(table.burst(spammer, scenario)))
     if pace.page:
         tasks += [
             asyncio.create_task(table.on_page(u, random.Random(rng.random()), page)) for u in people
@@ -545,6 +591,10 @@ async def _play(
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.sleep(pace.interval_grace)
     table.finish(spammer)
+    if began := table.figures.burst_at:
+        table.figures.after_burst = table.table_seen(began, began + 60.0)
+        since_burst = began + time.time() - time.monotonic()
+        table.figures.burst_replies = sum(1 for c in table.chatter() if c.at >= since_burst)
     table.figures.private = table.private_calls(people, since)
     calls = len(table._group_calls()) - calls_before - len(table.chatter())
     chats = {str(group), *(str(u["id"]) for u in [*people, spammer, stopper])}
