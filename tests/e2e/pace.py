@@ -98,6 +98,7 @@ class Table:
         self.game = game
         self.figures = Figures(name)
         self.over = False
+        self.think = 1.0  # how long people think over a move, against a human's
 
     async def feed(self, update: JSON) -> None:
         """Deliver an update as Telegram's webhook would: to the next process in turn."""
@@ -205,7 +206,9 @@ class Table:
                 continue
             data = pick(message, rng)
             move = data.startswith(b.MOVE)
-            await asyncio.sleep(rng.uniform(1.0, 4.0) if move else rng.uniform(0.3, 0.8))
+            await asyncio.sleep(
+                self.think * (rng.uniform(1.0, 4.0) if move else rng.uniform(0.3, 0.8))
+            )
             message = hand_message(self.tg, user["id"])
             if message is None or self.over:
                 continue
@@ -231,7 +234,9 @@ class Table:
                 continue
             seen = shown["version"]
             private = GAMES[self.game].private_hands
-            await asyncio.sleep(rng.uniform(1.0, 4.0) if private else rng.uniform(0.5, 5.0))
+            await asyncio.sleep(
+                self.think * (rng.uniform(1.0, 4.0) if private else rng.uniform(0.5, 5.0))
+            )
             if self.over:
                 return
             act = rng.choice(shown["choices"])["act"]
@@ -276,7 +281,7 @@ class Table:
     async def _pick(
         self, seat: int, user: JSON, game: Any, state: Any, epoch: int | None, rng: random.Random
     ) -> float | None:
-        await asyncio.sleep(rng.uniform(0.5, 5.0))
+        await asyncio.sleep(self.think * rng.uniform(0.5, 5.0))
         codes = [game.encode_action(a) for a in game.legal_actions(state, seat)]
         table = self._current_table()  # what the person sees now
         if table is None:
@@ -383,13 +388,14 @@ class Table:
 
     def chatter(self) -> list[Any]:
         """Replies to commands: the group's new messages without buttons, tables shown anew by
-        /status (the very text the group was last shown) and the edits that take the buttons
-        off the copies they leave above."""
+        /status (a new message whose heading, its first line, is the one the group was last
+        shown: the same round or turn) and the edits that take the buttons off the copies they
+        leave above."""
         said, shown = [], ""
         for c in self._group_calls():
             if not c.ok:
                 continue
-            text = str(c.params.get("text", ""))
+            text = str(c.params.get("text", "")).split("\n", 1)[0]
             keyboard = "inline_keyboard" in str(c.params)
             reposted = c.method == "sendMessage" and (not keyboard or text == shown)
             if reposted or c.method == "editMessageReplyMarkup":
@@ -429,6 +435,7 @@ class Pace:
     spam: bool = True
     page: bool = False
     interval_grace: float = 4.0  # seconds after a game for the last edits to go out
+    think: float = 1.0  # how long people think over a move, against a human's (1–4 s)
 
 
 @dataclass(frozen=True)
@@ -553,6 +560,7 @@ async def _play(
     game, humans, computers = scenario.game, scenario.humans, scenario.computers
     name = f"{game} {humans} people + {computers} computers"
     table = Table(bots, tg, group, name, game)
+    table.think = pace.think
     base = 7000 + 100 * index
     people = [tg.user(base + i, f"P{index}{i}", language_code="en") for i in range(humans)]
     spammer = tg.user(base + 50, f"Spammer{index}", language_code="en")
@@ -594,7 +602,8 @@ async def _play(
     if began := table.figures.burst_at:
         table.figures.after_burst = table.table_seen(began, began + 60.0)
         since_burst = began + time.time() - time.monotonic()
-        table.figures.burst_replies = sum(1 for c in table.chatter() if c.at >= since_burst)
+        replies = [c for c in table.chatter() if c.method == "sendMessage"]
+        table.figures.burst_replies = sum(1 for c in replies if c.at >= since_burst)
     table.figures.private = table.private_calls(people, since)
     calls = len(table._group_calls()) - calls_before - len(table.chatter())
     chats = {str(group), *(str(u["id"]) for u in [*people, spammer, stopper])}

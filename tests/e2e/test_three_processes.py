@@ -4,8 +4,9 @@ real limits (20 messages a minute in a group, 30 a second a bot, the bot's own d
 fake Bot API refuses the 21st message a minute in a group and the 31st a second (429). People
 open each table at human pace (tests/e2e/pace.py: Join, the turn timer, an option, computers,
 Start, each 1–2 s after looking at the lobby the group shows) and play whole games of every
-game while a member spams /status every second: no 429 in any game, no lobby press refused,
-and every game comes to its end."""
+game, thinking four times faster than the pace bench's people (so the group's budget is the
+tighter and the games take minutes), while a member spams /status every second: no 429 in any
+game, no lobby press refused, and every game comes to its end."""
 
 from __future__ import annotations
 
@@ -26,11 +27,14 @@ GAMES = (
 
 
 @pytest.mark.slow  # whole games in real time (a few minutes)
+@pytest.mark.timeout(900)
 async def test_three_processes_play_whole_games_with_no_429(tmp_path: Path) -> None:
     redis = RedisProcess(tmp_path)  # of its own: the processes keep their keys unprefixed
     redis.start()
     log = tmp_path / "bots.log"
-    pace = Pace(scenarios=GAMES, limit=600.0, turns=10**6, processes=3, interval_grace=5.0)
+    pace = Pace(
+        scenarios=GAMES, limit=600.0, turns=10**6, processes=3, interval_grace=5.0, think=0.25
+    )
     try:
         results = await play_tables(redis.url, pace, log=log)
     finally:
