@@ -49,7 +49,7 @@ RANDOM_STEPS = 1_000  # after this many steps only the computer player chooses (
 QUICK_RANDOM_STEPS = 300  # the same in the quick suite
 GARBAGE = ("", "?", "|", "zz", "-1", "999999", "x" * 40, "é", "0|0|0")
 QUICK_MIXES = 24  # the quick suite plays this many of a game's option mixes (all, if fewer)
-SLOW_GAMES = 100  # the slow suite's games per seat count (at least: every mix is played)
+SLOW_GAMES = 20  # the slow suite's games per seat count (at least: every mix is played)
 SAMPLE = 12  # listed actions read back per seat and step (a thorough game: all, and applied)
 
 Trail = list[tuple[int, Any]]  # (seat, action; None: that seat's time ran out)
