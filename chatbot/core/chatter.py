@@ -3,7 +3,9 @@
 A reply that changed no game (a status, the help, a refusal) is chatter. A member's burst of
 commands (asks less than `CHATTER_WINDOW` seconds apart, whatever the commands) gets one reply:
 the latest while none has gone yet, none after it; the very reply they got moments ago is
-never sent again. Chatter takes only budget the game leaves free, unless it has waited
+never sent again. Behind one bot, each process sees some of the burst: a reply goes only if
+no process replied to the member in the chat within `CHATTER_WINDOW` (marked in the store as
+it goes, `Delivery`). Chatter takes only budget the game leaves free, unless it has waited
 `CHATTER_PATIENCE`: then it goes before the game's next table edit."""
 
 from __future__ import annotations
@@ -12,11 +14,15 @@ import math
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from chatbot.core import keys
 from chatbot.core.model import Message, looks
 from chatbot.core.outbox import MINOR_RECHECK, SLOTS_KEPT, Ask, Item, Queue
+from chatbot.core.sessions import Sessions
+from chatbot.store.base import StoreUnavailable
 
 CHATTER_PATIENCE = 60.0  # seconds after which a command's reply goes without budget to spare
 CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
+REPLIED_TTL = math.ceil(CHATTER_WINDOW)  # seconds a reply to a member's burst stays marked
 
 
 @dataclass
@@ -41,9 +47,11 @@ class Asking:
 class Chatter:
     """The bursts of asking in every chat of one process, newest kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
         # (chat, member, "", index in the reply) -> that member's burst of asking
         self._asking: OrderedDict[tuple[str, str, str, int], Asking] = OrderedDict()
+        self._going: dict[int, tuple[str, Ask]] = {}  # a picked reply -> its chat and ask
 
     def asked(self, chat: str, key: Ask, message: Message, now: float) -> bool:
         """A member asked (again): `message` is the reply. Whether it is dropped: their burst
@@ -71,7 +79,7 @@ class Chatter:
                 return None
             del queue.chatter[key]
             if self.answered(message, key, now):
-                return message, None
+                return self._goes(message, key)
         return None
 
     def pick(
@@ -87,9 +95,30 @@ class Chatter:
                 soonest = min(soonest, now + MINOR_RECHECK)
             if flushing or free <= now:
                 message, _ = queue.chatter.pop(key)
-                return (message, None) if self.answered(message, key, now) else 0.0
+                return self._goes(message, key) if self.answered(message, key, now) else 0.0
             soonest = min(soonest, free)
         return max(0.0, soonest - now)
+
+    def _goes(self, message: Message, key: Ask) -> Item:
+        self._going[id(message)] = (message.chat, key)
+        return message, None
+
+    async def may_go(self, message: Message, now: float) -> bool:
+        """Whether a picked `message` may go: anything but a reply to a member's command; such
+        a reply only if no process replied to that member in the chat within CHATTER_WINDOW
+        (marked now; a store that cannot be reached lets it go: never silent)."""
+        going = self._going.pop(id(message), None)
+        if going is None:
+            return True
+        chat, key = going
+        try:
+            first = await self.sessions.first_time(keys.replied(chat, key[0]), REPLIED_TTL)
+        except StoreUnavailable:
+            return True
+        asking = self._asking.get((chat, *key))
+        if not first and asking is not None:
+            asking.replied = now  # answered by another process: so is this one's burst
+        return first
 
     def answered(self, message: Message, key: Ask, now: float) -> bool:
         """The member's reply goes now; False when it is the very one they got moments ago

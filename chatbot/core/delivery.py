@@ -64,7 +64,7 @@ class Delivery:
         self.slots = Slots(outbox.platform)
         self.ledger = Ledger(sessions)
         self.parking = Parking(sessions)
-        self.chatter = Chatter()
+        self.chatter = Chatter(sessions)
         self._sent = asyncio.Event()  # set whenever a queued message has been sent
         self._flushing = False  # stopping: every update goes, minor ones included
 
@@ -266,6 +266,8 @@ class Delivery:
                         await asyncio.wait_for(queue.wake.wait(), picked)
                     continue
                 message, batch = picked
+                if not await self.chatter.may_go(message, self.monotonic()):
+                    continue
                 since = queue.queued.pop(message.edit or "", None)
                 waited = since is not None and self.monotonic() - since >= max(interval, 1e-3)
                 queue.sending = True

@@ -29,6 +29,7 @@ from chatbot.core.session import PLAYING, Seat, Session
 from chatbot.core.sessions import Platform
 from chatbot.core.views import table_slot
 from chatbot.settings import Settings
+from chatbot.store.memory import MemoryStore
 from chatbot.telegram.limits import GROUP_PERIOD, FloodLimiter
 from tests.clock import Clock
 from tests.conftest import make_service
@@ -84,7 +85,9 @@ def started(interval: float = 3.0, burst: int = 20) -> tuple[Runner, Outbox, Clo
     clock = Clock(1000.0)
     limiter = FloodLimiter(overall_rate=1e9, group_rate=20, clock=clock, burst=burst)
     outbox = Outbox(limiter)
-    service = make_service(settings=Settings(table_interval=interval), platform=Platform())
+    store = MemoryStore(clock)  # its marks expire on the same clock
+    settings = Settings(table_interval=interval)
+    service = make_service(store, settings=settings, platform=Platform())
     runner = Runner(service, outbox, monotonic=clock, budget=Budget(limiter))
     RUNNERS.append((runner, clock))
     return runner, outbox, clock
@@ -154,6 +157,35 @@ async def test_a_members_burst_of_commands_gets_one_reply() -> None:
     await runner.handle(Command(chat=GROUP, private=False, user=member, name="rules"))
     await settled(runner)
     assert len(outbox.sent) == 3, "after a pause, a new burst"
+
+
+async def test_a_burst_spread_over_two_processes_gets_one_reply() -> None:
+    """Behind one bot each process sees part of a member's burst (updates spread over them);
+    the burst still gets one reply: it is marked in the shared store as it goes."""
+    clock = Clock(1000.0)
+    store = MemoryStore(clock)
+    limiter = FloodLimiter(overall_rate=1e9, group_rate=20, clock=clock, burst=20)
+    outbox = Outbox(limiter)
+    runners = []
+    for _ in range(2):
+        service = make_service(store, settings=Settings(table_interval=0.0), platform=Platform())
+        runners.append(Runner(service, outbox, monotonic=clock, budget=Budget(limiter)))
+        RUNNERS.append((runners[-1], clock))
+    member = User("tg:8", "Ann", "en")
+    for i in range(20):
+        command = Command(
+            chat=GROUP,
+            private=False,
+            user=member,
+            name=("status", "help")[i % 2],
+            update_id=f"c{i}",
+        )
+        await runners[i % 2].handle(command)
+        clock.now += 1.0
+        for runner in runners:
+            runner.delivery.wake()
+        await settled(runners[0])
+    assert len(outbox.sent) == 1, [m.text[:30] for m in outbox.sent]
 
 
 async def test_without_budget_to_spare_a_reply_waits_its_patience() -> None:

@@ -39,8 +39,9 @@ async def test_three_processes_play_whole_games_with_no_429(tmp_path: Path) -> N
         results = await play_tables(redis.url, pace, log=log)
     finally:
         redis.kill()
+    told = [(f.name, f.ended, f.done_moves, f.http_429, f.lobby_refused) for f, _ in results]
     for figures, _ in results:
-        assert figures.ended, f"{figures.name}: the game did not end in time"
+        assert figures.ended, f"{figures.name}: the game did not end in time: {told}"
         assert figures.http_429 == 0, f"{figures.name}: {figures.http_429} × 429"
         assert figures.lobby_presses >= 4 and not figures.lobby_refused, figures.lobby_refused
         assert figures.done_moves > 0 and len(figures.answers) >= figures.presses
