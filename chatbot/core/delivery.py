@@ -274,7 +274,8 @@ class Delivery:
                 try:
                     if message.answers is not None and self.parking.here(chat):
                         message = await self.parking.joined(message)
-                    if not await self._outdone(message, batch, waited):
+                    if (current := await self._current(message, batch, waited)) is not None:
+                        message = current
                         sent = await self._send(message)
                         if sent is not None and message.slot and message.edit is None:
                             queue.edited[sent] = self.monotonic()  # a new table: edited later
@@ -330,26 +331,32 @@ class Delivery:
             return queue.edits.pop(due)
         return self.chatter.pick(chat, queue, now, soonest, roomy, self._flushing)
 
-    async def _outdone(self, message: Message, batch: Batch | None, waited: bool) -> bool:
-        """Whether a table update is outdone by a newer change of its game, made by another
-        process (this one's own newer update would have replaced it in the queue): that
-        change's owner sends the table as it is now. Looked at for an unasked update that
-        costs (two processes never both pay for the same table) and for a `minor` edit that
-        `waited` an interval or more (a hidden pick's mark must not land over the reveal
-        another process made meanwhile and bring back the finished turn's buttons). An edit
-        that goes at once costs no look."""
+    async def _current(self, message: Message, batch: Batch | None, waited: bool) -> Message | None:
+        """A table update as it goes now, or None where a newer change of its game, made by
+        another process, outdoes it (this one's own newer update would have replaced it in the
+        queue): that change's owner sends the table as it is now. Looked at for an unasked
+        update that costs (two processes never both pay for the same table), for a `minor`
+        edit that `waited` an interval or more (a hidden pick's mark must not land over the
+        reveal another process made meanwhile and bring back the finished turn's buttons) and
+        for an update of a table whose message was not known when it was drawn (another
+        process may have posted it since: then it is edited, not posted again). An edit that
+        goes at once costs no look."""
         stale_edit = bool(message.edit and message.minor and message.buttons and waited)
-        if batch is None or (held_key(message, self.caps) is None and not stale_edit):
-            return False
+        unknown = self.caps.edits and message.coalesce and bool(message.slot) and not message.edit
+        if batch is None or (held_key(message, self.caps) is None and not (stale_edit or unknown)):
+            return message
         try:
             session, _ = await self.sessions.load(batch.chat)
         except Exception as exc:  # unknown: send it (a table twice rather than none)
             log.warning("could not look at %s before a table update: %r", batch.chat, exc)
-            return False
+            return message
         if session is None:  # over: a final table goes (it has no buttons), nothing newer came
-            return False
+            return message
         another_game = bool(message.slot) and message.slot != table_slot(session)
-        return session.change > batch.change or (stale_edit and another_game)
+        if session.change > batch.change or (stale_edit and another_game):
+            return None
+        shown = session.message_ids.get(message.slot or "") if unknown else None
+        return replace(message, edit=shown) if shown else message
 
     def _undelivered(self, batch: Batch | None) -> None:
         """A message of `batch` could not be delivered for now (the platform unreachable): its

@@ -65,6 +65,7 @@ MESSAGE_METHODS = frozenset(
 )  # fmt: skip
 GROUP_PERIOD = 61.0  # Telegram counts a group's messages per minute; a second of slack for
 # requests that reach it later than planned (network, event loop)
+BOT_PERIOD = 1.1  # and the bot's requests per second: a tenth of a second of slack
 
 
 class Window:
@@ -131,7 +132,7 @@ class FloodLimiter(BaseRateLimiter[int]):
         self.group_rate = group_rate
         self.max_retries = max_retries
         self.clock = clock
-        self.overall = Bucket(overall_rate, 1.0, clock)
+        self.overall = Bucket(overall_rate, BOT_PERIOD, clock)
         self.groups: dict[int | str, Window] = {}
         self.paused: dict[int | str, float] = {}  # chat -> until when (after a 429)
         self.shared: Budgets | None = None  # the budget every process shares (`share`)
@@ -170,7 +171,9 @@ class FloodLimiter(BaseRateLimiter[int]):
         assert self.shared is not None
         overall = int(self.overall_rate)
         try:
-            place = await self.shared.reserve(self.name, Pace(overall, 1.0, overall), 0, True)
+            place = await self.shared.reserve(
+                self.name, Pace(overall, BOT_PERIOD, overall), 0, True
+            )
             self.processes = max(1, place.processes)
             wait = place.wait
             if endpoint in MESSAGE_METHODS and _group(chat):

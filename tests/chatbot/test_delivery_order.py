@@ -323,3 +323,26 @@ async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> 
     runner.delivery.wake()
     await settled(runner)
     assert [m.text for m in outbox.sent] == ["Turn 1"]
+
+
+async def test_a_table_another_process_posted_meanwhile_is_edited_not_posted_again() -> None:
+    """This process drew a table update before the table's message was known (another process
+    was posting the game's first table); by the time the update goes, that process recorded
+    the message's id beside the game: the update edits it instead of posting a second table.
+    An update outdone by another process's newer change is not sent at all."""
+    runner, outbox, clock = started(interval=3.0)
+    sessions = runner.service.sessions
+    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
+    session.phase, session.change = PLAYING, 2
+    await sessions.save(session, 0)
+    await sessions.remember(GROUP, table_slot(session), "41")  # the other process's table
+    table = Message(GROUP, "Turn 1 · Ann", KEYS, slot=table_slot(session), host=GROUP)
+    runner.delivery.post([replace(table, coalesce=True)], confirm=(GROUP, 2))
+    await settled(runner)
+    assert [(m.text, m.edit) for m in outbox.sent] == [("Turn 1 · Ann", "41")]
+    late = replace(table, text="Turn 1 · Ann, older", coalesce=True)
+    runner.delivery.post([late], confirm=(GROUP, 1))  # change 1: outdone by change 2
+    clock.now += 3.0
+    runner.delivery.wake()
+    await settled(runner)
+    assert len(outbox.sent) == 1

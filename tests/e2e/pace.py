@@ -517,6 +517,11 @@ async def play_tables(
             jobs.append(_play(bots, tg, -1000500 - i, scenario, pace, i, page))
         results = list(await asyncio.gather(*jobs))
         assert not tg.internal_errors, tg.internal_errors
+        if os.environ.get("PACE_TRACE"):
+            began = tg.calls[0].at if tg.calls else 0.0
+            for c in tg.calls:
+                if c.error_code == 429:
+                    print(f"429 {c.at - began:8.2f} {c.method} {c.params.get('chat_id')}")
         return results
 
 
