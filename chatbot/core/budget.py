@@ -34,3 +34,13 @@ class Budgets:
     async def pause(self, name: str, seconds: float) -> None:
         """No place in budget `name` for `seconds` from now (the platform asked to wait)."""
         await self._store.pause(keys.budget(name), self.clock() + seconds)
+
+    async def last_reply(self, name: str) -> float | None:
+        """When the last reply counted in budget `name` went (the shared clock; None: none
+        kept). StoreUnavailable when the store cannot be reached."""
+        at = await self._store.get_setting(keys.budget(name), "replied")
+        return None if at is None else float(at)
+
+    async def replying(self, name: str, keep: int) -> None:
+        """A reply counted in budget `name` goes now (kept `keep` seconds)."""
+        await self._store.set_setting(keys.budget(name), "replied", f"{self.clock():.3f}", keep)

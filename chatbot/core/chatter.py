@@ -3,10 +3,11 @@
 A reply that changed no game (a status, the help, a refusal) is chatter. A member's burst of
 commands (asks less than `CHATTER_WINDOW` seconds apart, whatever the commands) gets one reply:
 the latest while none has gone yet, none after it; the very reply they got moments ago is
-never sent again. Behind one bot, each process sees some of the burst: a reply goes only if
-no process replied to the member in the chat within `CHATTER_WINDOW` (marked in the store as
-it goes, `Delivery`). Chatter takes only budget the game leaves free, unless it has waited
-`CHATTER_PATIENCE`: then it goes before the game's next table edit."""
+never sent again. Behind one bot each process sees part of a burst: a reply goes only if no
+process replied to the member in the chat since a window before this process saw the burst
+begin (the time of the last reply kept in the store, on the shared clock). Chatter takes only
+budget the game leaves free, unless it has waited `CHATTER_PATIENCE`: then it goes before the
+game's next table edit."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import math
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from chatbot.core import keys
 from chatbot.core.model import Message, looks
 from chatbot.core.outbox import MINOR_RECHECK, SLOTS_KEPT, Ask, Item, Queue
 from chatbot.core.sessions import Sessions
@@ -22,7 +22,9 @@ from chatbot.store.base import StoreUnavailable
 
 CHATTER_PATIENCE = 60.0  # seconds after which a command's reply goes without budget to spare
 CHATTER_WINDOW = 10.0  # seconds between a member's asks that make them one burst
-REPLIED_TTL = math.ceil(CHATTER_WINDOW)  # seconds a reply to a member's burst stays marked
+# seconds a reply to a member's burst is remembered: replies to one burst, each process's part
+# of it, go within a patience and a window of each other
+REPLIED_KEPT = math.ceil(CHATTER_PATIENCE + CHATTER_WINDOW)
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Asking:
 
     since: float  # when the burst began
     posted: float  # when they asked last
+    began: float  # when the burst began, on the clock every process shares
     replied: float = -math.inf  # when they got the last reply
     shows: int | None = None  # `looks` of that reply
 
@@ -59,9 +62,9 @@ class Chatter:
         asked = (chat, *key)
         asking = self._asking.get(asked)
         if asking is None:
-            asking = Asking(since=now, posted=now)
+            asking = Asking(since=now, posted=now, began=self.sessions.budgets.clock())
         elif now - asking.posted >= CHATTER_WINDOW:
-            asking.since = now  # a new burst
+            asking.since, asking.began = now, self.sessions.budgets.clock()  # a new burst
         asking.posted = now
         self._asking[asked] = asking
         self._asking.move_to_end(asked)
@@ -105,20 +108,24 @@ class Chatter:
 
     async def may_go(self, message: Message, now: float) -> bool:
         """Whether a picked `message` may go: anything but a reply to a member's command; such
-        a reply only if no process replied to that member in the chat within CHATTER_WINDOW
-        (marked now; a store that cannot be reached lets it go: never silent)."""
+        a reply only if no process replied to that member in the chat since a window before
+        this process saw their burst begin (each process sees part of a burst, whose asks are
+        less than a window apart); a store that cannot be reached lets it go (never silent)."""
         going = self._going.pop(id(message), None)
         if going is None:
             return True
         chat, key = going
-        try:
-            first = await self.sessions.first_time(keys.replied(chat, key[0]), REPLIED_TTL)
-        except StoreUnavailable:
-            return True
         asking = self._asking.get((chat, *key))
-        if not first and asking is not None:
-            asking.replied = now  # answered by another process: so is this one's burst
-        return first
+        budgets, name = self.sessions.budgets, f"replies/{chat}/{key[0]}"
+        try:
+            last = await budgets.last_reply(name)
+            if last is not None and asking is not None and last > asking.began - CHATTER_WINDOW:
+                asking.replied = now  # another process's reply answered this burst
+                return False
+            await budgets.replying(name, REPLIED_KEPT)
+        except StoreUnavailable:
+            pass
+        return True
 
     def answered(self, message: Message, key: Ask, now: float) -> bool:
         """The member's reply goes now; False when it is the very one they got moments ago

@@ -102,11 +102,6 @@ def budget(name: str) -> str:
     return f"budget:{name}"
 
 
-def replied(chat: str, member: str) -> str:
-    """Marks that a member's burst of commands in the chat got its reply (from any process)."""
-    return f"replied:{chat}:{member}"
-
-
 def record_shown(chat: str, lock: str) -> str:
     """Marks that a finished game's record was posted in the chat (it is posted once)."""
     return f"rec-shown-{lock}:{chat}"

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import pytest
 
+from chatbot import bootstrap
 from chatbot.core.chatter import CHATTER_PATIENCE, CHATTER_WINDOW
 from chatbot.core.model import (
     Button,
@@ -25,9 +26,11 @@ from chatbot.core.model import (
     units,
 )
 from chatbot.core.runner import Runner
+from chatbot.core.service import GameService
 from chatbot.core.session import PLAYING, Seat, Session
 from chatbot.core.sessions import Platform
 from chatbot.core.views import table_slot
+from chatbot.games import registry
 from chatbot.settings import Settings
 from chatbot.store.memory import MemoryStore
 from chatbot.telegram.limits import GROUP_PERIOD, FloodLimiter
@@ -81,13 +84,17 @@ async def stopped() -> AsyncIterator[None]:
         await runner.stop()
 
 
+def served(store: MemoryStore, settings: Settings, clock: Clock) -> GameService:
+    """The game service on `store`, its shared clock (replies, deadlines) the test's."""
+    return bootstrap.service(store, settings, registry(), Platform(), clock=clock)
+
+
 def started(interval: float = 3.0, burst: int = 20) -> tuple[Runner, Outbox, Clock]:
     clock = Clock(1000.0)
     limiter = FloodLimiter(overall_rate=1e9, group_rate=20, clock=clock, burst=burst)
     outbox = Outbox(limiter)
     store = MemoryStore(clock)  # its marks expire on the same clock
-    settings = Settings(table_interval=interval)
-    service = make_service(store, settings=settings, platform=Platform())
+    service = served(store, Settings(table_interval=interval), clock)
     runner = Runner(service, outbox, monotonic=clock, budget=Budget(limiter))
     RUNNERS.append((runner, clock))
     return runner, outbox, clock
@@ -168,7 +175,7 @@ async def test_a_burst_spread_over_two_processes_gets_one_reply() -> None:
     outbox = Outbox(limiter)
     runners = []
     for _ in range(2):
-        service = make_service(store, settings=Settings(table_interval=0.0), platform=Platform())
+        service = served(store, Settings(table_interval=0.0), clock)
         runners.append(Runner(service, outbox, monotonic=clock, budget=Budget(limiter)))
         RUNNERS.append((runners[-1], clock))
     member = User("tg:8", "Ann", "en")
