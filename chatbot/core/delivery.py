@@ -41,6 +41,7 @@ from chatbot.store.base import StoreUnavailable
 log = logging.getLogger(__name__)
 MINOR_ROOM = 0.25  # share of a chat's budget left free before a `minor` update goes
 MINOR_WAIT = 3  # table intervals a `minor` update waits after the table's last edit
+TABLE_WAIT, TABLE_LOOK = 15.0, 0.5  # for a table another process posts: how long, how often
 
 
 class Delivery:
@@ -332,31 +333,32 @@ class Delivery:
         return self.chatter.pick(chat, queue, now, soonest, roomy, self._flushing)
 
     async def _current(self, message: Message, batch: Batch | None, waited: bool) -> Message | None:
-        """A table update as it goes now, or None where a newer change of its game, made by
-        another process, outdoes it (this one's own newer update would have replaced it in the
-        queue): that change's owner sends the table as it is now. Looked at for an unasked
-        update that costs (two processes never both pay for the same table), for a `minor`
-        edit that `waited` an interval or more (a hidden pick's mark must not land over the
-        reveal another process made meanwhile and bring back the finished turn's buttons) and
-        for an update of a table whose message was not known when it was drawn (another
-        process may have posted it since: then it is edited, not posted again). An edit that
-        goes at once costs no look."""
+        """A table update as it goes now; None where another process's newer change outdoes it
+        (that change's owner sends the table as it is now). Looked at for an unasked update
+        that costs (one table paid once), a `minor` edit that `waited` (never over another
+        process's reveal) and an update of a table not known when drawn: it edits the one
+        another process posts (awaited up to TABLE_WAIT), not a second table."""
         stale_edit = bool(message.edit and message.minor and message.buttons and waited)
         unknown = self.caps.edits and message.coalesce and bool(message.slot) and not message.edit
         if batch is None or (held_key(message, self.caps) is None and not (stale_edit or unknown)):
             return message
-        try:
-            session, _ = await self.sessions.load(batch.chat)
-        except Exception as exc:  # unknown: send it (a table twice rather than none)
-            log.warning("could not look at %s before a table update: %r", batch.chat, exc)
-            return message
-        if session is None:  # over: a final table goes (it has no buttons), nothing newer came
-            return message
-        another_game = bool(message.slot) and message.slot != table_slot(session)
-        if session.change > batch.change or (stale_edit and another_game):
-            return None
-        shown = session.message_ids.get(message.slot or "") if unknown else None
-        return replace(message, edit=shown) if shown else message
+        waiting = 0.0
+        while True:
+            try:
+                session, _ = await self.sessions.load(batch.chat)
+            except Exception as exc:  # unknown: send it (a table twice rather than none)
+                log.warning("could not look at %s before a table update: %r", batch.chat, exc)
+                return message
+            if session is None:  # over: a final table goes (no buttons), nothing newer came
+                return message
+            another_game = bool(message.slot) and message.slot != table_slot(session)
+            if session.change > batch.change or (stale_edit and another_game):
+                return None
+            shown = session.message_ids.get(message.slot or "") if unknown else None
+            if shown or not unknown or waiting >= TABLE_WAIT:
+                return replace(message, edit=shown) if shown else message
+            await asyncio.sleep(TABLE_LOOK)
+            waiting += TABLE_LOOK
 
     def _undelivered(self, batch: Batch | None) -> None:
         """A message of `batch` could not be delivered for now (the platform unreachable): its

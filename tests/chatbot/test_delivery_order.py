@@ -353,3 +353,23 @@ async def test_a_table_another_process_posted_meanwhile_is_edited_not_posted_aga
     runner.delivery.wake()
     await settled(runner)
     assert len(outbox.sent) == 1
+
+
+async def test_a_table_update_drawn_before_the_table_was_posted_waits_for_it() -> None:
+    """Another process is still posting the game's first table (its place in the group's
+    budget not come yet) when this one's update of it is due: the update waits for that
+    message and edits it, so the group never sees the table twice."""
+    runner, outbox, _ = started(interval=3.0)
+    sessions = runner.service.sessions
+    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
+    session.phase, session.change = PLAYING, 2
+    await sessions.save(session, 0)
+    table = Message(GROUP, "Turn 1 · Ann", KEYS, slot=table_slot(session), host=GROUP)
+    runner.delivery.post([replace(table, coalesce=True)], confirm=(GROUP, 2))
+    await settled(runner)
+    await asyncio.sleep(0.6)
+    assert outbox.sent == [], "no second table while the first is on its way"
+    await sessions.remember(GROUP, table_slot(session), "43")  # the other process posted it
+    await asyncio.sleep(0.6)
+    await settled(runner)
+    assert [(m.text, m.edit) for m in outbox.sent] == [("Turn 1 · Ann", "43")]
