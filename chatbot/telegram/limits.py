@@ -1,4 +1,4 @@
-"""Telegram's flood limits, kept cheaply: a window per group, a leaky bucket over all chats.
+"""Telegram's flood limits, kept cheaply: a window per group, and one over all chats.
 
 Telegram allows a bot about 30 requests a second over all chats and about 20 messages (edits
 count) a minute in one group. Only messages (sends and edits) take a place in a group's window:
@@ -34,25 +34,6 @@ from chatbot.store.base import Pace, StoreUnavailable
 
 log = logging.getLogger(__name__)
 Result = bool | dict[str, Any] | list[dict[str, Any]]
-
-
-class Bucket:
-    """A leaky bucket holding `capacity` requests that drains over `period` seconds."""
-
-    def __init__(self, capacity: float, period: float, clock: Callable[[], float]) -> None:
-        self.capacity = capacity
-        self.drain = capacity / period  # requests a second
-        self.level = 0.0
-        self.clock = clock
-        self.at = clock()
-
-    def reserve(self) -> float:
-        """Take a place for one request; the seconds it must wait for its turn."""
-        now = self.clock()
-        self.level = max(0.0, self.level - (now - self.at) * self.drain)
-        self.at = now
-        self.level += 1.0
-        return max(0.0, (self.level - self.capacity) / self.drain)
 
 
 # The endpoints that post or change a message: only these count against a group's window.
@@ -132,7 +113,7 @@ class FloodLimiter(BaseRateLimiter[int]):
         self.group_rate = group_rate
         self.max_retries = max_retries
         self.clock = clock
-        self.overall = Bucket(overall_rate, BOT_PERIOD, clock)
+        self.overall = Window(overall_rate, BOT_PERIOD, clock, int(overall_rate))  # unspread
         self.groups: dict[int | str, Window] = {}
         self.paused: dict[int | str, float] = {}  # chat -> until when (after a 429)
         self.shared: Budgets | None = None  # the budget every process shares (`share`)

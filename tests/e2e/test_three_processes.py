@@ -43,7 +43,7 @@ async def test_three_processes_play_whole_games_with_no_429(tmp_path: Path) -> N
         redis.kill()
     told = [(f.name, f.ended, f.turns, f.done_moves, f.http_429) for f, _ in results]
     for figures, _ in results:
-        done = figures.turns >= TURNS if figures.name.startswith("ego") else figures.ended
+        done = figures.turns >= TURNS if figures.name.startswith("ego ") else figures.ended
         assert done, f"{figures.name}: the game did not end in time: {told}"
         assert figures.http_429 == 0, f"{figures.name}: {figures.http_429} × 429"
         assert figures.lobby_presses >= 4 and not figures.lobby_refused, figures.lobby_refused
