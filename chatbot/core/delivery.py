@@ -335,12 +335,12 @@ class Delivery:
     async def _current(self, message: Message, batch: Batch | None, waited: bool) -> Message | None:
         """A table update as it goes now; None where another process's newer change outdoes it
         (that change's owner sends the table as it is now). Looked at for an unasked update
-        that costs (one table paid once), a `minor` edit that `waited` (never over another
-        process's reveal) and an update of a table not known when drawn: it edits the one
-        another process posts (awaited up to TABLE_WAIT), not a second table."""
-        stale_edit = bool(message.edit and message.minor and message.buttons and waited)
+        that costs (one table paid once), an edit with buttons that `waited` (never over
+        another process's newer table: a mark over its reveal) and an update of a table not
+        known when drawn: it edits the one another process posts (up to TABLE_WAIT)."""
+        late = bool(message.edit and message.coalesce and message.buttons and waited)
         unknown = self.caps.edits and message.coalesce and bool(message.slot) and not message.edit
-        if batch is None or (held_key(message, self.caps) is None and not (stale_edit or unknown)):
+        if batch is None or (held_key(message, self.caps) is None and not (late or unknown)):
             return message
         waiting = 0.0
         while True:
@@ -352,7 +352,7 @@ class Delivery:
             if session is None:  # over: a final table goes (no buttons), nothing newer came
                 return message
             another_game = bool(message.slot) and message.slot != table_slot(session)
-            if session.change > batch.change or (stale_edit and another_game):
+            if session.change > batch.change or (late and message.minor and another_game):
                 return None
             shown = session.message_ids.get(message.slot or "") if unknown else None
             if shown or not unknown or waiting >= TABLE_WAIT:

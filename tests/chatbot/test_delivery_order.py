@@ -373,3 +373,26 @@ async def test_a_table_update_drawn_before_the_table_was_posted_waits_for_it() -
     await asyncio.sleep(0.6)
     await settled(runner)
     assert [(m.text, m.edit) for m in outbox.sent] == [("Turn 1 · Ann", "43")]
+
+
+async def test_an_edit_that_waited_is_dropped_when_another_process_moved_on() -> None:
+    """This process's table edit waited for the group's budget while another process saved a
+    newer change (a round's end, say, which it edits in itself): the older edit is dropped, so
+    the table never goes back to a state the game has left."""
+    runner, outbox, clock = started(interval=3.0)
+    sessions = runner.service.sessions
+    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
+    session.phase, session.change = PLAYING, 1
+    await sessions.save(session, 0)
+    table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), host=GROUP)
+    runner.delivery.post([replace(table, coalesce=True)], confirm=(GROUP, 1))
+    await settled(runner)
+    runner.delivery.post([replace(table, text="Turn 1 · Bob", coalesce=True)], confirm=(GROUP, 2))
+    stored, version = await sessions.load(GROUP)
+    assert stored is not None
+    stored.change = 3  # the other process's round end
+    await sessions.save(stored, version)
+    clock.now += 6.0  # the edit waited two intervals
+    runner.delivery.wake()
+    await settled(runner)
+    assert [m.text for m in outbox.sent] == ["Turn 1"]
