@@ -388,20 +388,19 @@ class Table:
 
     def chatter(self) -> list[Any]:
         """Replies to commands: the group's new messages without buttons, tables shown anew by
-        /status (a new message whose heading, its first line, is the one the group was last
-        shown: the same round or turn) and the edits that take the buttons off the copies they
-        leave above."""
-        said, shown = [], ""
+        /status (a new message whose heading, its first line, is that of the table posted last:
+        the same round or turn) and the edits that take the buttons off the copies they leave
+        above."""
+        said, posted = [], ""
         for c in self._group_calls():
-            if not c.ok:
+            if not c.ok or c.method not in ("sendMessage", "editMessageReplyMarkup"):
                 continue
-            text = str(c.params.get("text", "")).split("\n", 1)[0]
+            heading = str(c.params.get("text", "")).split("\n", 1)[0]
             keyboard = "inline_keyboard" in str(c.params)
-            reposted = c.method == "sendMessage" and (not keyboard or text == shown)
-            if reposted or c.method == "editMessageReplyMarkup":
+            if c.method == "editMessageReplyMarkup" or not keyboard or heading == posted:
                 said.append(c)
             if keyboard:
-                shown = text
+                posted = heading
         return said
 
 
