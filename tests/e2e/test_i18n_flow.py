@@ -197,11 +197,12 @@ async def test_group_language_makes_the_group_thai_and_hands_stay_personal(
         await h.stop()
         await first.close()
 
-    # A new process on the same store: the group's choice is still there.
+    # A new process on the same store: the group's choice is still there. (Kenji asks: Ann's
+    # /language moments ago began a burst of hers, which got its one reply.)
     store = RedisStore.from_url(redis_url, redis_prefix)
     h2 = await Harness(tg, store).start()
     try:
-        await h2.command(GROUP, ann, "/help")
+        await h2.command(GROUP, kenji, "/help")
         assert last(tg, GROUP).text.startswith(intro(TH))
         await h2.command(GROUP, ann, "/stop")
         await h2.command(GROUP, ann, "/newgame")

@@ -22,12 +22,13 @@ from tests.redis_packets import Packets
 # out is a write shared by every change delivered within LEDGER_EVERY (not counted here).
 # /status checks dedupe (and claims the update), loads (the message ids beside the session come
 # with it), and records the fresh table's message id beside the session (one script: no load,
-# no save); that it was handled is recorded with the deliveries.
+# no save); that it was handled is recorded with the deliveries. Its reply, as it goes, reads and
+# writes when the member's last reply went (one reply a burst, however many processes saw it).
 PRESS_TRIPS = ["EVALSHA", "EVALSHA"]
 # A step of a choice: the load (with the dedupe check and the claim), nothing else; that it was
 # handled is recorded with the deliveries.
 STEP_TRIPS = ["EVALSHA"]
-COMMAND_TRIPS = 3
+COMMAND_TRIPS = 5
 
 
 @pytest.mark.parametrize("cluster", [False, True], ids=["single", "cluster"])
