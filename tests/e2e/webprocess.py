@@ -21,31 +21,25 @@ REPO = Path(__file__).resolve().parents[2]
 SECRET = "press-truth-secret"
 
 
-def web_process(
-    tg: FakeTelegram, redis_url: str, port: int, ops: int, log: Path, extra: dict[str, str]
-) -> Any:
-    """`python -m chatbot web` serving Telegram by webhook from the fake Bot API on `redis_url`
-    (no flood delays, no reminders), `extra` set over that; its errors go to `log`."""
+def bot_process(
+    platform: dict[str, str], redis_url: str, port: int, ops: int, log: Path, extra: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    """`python -m chatbot web` for one platform (`platform`: its settings; the other's are
+    left out) on `redis_url`, without the bot's delays, `extra` set over that; its errors go to
+    `log`."""
     env = {
-        **os.environ,
-        "TELEGRAM_TOKEN": tg.token,
-        "TELEGRAM_BASE_URL": f"http://127.0.0.1:{tg.port}",
-        "TELEGRAM_WEBHOOK_URL": "https://bot.example/telegram/webhook",
-        "TELEGRAM_WEBHOOK_SECRET": SECRET,
+        **{k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "LINE_"))},
+        **platform,
         "REDIS_URL": redis_url,
         "HOST": "127.0.0.1",
         "PORT": str(port),
         "METRICS_PORT": str(ops),
         "BOT_DELAY": "0",
         "TABLE_INTERVAL": "0",
-        "REMIND_AFTER": "3600",
-        "TAKEOVER_AFTER": "3600",
         "THINK_WORKERS": "0",
         "PYTHONPATH": str(REPO),
         **extra,
     }
-    for name in ("LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"):
-        env.pop(name, None)
     return subprocess.Popen(
         [sys.executable, "-m", "chatbot", "web"],
         env=env,
@@ -53,6 +47,21 @@ def web_process(
         stdout=subprocess.DEVNULL,
         stderr=log.open("ab"),
     )
+
+
+def web_process(
+    tg: FakeTelegram, redis_url: str, port: int, ops: int, log: Path, extra: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    """The bot serving Telegram by webhook from the fake Bot API (no reminders)."""
+    telegram = {
+        "TELEGRAM_TOKEN": tg.token,
+        "TELEGRAM_BASE_URL": f"http://127.0.0.1:{tg.port}",
+        "TELEGRAM_WEBHOOK_URL": "https://bot.example/telegram/webhook",
+        "TELEGRAM_WEBHOOK_SECRET": SECRET,
+        "REMIND_AFTER": "3600",
+        "TAKEOVER_AFTER": "3600",
+    }
+    return bot_process(telegram, redis_url, port, ops, log, extra)
 
 
 class Web:

@@ -8,9 +8,7 @@ than LINE's events are accepted at all (`EVENT_WINDOW`, by their own timestamp).
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -24,6 +22,7 @@ from chatbot.core.dedupe import DEDUPE_TTL
 from chatbot.line.bot import EVENT_WINDOW
 from chatbot.line.convert import qualify
 from chatbot.store.redis import RedisStore
+from tests.e2e.webprocess import bot_process
 from tests.faults.conftest import RedisProcess
 from tests.line.fake_line import ACCESS_TOKEN, LOGIN_CHANNEL, SECRET, FakeLine
 from tests.line.test_scale_out import free_port
@@ -42,30 +41,13 @@ def web_process(
     line: FakeLine, redis_url: str, port: int, ops: int, log: Path, extra: dict[str, str]
 ) -> subprocess.Popen[bytes]:
     """`python -m chatbot web` for the fake LINE channel, its log appended to `log`."""
-    env = {
-        **os.environ,
+    channel = {
         "LINE_CHANNEL_SECRET": SECRET,
         "LINE_CHANNEL_ACCESS_TOKEN": ACCESS_TOKEN,
         "LINE_API_BASE_URL": line.base_url,
         "LINE_ANSWER_WITHIN": "600",  # the webhook answers once its events were handled
-        "REDIS_URL": redis_url,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "METRICS_PORT": str(ops),
-        "BOT_DELAY": "0",
-        "TABLE_INTERVAL": "0",
-        "THINK_WORKERS": "0",
-        "PYTHONPATH": str(REPO),
-        **extra,
     }
-    env.pop("TELEGRAM_TOKEN", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "chatbot", "web"],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("ab"),
-    )
+    return bot_process(channel, redis_url, port, ops, log, extra)
 
 
 class Web:
