@@ -116,7 +116,7 @@ class Chatter:
             return True
         chat, key = going
         asking = self._asking.get((chat, *key))
-        budgets, name = self.sessions.budgets, f"replies/{chat}/{key[0]}"
+        budgets, name = self.sessions.budgets, f"replies/{chat}/{key[0]}/{key[2]}"  # (its part)
         try:
             last = await budgets.last_reply(name)
             if last is not None and asking is not None and last > asking.began - CHATTER_WINDOW:

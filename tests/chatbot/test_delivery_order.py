@@ -396,3 +396,14 @@ async def test_an_edit_that_waited_is_dropped_when_another_process_moved_on() ->
     runner.delivery.wake()
     await settled(runner)
     assert [m.text for m in outbox.sent] == ["Turn 1"]
+
+
+async def test_a_reply_of_two_messages_goes_whole() -> None:
+    """A command's reply of two messages to the group is one reply: its second message is not
+    taken for a second reply to the member's burst."""
+    runner, outbox, _ = started(interval=0.0)
+    ask = Command(chat=GROUP, private=False, user=User("tg:8", "Ann"), name="rules")
+    runner.delivery.post([Message(GROUP, "part 1"), Message(GROUP, "part 2")], ask, chatter=True)
+    await settled(runner)
+    assert [m.text for m in outbox.sent] == ["part 1", "part 2"]
+
