@@ -406,4 +406,3 @@ async def test_a_reply_of_two_messages_goes_whole() -> None:
     runner.delivery.post([Message(GROUP, "part 1"), Message(GROUP, "part 2")], ask, chatter=True)
     await settled(runner)
     assert [m.text for m in outbox.sent] == ["part 1", "part 2"]
-
