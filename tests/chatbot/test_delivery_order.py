@@ -28,7 +28,7 @@ from chatbot.core.model import (
 from chatbot.core.runner import Runner
 from chatbot.core.service import GameService
 from chatbot.core.session import PLAYING, Seat, Session
-from chatbot.core.sessions import Platform
+from chatbot.core.sessions import Platform, Sessions
 from chatbot.core.views import table_slot
 from chatbot.games import registry
 from chatbot.settings import Settings
@@ -308,15 +308,21 @@ async def test_a_mark_waits_three_intervals_after_the_tables_last_edit() -> None
     assert outbox.sent[-1].text == "Turn 1 · Ann ✅", "three intervals: the mark goes"
 
 
+async def playing(sessions: Sessions, change: int) -> Session:
+    """A running game in GROUP saved at `change` (what another process would have saved)."""
+    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
+    session.phase, session.change = PLAYING, change
+    await sessions.save(session, 0)
+    return session
+
+
 async def test_a_mark_that_waited_is_dropped_when_another_process_moved_on() -> None:
     """Bob's mark waits its three intervals in this process; meanwhile another process saved a
     newer change (it revealed the turn and edits the table itself): the mark is dropped, never
     edited over the reveal with the finished turn's buttons."""
     runner, outbox, clock = started(interval=3.0)
     sessions = runner.service.sessions
-    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
-    session.phase, session.change = PLAYING, 2
-    await sessions.save(session, 0)
+    session = await playing(sessions, 2)
     table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), host=GROUP)
     table = replace(table, coalesce=True)
     runner.delivery.post([table], confirm=(GROUP, 1))
@@ -339,9 +345,7 @@ async def test_a_table_another_process_posted_meanwhile_is_edited_not_posted_aga
     An update outdone by another process's newer change is not sent at all."""
     runner, outbox, clock = started(interval=3.0)
     sessions = runner.service.sessions
-    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
-    session.phase, session.change = PLAYING, 2
-    await sessions.save(session, 0)
+    session = await playing(sessions, 2)
     await sessions.remember(GROUP, table_slot(session), "41")  # the other process's table
     table = Message(GROUP, "Turn 1 · Ann", KEYS, slot=table_slot(session), host=GROUP)
     runner.delivery.post([replace(table, coalesce=True)], confirm=(GROUP, 2))
@@ -361,9 +365,7 @@ async def test_a_table_update_drawn_before_the_table_was_posted_waits_for_it() -
     message and edits it, so the group never sees the table twice."""
     runner, outbox, _ = started(interval=3.0)
     sessions = runner.service.sessions
-    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
-    session.phase, session.change = PLAYING, 2
-    await sessions.save(session, 0)
+    session = await playing(sessions, 2)
     table = Message(GROUP, "Turn 1 · Ann", KEYS, slot=table_slot(session), host=GROUP)
     runner.delivery.post([replace(table, coalesce=True)], confirm=(GROUP, 2))
     await settled(runner)
@@ -381,9 +383,7 @@ async def test_an_edit_that_waited_is_dropped_when_another_process_moved_on() ->
     the table never goes back to a state the game has left."""
     runner, outbox, clock = started(interval=3.0)
     sessions = runner.service.sessions
-    session = Session("ego", GROUP, "tg:1", "en", {}, [Seat("Ann", "tg:1")])
-    session.phase, session.change = PLAYING, 1
-    await sessions.save(session, 0)
+    session = await playing(sessions, 1)
     table = Message(GROUP, "Turn 1", KEYS, edit="7", slot=table_slot(session), host=GROUP)
     runner.delivery.post([replace(table, coalesce=True)], confirm=(GROUP, 1))
     await settled(runner)
